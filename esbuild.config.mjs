@@ -1,0 +1,52 @@
+// Build entry points with esbuild.
+//   node esbuild.config.mjs               dist/ bundles (extension, cli, hook) + media/dist (webview)
+//   node esbuild.config.mjs --production  same, minified, no source maps (what `npm run package` ships)
+//   node esbuild.config.mjs --tests       transpile src/ + test/ + bench/ file by file into out/ for `node --test`
+import * as esbuild from 'esbuild';
+import { readdirSync, statSync, rmSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const tests = process.argv.includes('--tests');
+
+/** Every .ts file below `dir` (tests are transpiled one file at a time, not bundled). */
+function tsFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return tsFiles(p);
+    return p.endsWith('.ts') && !p.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+const node = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+};
+
+if (tests) {
+  rmSync('out', { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: [...tsFiles('src'), ...tsFiles('test'), ...tsFiles('bench')].filter((f) => !f.startsWith(join('src', 'webview'))),
+    outdir: 'out',
+    outbase: '.',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+} else {
+  await Promise.all([
+    esbuild.build({ ...node, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+    esbuild.build({ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+    // The hook runs before every tool call of every agent: it must start fast, so it
+    // is its own small bundle that never pulls in chokidar or the rules engine.
+    esbuild.build({ ...node, entryPoints: ['src/cli/hook.ts'], outfile: 'dist/hook.js', banner: { js: '#!/usr/bin/env node' } }),
+  ]);
+}

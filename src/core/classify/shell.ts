@@ -1,0 +1,447 @@
+import type { AccessOp } from '../model/events';
+import { parseApplyPatch } from './applyPatch';
+
+export interface ShellAccess {
+  /** As written in the command (may be relative to `cwd`). */
+  path: string;
+  op: AccessOp;
+  /** The directory the path is relative to, after any `cd` earlier in the command. */
+  cwd?: string;
+  lines?: { start: number; count: number };
+}
+
+interface Word {
+  kind: 'word';
+  text: string;
+  /** Contains unquoted expansions ($VAR, globs, `…`): not a literal path. */
+  dynamic: boolean;
+}
+interface Op {
+  kind: 'op';
+  text: string;
+}
+interface HereDoc {
+  kind: 'heredoc';
+  body: string;
+}
+type Token = Word | Op | HereDoc;
+
+const separators = new Set(['&&', '||', ';', '|', '&', '\n', '(', ')']);
+const redirects = new Set(['>', '>>', '>|', '&>', '&>>', '1>', '1>>', '2>', '2>>', '<', '<<<']);
+
+/**
+ * Reads and writes recognisable in a shell command, where they are unambiguous: `cat`,
+ * `sed -n`, `head`, `tail`, `nl`, `rg`/`grep` on one file as reads; redirections, `tee`
+ * and `sed -i` as writes; `apply_patch` heredocs by their envelope. Anything computed
+ * (variables, globs, substitutions) is skipped rather than guessed.
+ */
+export function classifyShell(command: string, cwd?: string): ShellAccess[] {
+  let tokens: Token[];
+  try {
+    tokens = tokenize(command);
+  } catch {
+    return [];
+  }
+  const out: ShellAccess[] = [];
+  let dir = cwd;
+  let words: Word[] = [];
+  let heredocs: string[] = [];
+  const flush = (): void => {
+    if (words.length > 0 || heredocs.length > 0) {
+      const newDir = interpret(words, heredocs, dir, out);
+      if (newDir !== undefined) {
+        dir = newDir;
+      }
+    }
+    words = [];
+    heredocs = [];
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind === 'heredoc') {
+      heredocs.push(t.body);
+      continue;
+    }
+    if (t.kind === 'op') {
+      if (separators.has(t.text)) {
+        flush();
+        continue;
+      }
+      if (redirects.has(t.text)) {
+        const target = tokens[i + 1];
+        i++;
+        if (target?.kind === 'word' && !target.dynamic && t.text !== '<' && t.text !== '<<<') {
+          if (isRealFile(target.text)) {
+            out.push(withCwd({ path: target.text, op: 'write' }, dir));
+          }
+        } else if (target?.kind === 'word' && !target.dynamic && t.text === '<' && isRealFile(target.text)) {
+          out.push(withCwd({ path: target.text, op: 'read' }, dir));
+        }
+        continue;
+      }
+      continue;
+    }
+    words.push(t);
+  }
+  flush();
+  return out;
+}
+
+function withCwd(a: ShellAccess, cwd: string | undefined): ShellAccess {
+  return cwd === undefined ? a : { ...a, cwd };
+}
+
+function isRealFile(p: string): boolean {
+  return p !== '' && !p.startsWith('/dev/') && !p.startsWith('&') && p !== '-';
+}
+
+/** Interprets one simple command; returns a new directory when it is a `cd`. */
+function interpret(words: Word[], heredocs: string[], cwd: string | undefined, out: ShellAccess[]): string | undefined {
+  // Skip leading environment assignments (FOO=bar cmd) and harmless wrappers.
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!.text)) {
+    i++;
+  }
+  while (i < words.length && ['sudo', 'command', 'exec', 'time', 'nice'].includes(words[i]!.text)) {
+    i++;
+  }
+  const cmdWord = words[i];
+  if (!cmdWord || cmdWord.dynamic) {
+    return undefined;
+  }
+  const cmd = cmdWord.text.split('/').pop()!;
+  const args = words.slice(i + 1);
+  const push = (a: ShellAccess): void => {
+    out.push(withCwd(a, cwd));
+  };
+  const literal = (w: Word): boolean => !w.dynamic && isRealFile(w.text);
+
+  switch (cmd) {
+    case 'cd': {
+      const target = args[0];
+      if (!target || target.dynamic || target.text === '-' || target.text.startsWith('~')) {
+        return undefined;
+      }
+      if (target.text.startsWith('/')) {
+        return target.text;
+      }
+      return cwd === undefined ? undefined : joinPosix(cwd, target.text);
+    }
+    case 'bash':
+    case 'sh':
+    case 'zsh': {
+      // bash -lc "…": the script is the argument after -c.
+      const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a.text));
+      const script = c >= 0 ? args[c + 1] : undefined;
+      if (script && !script.dynamic) {
+        for (const a of classifyShell(script.text, cwd)) {
+          out.push(a);
+        }
+      }
+      return undefined;
+    }
+    case 'apply_patch':
+    case 'applypatch': {
+      const body = heredocs[0] ?? args.find((a) => a.text.includes('*** Begin Patch'))?.text;
+      if (body) {
+        for (const t of parseApplyPatch(body)) {
+          push({ path: t.path, op: t.op });
+          if (t.moveTo) {
+            push({ path: t.moveTo, op: 'create' });
+          }
+        }
+      }
+      return undefined;
+    }
+    case 'cat':
+    case 'nl':
+    case 'less':
+    case 'more': {
+      for (const a of operands(args, [])) {
+        if (literal(a)) {
+          push({ path: a.text, op: 'read' });
+        }
+      }
+      return undefined;
+    }
+    case 'head':
+    case 'tail': {
+      const files = operands(args, ['-n', '-c', '--lines', '--bytes']);
+      let count: number | undefined;
+      const n = args.findIndex((a) => a.text === '-n' || a.text === '--lines');
+      if (n >= 0 && /^\d+$/.test(args[n + 1]?.text ?? '')) {
+        count = Number(args[n + 1]!.text);
+      } else {
+        const short = args.find((a) => /^-\d+$/.test(a.text) || /^-n\d+$/.test(a.text));
+        if (short) {
+          count = Number(short.text.replace(/^-n?/, ''));
+        }
+      }
+      for (const a of files) {
+        if (literal(a)) {
+          push(
+            cmd === 'head' && count !== undefined
+              ? { path: a.text, op: 'read', lines: { start: 1, count } }
+              : { path: a.text, op: 'read' },
+          );
+        }
+      }
+      return undefined;
+    }
+    case 'sed': {
+      const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith('--in-place'));
+      const rest = operands(args, ['-e', '-f', '--expression', '--file']);
+      // The first operand is the script unless -e/-f gave it.
+      const hasScriptFlag = args.some((a) => a.text === '-e' || a.text === '-f' || a.text.startsWith('--expression'));
+      const files = hasScriptFlag ? rest : rest.slice(1);
+      const script = hasScriptFlag ? undefined : rest[0]?.text;
+      let lines: { start: number; count: number } | undefined;
+      const range = script ? /^(\d+),(\d+)p$/.exec(script) : null;
+      if (range && !inPlace && args.some((a) => a.text === '-n')) {
+        const start = Number(range[1]);
+        lines = { start, count: Math.max(Number(range[2]) - start + 1, 0) };
+      }
+      for (const a of files) {
+        if (literal(a)) {
+          push(inPlace ? { path: a.text, op: 'edit' } : lines ? { path: a.text, op: 'read', lines } : { path: a.text, op: 'read' });
+        }
+      }
+      return undefined;
+    }
+    case 'tee': {
+      for (const a of operands(args, [])) {
+        if (literal(a)) {
+          push({ path: a.text, op: 'write' });
+        }
+      }
+      return undefined;
+    }
+    case 'rg':
+    case 'grep':
+    case 'egrep':
+    case 'fgrep': {
+      const recursive = args.some((a) => /^-[a-zA-Z]*[rR]/.test(a.text) || a.text === '--recursive' || a.text === '--files');
+      const withArg = ['-e', '-f', '-A', '-B', '-C', '-m', '--max-count', '-g', '--glob', '-t', '--type', '-T', '--type-not', '--regexp', '--file', '-M', '--max-columns', '-j', '--threads'];
+      const rest = operands(args, withArg);
+      const patternGiven = args.some((a) => a.text === '-e' || a.text === '--regexp' || a.text === '-f' || a.text === '--file');
+      const files = patternGiven ? rest : rest.slice(1);
+      if (!recursive && files.length === 1 && literal(files[0]!) && !files[0]!.text.endsWith('/') && files[0]!.text !== '.') {
+        push({ path: files[0]!.text, op: 'read' });
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Non-flag arguments, skipping the values of flags that take one. */
+function operands(args: Word[], flagsWithValue: string[]): Word[] {
+  const out: Word[] = [];
+  let endOfFlags = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!endOfFlags && a.text === '--') {
+      endOfFlags = true;
+      continue;
+    }
+    if (!endOfFlags && a.text.startsWith('-') && a.text !== '-') {
+      if (flagsWithValue.includes(a.text)) {
+        i++;
+      }
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+function joinPosix(base: string, rel: string): string {
+  const parts = (base.endsWith('/') ? base + rel : `${base}/${rel}`).split('/');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '..') {
+      out.pop();
+    } else if (p !== '.' && p !== '') {
+      out.push(p);
+    }
+  }
+  return '/' + out.join('/');
+}
+
+/**
+ * A small POSIX-shell tokenizer: words with quoting, operators, and here-documents (whose
+ * bodies are kept whole so `cat > f <<EOF` and `apply_patch <<'EOF'` can be read).
+ */
+function tokenize(src: string): Token[] {
+  const tokens: Token[] = [];
+  const pendingHeredocs: { delim: string; strip: boolean }[] = [];
+  let i = 0;
+  const n = src.length;
+  while (i < n) {
+    const c = src[i]!;
+    if (c === '\n') {
+      i++;
+      // Here-document bodies start on the line after their operator.
+      for (const h of pendingHeredocs.splice(0)) {
+        const lines: string[] = [];
+        while (i < n) {
+          let end = src.indexOf('\n', i);
+          if (end === -1) {
+            end = n;
+          }
+          const line = src.slice(i, end);
+          i = end + 1;
+          const cmp = h.strip ? line.replace(/^\t+/, '') : line;
+          if (cmp === h.delim) {
+            break;
+          }
+          lines.push(line);
+        }
+        tokens.push({ kind: 'heredoc', body: lines.join('\n') });
+      }
+      // After the bodies, so a command and its here-documents stay together.
+      tokens.push({ kind: 'op', text: '\n' });
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '#') {
+      while (i < n && src[i] !== '\n') {
+        i++;
+      }
+      continue;
+    }
+    const three = src.slice(i, i + 3);
+    const two = src.slice(i, i + 2);
+    if (three === '<<<' || three === '&>>' || three === '<<-') {
+      if (three === '<<-') {
+        i += 3;
+        const d = readWord(src, i);
+        i = d.next;
+        pendingHeredocs.push({ delim: d.word.text, strip: true });
+        continue;
+      }
+      tokens.push({ kind: 'op', text: three });
+      i += 3;
+      continue;
+    }
+    if (two === '<<') {
+      i += 2;
+      while (src[i] === ' ') {
+        i++;
+      }
+      const d = readWord(src, i);
+      i = d.next;
+      pendingHeredocs.push({ delim: d.word.text, strip: false });
+      continue;
+    }
+    if (['&&', '||', '>>', '>|', '&>', '1>', '2>'].includes(two)) {
+      if ((two === '1>' || two === '2>') && src[i + 2] === '>') {
+        tokens.push({ kind: 'op', text: two + '>' });
+        i += 3;
+        continue;
+      }
+      if ((two === '2>' || two === '1>') && src[i + 2] === '&') {
+        // 2>&1 duplicates a descriptor; it writes no file.
+        i += 3;
+        while (i < n && /[0-9-]/.test(src[i]!)) {
+          i++;
+        }
+        continue;
+      }
+      tokens.push({ kind: 'op', text: two });
+      i += 2;
+      continue;
+    }
+    if ('|&;()<>'.includes(c)) {
+      if (c === '>' && src[i + 1] === '&') {
+        i += 2;
+        while (i < n && /[0-9-]/.test(src[i]!)) {
+          i++;
+        }
+        continue;
+      }
+      tokens.push({ kind: 'op', text: c });
+      i++;
+      continue;
+    }
+    const w = readWord(src, i);
+    tokens.push(w.word);
+    i = w.next;
+  }
+  return tokens;
+}
+
+function readWord(src: string, start: number): { word: Word; next: number } {
+  let i = start;
+  let text = '';
+  let dynamic = false;
+  const n = src.length;
+  while (i < n) {
+    const c = src[i]!;
+    if (c === "'") {
+      const end = src.indexOf("'", i + 1);
+      if (end === -1) {
+        throw new Error('unterminated quote');
+      }
+      text += src.slice(i + 1, end);
+      i = end + 1;
+      continue;
+    }
+    if (c === '"') {
+      i++;
+      while (i < n && src[i] !== '"') {
+        if (src[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(src[i + 1]!)) {
+          text += src[i + 1];
+          i += 2;
+          continue;
+        }
+        if (src[i] === '$' || src[i] === '`') {
+          dynamic = true;
+        }
+        text += src[i];
+        i++;
+      }
+      if (i >= n) {
+        throw new Error('unterminated quote');
+      }
+      i++;
+      continue;
+    }
+    if (c === '\\' && i + 1 < n) {
+      text += src[i + 1];
+      i += 2;
+      continue;
+    }
+    if (' \t\r\n|&;()<>'.includes(c)) {
+      break;
+    }
+    if (c === '$' || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || c === '~') {
+      dynamic = true;
+      if (c === '$' && src[i + 1] === '(') {
+        // Swallow a command substitution whole; its contents are not this command's words.
+        let depth = 0;
+        while (i < n) {
+          if (src[i] === '(') {
+            depth++;
+          } else if (src[i] === ')') {
+            depth--;
+            if (depth === 0) {
+              i++;
+              break;
+            }
+          }
+          text += src[i];
+          i++;
+        }
+        continue;
+      }
+    }
+    text += c;
+    i++;
+  }
+  return { word: { kind: 'word', text, dynamic }, next: i };
+}

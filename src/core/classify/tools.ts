@@ -1,0 +1,182 @@
+import type { AgentKind } from '../model/agent';
+import type { AccessOp, FileAccess, ToolCategory } from '../model/events';
+import { parseApplyPatch } from './applyPatch';
+import { resolveAgainst } from './paths';
+import { classifyShell } from './shell';
+
+/** How to find the files a tool touches, by input field. Data, not code paths. */
+interface ToolSpec {
+  category: ToolCategory;
+  /** Input fields holding one path each. */
+  paths?: { field: string; op: AccessOp; existed?: boolean }[];
+  /** Input field holding a list of paths (Copilot's `editFiles.files`). */
+  pathList?: { field: string; op: AccessOp };
+  /** Input field holding a shell command (string or argv array). */
+  shell?: string;
+  /** Input field holding an apply_patch envelope. */
+  patch?: string;
+  /** Read tools that take a line window: the fields for offset (1-based start) and limit. */
+  window?: { offset: string; limit: string; zeroBased?: boolean };
+}
+
+const claudeCode: Record<string, ToolSpec> = {
+  Read: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'offset', limit: 'limit' } },
+  Write: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
+  Edit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  MultiEdit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  NotebookEdit: { category: 'edit', paths: [{ field: 'notebook_path', op: 'edit', existed: true }] },
+  NotebookRead: { category: 'read', paths: [{ field: 'notebook_path', op: 'read' }] },
+  Bash: { category: 'exec', shell: 'command' },
+  // Copilot agent mode in VS Code (seen through the same hooks).
+  editFiles: { category: 'edit', pathList: { field: 'files', op: 'edit' } },
+  createFile: { category: 'write', paths: [{ field: 'filePath', op: 'create' }] },
+  readFile: { category: 'read', paths: [{ field: 'filePath', op: 'read' }] },
+  runInTerminal: { category: 'exec', shell: 'command' },
+};
+
+const codex: Record<string, ToolSpec> = {
+  shell: { category: 'exec', shell: 'command' },
+  shell_command: { category: 'exec', shell: 'command' },
+  exec_command: { category: 'exec', shell: 'cmd' },
+  container_exec: { category: 'exec', shell: 'command' },
+  local_shell: { category: 'exec', shell: 'command' },
+  apply_patch: { category: 'edit', patch: 'input' },
+  Bash: { category: 'exec', shell: 'command' },
+};
+
+const gemini: Record<string, ToolSpec> = {
+  read_file: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'start_line', limit: 'end_line' } },
+  write_file: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
+  replace: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  // Older builds and third-party samples call the edit tool edit_file.
+  edit_file: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  run_shell_command: { category: 'exec', shell: 'command' },
+};
+
+const amplifier: Record<string, ToolSpec> = {
+  read_file: { category: 'read', paths: [{ field: 'file_path', op: 'read' }] },
+  write_file: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
+  edit_file: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  bash: { category: 'exec', shell: 'command' },
+};
+
+export const toolTables: Record<AgentKind, Record<string, ToolSpec>> = {
+  'claude-code': claudeCode,
+  codex,
+  gemini,
+  amplifier,
+};
+
+export interface Classification {
+  category: ToolCategory;
+  accesses: FileAccess[];
+}
+
+/**
+ * What a tool call does to files. `input` is the call's input object (already parsed);
+ * paths come back absolute, resolved against `cwd`.
+ */
+export function classifyToolCall(agent: AgentKind, tool: string, input: unknown, cwd: string | undefined): Classification {
+  const spec = toolTables[agent][tool];
+  if (!spec) {
+    // MCP and unknown tools: nothing we can say about files.
+    return { category: 'other', accesses: [] };
+  }
+  const obj = isRecord(input) ? input : {};
+  const accesses: FileAccess[] = [];
+  const add = (raw: string, op: AccessOp, extra: Partial<FileAccess> = {}, base = cwd): void => {
+    const path = resolveAgainst(raw, base);
+    if (path !== undefined) {
+      accesses.push({ path, op, ...extra });
+    }
+  };
+  for (const p of spec.paths ?? []) {
+    const v = obj[p.field];
+    if (typeof v === 'string') {
+      const extra: Partial<FileAccess> = p.existed ? { existed: true } : {};
+      if (spec.window && p.op === 'read') {
+        const lines = readWindow(obj, spec.window);
+        if (lines) {
+          extra.lines = lines;
+        }
+      }
+      add(v, p.op, extra);
+    }
+  }
+  if (spec.pathList) {
+    const v = obj[spec.pathList.field];
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        if (typeof item === 'string') {
+          add(item, spec.pathList.op);
+        }
+      }
+    }
+  }
+  if (spec.shell) {
+    const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd) : cwd;
+    const command = shellText(obj[spec.shell]);
+    if (command !== undefined) {
+      for (const a of classifyShell(command, base)) {
+        add(a.path, a.op, a.lines ? { lines: a.lines, viaShell: true } : { viaShell: true }, a.cwd ?? base);
+      }
+    }
+  }
+  if (spec.patch) {
+    const v = obj[spec.patch] ?? obj['command'] ?? obj['patch'];
+    if (typeof v === 'string') {
+      for (const t of parsePatchAccesses(v)) {
+        add(t.path, t.op, t.op === 'edit' || t.op === 'delete' ? { existed: true } : {});
+      }
+    }
+  }
+  return { category: spec.category, accesses };
+}
+
+function parsePatchAccesses(text: string): { path: string; op: AccessOp }[] {
+  const out: { path: string; op: AccessOp }[] = [];
+  for (const t of parseApplyPatch(text)) {
+    out.push({ path: t.path, op: t.op });
+    if (t.moveTo) {
+      out.push({ path: t.moveTo, op: 'create' });
+    }
+  }
+  return out;
+}
+
+/** Claude's Read takes offset (1-based line) and limit; Gemini's read_file start_line/end_line. */
+function readWindow(obj: Record<string, unknown>, w: NonNullable<ToolSpec['window']>): { start: number; count: number } | undefined {
+  const off = obj[w.offset];
+  const lim = obj[w.limit];
+  if (typeof off !== 'number' && typeof lim !== 'number') {
+    return undefined;
+  }
+  const start = typeof off === 'number' && off > 0 ? off : 1;
+  if (w.limit === 'end_line') {
+    return typeof lim === 'number' ? { start, count: Math.max(lim - start + 1, 0) } : { start, count: Number.MAX_SAFE_INTEGER };
+  }
+  return { start, count: typeof lim === 'number' ? lim : Number.MAX_SAFE_INTEGER };
+}
+
+/** A shell command as text: Codex passes argv arrays (`["bash","-lc","…"]`), others a string. */
+export function shellText(v: unknown): string | undefined {
+  if (typeof v === 'string') {
+    return v;
+  }
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
+    const argv = v as string[];
+    if (argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && /^-[a-z]*c[a-z]*$/.test(argv[1]!)) {
+      return argv[2];
+    }
+    return argv.map(quoteArg).join(' ');
+  }
+  return undefined;
+}
+
+function quoteArg(a: string): string {
+  return /^[A-Za-z0-9_./=:,@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

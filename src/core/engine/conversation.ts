@@ -1,0 +1,174 @@
+import type { Role, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
+
+/** One API-visible message, rebuilt from transcript lines. */
+export interface MessageRecord {
+  /** Position in the current history (epoch); 0-based. */
+  index: number;
+  epoch: number;
+  role: Role;
+  key?: string;
+  /** The line that opened the message. */
+  at: Span;
+  calls: CallRecord[];
+  results: ResultRecord[];
+  /** User text (a prompt, meta or an interrupt note) arrived in this message. */
+  textAt?: Span;
+  /** A prompt a person sent, as opposed to tool chatter. */
+  promptAt?: Span;
+  timestamp?: string;
+}
+
+export interface CallRecord {
+  call: ToolCall;
+  message: MessageRecord;
+  results: ResultRecord[];
+  /** Sequence number of the event, for "happened before" questions. */
+  seq: number;
+}
+
+export interface ResultRecord {
+  result: ToolResult;
+  message: MessageRecord;
+  call: CallRecord | undefined;
+  seq: number;
+}
+
+/**
+ * The conversation as the provider would see it, maintained by the engine and read by rules.
+ * Rules never mutate it.
+ */
+export class Conversation {
+  epoch = 0;
+  private seq = 0;
+  /** Messages of the current epoch. */
+  readonly messages: MessageRecord[] = [];
+  /** Calls of every epoch by id, newest record last (a duplicate id keeps both). */
+  private readonly calls = new Map<string, CallRecord[]>();
+  /** Calls that have no result yet. */
+  readonly pending = new Map<string, CallRecord>();
+
+  get current(): MessageRecord | undefined {
+    return this.messages[this.messages.length - 1];
+  }
+
+  /** The assistant message the current user message answers, if the current one is a user message. */
+  get answeredAssistant(): MessageRecord | undefined {
+    const cur = this.current;
+    if (!cur) {
+      return undefined;
+    }
+    if (cur.role === 'assistant') {
+      return cur;
+    }
+    const prev = this.messages[cur.index - 1];
+    return prev?.role === 'assistant' ? prev : undefined;
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  callsWithId(id: string): readonly CallRecord[] {
+    return this.calls.get(id) ?? [];
+  }
+
+  /** The newest call with this id, in any epoch. */
+  call(id: string): CallRecord | undefined {
+    const list = this.calls.get(id);
+    return list?.[list.length - 1];
+  }
+
+  openMessage(role: Role, at: Span, key: string | undefined, timestamp: string | undefined): MessageRecord {
+    const msg: MessageRecord = {
+      index: this.messages.length,
+      epoch: this.epoch,
+      role,
+      key,
+      at,
+      calls: [],
+      results: [],
+      timestamp,
+    };
+    this.messages.push(msg);
+    return msg;
+  }
+
+  addCall(call: ToolCall, message: MessageRecord): CallRecord {
+    const rec: CallRecord = { call, message, results: [], seq: this.nextSeq() };
+    message.calls.push(rec);
+    const list = this.calls.get(call.callId);
+    if (list) {
+      list.push(rec);
+    } else {
+      this.calls.set(call.callId, [rec]);
+    }
+    if (!this.pending.has(call.callId)) {
+      this.pending.set(call.callId, rec);
+    }
+    return rec;
+  }
+
+  addResult(result: ToolResult, message: MessageRecord): ResultRecord {
+    const call = this.resolve(result.callId);
+    const rec: ResultRecord = { result, message, call, seq: this.nextSeq() };
+    message.results.push(rec);
+    if (call) {
+      call.results.push(rec);
+      if (this.pending.get(result.callId) === call) {
+        this.pending.delete(result.callId);
+      }
+    }
+    return rec;
+  }
+
+  noteText(e: TextEvent, message: MessageRecord): void {
+    message.textAt ??= e.at;
+    if (e.prompt) {
+      message.promptAt ??= e.at;
+    }
+  }
+
+  /** A result binds to the newest call with its id that has no result yet, else the newest one. */
+  private resolve(id: string): CallRecord | undefined {
+    const list = this.calls.get(id);
+    if (!list) {
+      return undefined;
+    }
+    for (const rec of list) {
+      if (rec.results.length === 0) {
+        return rec;
+      }
+    }
+    return list[list.length - 1];
+  }
+
+  /** The API-visible history restarts; calls stay known so late results can still be named. */
+  reset(): void {
+    this.epoch++;
+    this.messages.length = 0;
+  }
+
+  /** Drops the record of a call that will never be answered in the new history. */
+  forgetPending(id: string): void {
+    this.pending.delete(id);
+  }
+
+  pendingCalls(): CallRecord[] {
+    return [...this.pending.values()];
+  }
+
+  /** Convenience for rules: did a result of this call arrive in the message right after the call's message? */
+  static answeredInPlace(call: CallRecord, result: ResultRecord): boolean {
+    return (
+      result.message.epoch === call.message.epoch &&
+      result.message.index === call.message.index + 1 &&
+      result.message.role === 'user'
+    );
+  }
+
+  static isError(result: ToolResult | undefined): boolean {
+    return result?.isError ?? false;
+  }
+}
+
+export type { ToolCall, ToolResult };

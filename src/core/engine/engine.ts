@@ -1,0 +1,330 @@
+import { demote as demoteSeverity, milder, type RuleConfig, emptyRuleConfig } from '../config/ruleConfig';
+import { describeError, nullLogger, type Logger } from '../lib/logger';
+import type { AgentKind } from '../model/agent';
+import type { NormalizedEvent, SessionInfo, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
+import type { Finding, RelatedLocation, Severity } from '../model/finding';
+import { Conversation, type MessageRecord } from './conversation';
+import { FileKnowledge } from './knowledge';
+import type { ReportDescriptor, RuleContext, RuleListener, RuleModule, RuleServices } from './rule';
+
+export interface FindingSink {
+  add(finding: Finding): void;
+  retract(id: string): void;
+}
+
+export interface EngineOptions {
+  file: string;
+  rules: readonly RuleModule[];
+  config?: RuleConfig;
+  mode: 'batch' | 'live';
+  sink: FindingSink;
+  clock?: () => number;
+  services?: RuleServices;
+  logger?: Logger;
+  /** Session id to use until the transcript names its own (e.g. the file name). */
+  fallbackSessionId?: string;
+}
+
+/** Id of the internal finding that reports a rule which crashed and was disabled. */
+export const ruleCrashedId = 'internal-error';
+
+interface ActiveRule {
+  rule: RuleModule;
+  severity: Severity;
+  listener: RuleListener;
+  reported: Set<string>;
+  disabled: boolean;
+}
+
+/**
+ * Runs the rules over one transcript's normalized events, in arrival order. It owns the
+ * rebuilt conversation and the session's file knowledge, and turns rule reports into
+ * findings as soon as the rules are certain of them.
+ */
+export class RuleEngine {
+  readonly conversation = new Conversation();
+  readonly knowledge = new FileKnowledge();
+  private readonly active: ActiveRule[] = [];
+  private session: SessionInfo | undefined;
+  private agent: AgentKind | 'unknown' = 'unknown';
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+
+  constructor(private readonly opts: EngineOptions) {
+    this.logger = opts.logger ?? nullLogger;
+    this.clock = opts.clock ?? Date.now;
+    const config = opts.config ?? emptyRuleConfig;
+    for (const rule of opts.rules) {
+      const level = config.levels[rule.meta.id] ?? rule.meta.defaultSeverity;
+      if (level === 'off') {
+        continue;
+      }
+      const reported = new Set<string>();
+      const entry: ActiveRule = { rule, severity: level, listener: {}, reported, disabled: false };
+      const context = this.contextFor(entry, config.options[rule.meta.id] ?? {});
+      try {
+        entry.listener = rule.create(context);
+      } catch (e) {
+        this.crash(entry, e, { line: 1, start: 0, end: 0 }, 'create');
+      }
+      this.active.push(entry);
+    }
+  }
+
+  get sessionId(): string {
+    return this.session?.sessionId ?? this.opts.fallbackSessionId ?? this.opts.file;
+  }
+
+  get sessionInfo(): SessionInfo | undefined {
+    return this.session;
+  }
+
+  get agentKind(): AgentKind | 'unknown' {
+    return this.agent;
+  }
+
+  setAgent(agent: AgentKind): void {
+    this.agent = agent;
+  }
+
+  handle(e: NormalizedEvent): void {
+    switch (e.kind) {
+      case 'session': {
+        // Claude Code repeats the envelope on every line; only a change is news.
+        const merged: SessionInfo = { ...this.session, ...definedOnly(e), kind: 'session', at: e.at, agent: e.agent };
+        const { at: _a, ...cmpNew } = merged;
+        const { at: _b, ...cmpOld } = this.session ?? { at: e.at };
+        const changed = this.session === undefined || JSON.stringify(cmpNew) !== JSON.stringify(cmpOld);
+        this.session = merged;
+        this.agent = e.agent;
+        if (changed) {
+          this.dispatch(e.at, (l) => l.onSession?.(merged));
+        }
+        return;
+      }
+      case 'text':
+        return this.onText(e);
+      case 'call':
+        return this.onCall(e);
+      case 'result':
+        return this.onResult(e);
+      case 'reset':
+        this.conversation.reset();
+        this.dispatch(e.at, (l) => l.onReset?.(e));
+        return;
+      case 'turn-end':
+        this.dispatch(e.at, (l) => l.onTurnEnd?.(e.at, e.aborted));
+        return;
+      case 'malformed':
+        this.dispatch(e.at, (l) => l.onMalformed?.(e));
+        return;
+      case 'execution':
+        this.dispatch(e.at, (l) => l.onExecution?.(e));
+        return;
+    }
+  }
+
+  /** End of a finished file: rules may now judge what never came. */
+  end(): void {
+    this.dispatch(undefined, (l) => l.onEnd?.());
+  }
+
+  tick(now: number): void {
+    this.dispatch(undefined, (l) => l.onTick?.(now));
+  }
+
+  private onText(e: TextEvent): void {
+    const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp);
+    this.conversation.noteText(e, msg);
+    this.dispatch(e.at, (l) => l.onText?.(e, msg));
+  }
+
+  private onCall(e: ToolCall): void {
+    const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp);
+    const rec = this.conversation.addCall(e, msg);
+    this.dispatch(e.at, (l) => l.onCall?.(rec));
+  }
+
+  private onResult(e: ToolResult): void {
+    const msg = this.messageFor('user', undefined, e.at, e.timestamp);
+    const rec = this.conversation.addResult(e, msg);
+    this.dispatch(e.at, (l) => l.onResult?.(rec));
+    // Knowledge changes only after every rule judged the result against what came before.
+    const call = rec.call;
+    if (call && !e.isError && call.results.length === 1) {
+      this.learn(call.call, e);
+    }
+  }
+
+  /**
+   * The message an event belongs to. A role change opens a message; so does an assistant
+   * event naming a new message key. Claude Code writes each content block of one API
+   * message as its own line and may record a tool's result before the message's next
+   * block: such a block still belongs to the assistant message it continues.
+   */
+  private messageFor(role: 'user' | 'assistant', key: string | undefined, at: Span, timestamp: string | undefined): MessageRecord {
+    const conv = this.conversation;
+    const cur = conv.current;
+    if (cur && cur.role === role && (role === 'user' || key === undefined || cur.key === undefined || cur.key === key)) {
+      if (key !== undefined && cur.key === undefined) {
+        cur.key = key;
+      }
+      return cur;
+    }
+    if (role === 'assistant' && key !== undefined && cur?.role === 'user' && cur.textAt === undefined) {
+      const prev = conv.messages[cur.index - 1];
+      if (prev?.role === 'assistant' && prev.key === key) {
+        return prev;
+      }
+    }
+    const msg = conv.openMessage(role, at, key, timestamp);
+    const previous = conv.messages[msg.index - 1];
+    this.dispatch(at, (l) => l.onMessage?.(msg, previous));
+    return msg;
+  }
+
+  private learn(call: ToolCall, result: ToolResult): void {
+    for (const a of call.accesses) {
+      switch (a.op) {
+        case 'read':
+          this.knowledge.noteRead(a.path, result.at, result.read?.path === a.path ? result.read : undefined);
+          break;
+        case 'write':
+        case 'edit':
+        case 'create':
+          this.knowledge.noteWrite(a.path, result.at, result.write?.path === a.path ? result.write.after : undefined);
+          break;
+        case 'delete':
+          this.knowledge.noteDelete(a.path, result.at);
+          break;
+      }
+    }
+  }
+
+  private dispatch(at: Span | undefined, fn: (l: RuleListener) => void): void {
+    for (const entry of this.active) {
+      if (entry.disabled) {
+        continue;
+      }
+      try {
+        fn(entry.listener);
+      } catch (e) {
+        this.crash(entry, e, at ?? { line: 1, start: 0, end: 0 }, 'handler');
+      }
+    }
+  }
+
+  /** A throwing rule is disabled for this stream and reported once; the others go on. */
+  private crash(entry: ActiveRule, e: unknown, at: Span, where: string): void {
+    entry.disabled = true;
+    this.logger.error(`rule ${entry.rule.meta.id} threw in ${where} at ${this.opts.file}:${at.line}: ${describeError(e)}`);
+    const message = e instanceof Error ? e.message : String(e);
+    this.opts.sink.add({
+      id: `${ruleCrashedId}|${this.opts.file}|${entry.rule.meta.id}`,
+      rule: ruleCrashedId,
+      severity: 'warning',
+      file: this.opts.file,
+      line: at.line,
+      column: 1,
+      endLine: at.line,
+      endColumn: 1,
+      message: `Rule ${entry.rule.meta.id} failed on this line and was turned off for this file (${message}). Other rules still ran; please report this.`,
+      agent: this.agent,
+      session: this.sessionId,
+      related: [],
+    });
+  }
+
+  private contextFor(entry: ActiveRule, options: Readonly<Record<string, unknown>>): RuleContext {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context is a view of this engine
+    const engine = this;
+    const file = this.opts.file;
+    return {
+      file,
+      get agent() {
+        return engine.agent;
+      },
+      get sessionId() {
+        return engine.sessionId;
+      },
+      get session() {
+        return engine.session;
+      },
+      conversation: this.conversation,
+      knowledge: this.knowledge,
+      mode: this.opts.mode,
+      options,
+      services: this.opts.services ?? {},
+      now: () => this.clock(),
+      report: (d) => this.report(entry, d),
+      retract: (key) => {
+        if (entry.reported.delete(key)) {
+          this.opts.sink.retract(findingId(entry.rule.meta.id, file, key));
+        }
+      },
+    };
+  }
+
+  private report(entry: ActiveRule, d: ReportDescriptor): void {
+    if (entry.disabled) {
+      return;
+    }
+    const meta = entry.rule.meta;
+    const key = d.key ?? `${d.at.line}:${d.messageId}`;
+    if (entry.reported.has(key)) {
+      return;
+    }
+    const template = meta.messages[d.messageId];
+    if (template === undefined) {
+      throw new Error(`rule ${meta.id} reported unknown messageId '${d.messageId}'`);
+    }
+    entry.reported.add(key);
+    let severity = entry.severity;
+    if (d.severity) {
+      severity = milder(severity, d.severity);
+    }
+    if (d.demote) {
+      severity = demoteSeverity(severity);
+    }
+    const related: RelatedLocation[] = (d.related ?? []).map((r) => ({
+      file: r.file ?? this.opts.file,
+      line: r.at.line,
+      ...(r.at.end > r.at.start ? { column: r.at.start + 1, endColumn: r.at.end + 1 } : {}),
+      message: r.message,
+    }));
+    this.opts.sink.add({
+      id: findingId(meta.id, this.opts.file, key),
+      rule: meta.id,
+      severity,
+      file: this.opts.file,
+      line: d.at.line,
+      column: d.at.start + 1,
+      endLine: d.at.line,
+      endColumn: Math.max(d.at.end, d.at.start) + 1,
+      message: format(template, d.data ?? {}),
+      agent: this.agent,
+      session: this.sessionId,
+      related,
+      ...(d.subject ? { subject: d.subject } : {}),
+      ...(d.callId !== undefined ? { callId: d.callId } : {}),
+    });
+  }
+}
+
+export function findingId(rule: string, file: string, key: string): string {
+  return `${rule}|${file}|${key}`;
+}
+
+function format(template: string, data: Record<string, string | number>): string {
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (m, name: string) => (name in data ? String(data[name]) : m));
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v !== undefined) {
+      (out as Record<string, unknown>)[k] = v;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,210 @@
+import { diffLines, splitLines } from '../lib/diff';
+import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
+
+/** A partial read vouches only for the lines it returned. */
+interface PartialView {
+  /** 1-based first line */
+  start: number;
+  lines: string[];
+  at: Span;
+}
+
+/** What one session has seen of one file, from its own reads and writes. */
+export interface PathKnowledge {
+  path: string;
+  /** Last successful read of any kind (full, partial, or a shell read). */
+  lastRead?: Span;
+  lastWrite?: Span;
+  /** The whole content the session last saw: from a full read or its own write. */
+  base?: { text: string; source: 'read' | 'write'; at: Span };
+  /** Partial reads since `base` was set. */
+  partials: PartialView[];
+  /**
+   * The session itself changed the file in a way the transcript does not spell out
+   * (a shell redirection, `sed -i`): the content it expects is unknown, so no staleness
+   * can be claimed until it reads or writes the file again.
+   */
+  opaqueSince?: Span;
+}
+
+export interface StaleVerdict {
+  /** 1-based ranges in the written-over content that changed without the session seeing them. */
+  unseen: { start: number; count: number }[];
+  /** An unseen change touches the region the write replaced: a lost update is likely. */
+  overlaps: boolean;
+  /** Where the session last saw the file. */
+  seenAt: Span;
+  seenBy: 'read' | 'write';
+}
+
+/** Per-session file knowledge, fed by the engine after rules have seen each result. */
+export class FileKnowledge {
+  private readonly paths = new Map<string, PathKnowledge>();
+
+  get(path: string): PathKnowledge | undefined {
+    return this.paths.get(path);
+  }
+
+  /** Has the session read or written this path (before now)? */
+  hasSeen(path: string): boolean {
+    const k = this.paths.get(path);
+    return k !== undefined && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined);
+  }
+
+  private entry(path: string): PathKnowledge {
+    let k = this.paths.get(path);
+    if (!k) {
+      k = { path, partials: [] };
+      this.paths.set(path, k);
+    }
+    return k;
+  }
+
+  noteRead(path: string, at: Span, snapshot?: ReadSnapshot): void {
+    const k = this.entry(path);
+    k.lastRead = at;
+    if (!snapshot) {
+      return;
+    }
+    const full = snapshot.startLine <= 1 && snapshot.numLines >= snapshot.totalLines;
+    if (full) {
+      k.base = { text: snapshot.content, source: 'read', at };
+      k.partials = [];
+      k.opaqueSince = undefined;
+    } else if (snapshot.numLines > 0) {
+      k.partials.push({ start: snapshot.startLine, lines: splitLines(snapshot.content), at });
+    }
+  }
+
+  noteWrite(path: string, at: Span, after: string | undefined): void {
+    const k = this.entry(path);
+    k.lastWrite = at;
+    if (after === undefined) {
+      k.base = undefined;
+      k.partials = [];
+      k.opaqueSince = at;
+    } else {
+      k.base = { text: after, source: 'write', at };
+      k.partials = [];
+      k.opaqueSince = undefined;
+    }
+  }
+
+  noteDelete(path: string, at: Span): void {
+    const k = this.entry(path);
+    k.lastWrite = at;
+    k.base = undefined;
+    k.partials = [];
+    k.opaqueSince = undefined;
+  }
+
+  /**
+   * Was `write.before` (what the write actually replaced) something the session had seen?
+   * Undefined when it was, or when the session's expectation is unknown.
+   */
+  judge(write: WriteSnapshot): StaleVerdict | undefined {
+    const k = this.paths.get(write.path);
+    if (!k || k.opaqueSince || write.before === null) {
+      return undefined;
+    }
+    const before = splitLines(write.before);
+    let unseen: { start: number; count: number }[];
+    let seenAt: Span;
+    let seenBy: 'read' | 'write';
+    if (k.base) {
+      if (normalise(k.base.text) === normalise(write.before)) {
+        return undefined;
+      }
+      seenAt = k.base.at;
+      seenBy = k.base.source;
+      unseen = diffLines(splitLines(k.base.text), before).map((h) => ({
+        start: h.bStart + 1,
+        // A pure deletion still marks the place it happened.
+        count: Math.max(h.bCount, 0),
+      }));
+      unseen = subtractSeen(unseen, k.partials, before);
+    } else if (k.partials.length > 0) {
+      // Only partial views: each vouches for its own lines at their own positions.
+      unseen = [];
+      for (const p of k.partials) {
+        for (let i = 0; i < p.lines.length; i++) {
+          const lineNo = p.start + i;
+          if (before[lineNo - 1] !== p.lines[i]) {
+            unseen.push({ start: lineNo, count: 1 });
+          }
+        }
+      }
+      // Later partial reads supersede earlier ones over the same lines.
+      unseen = subtractSeen(unseen, k.partials, before);
+      const last = k.partials[k.partials.length - 1]!;
+      seenAt = last.at;
+      seenBy = 'read';
+    } else {
+      return undefined;
+    }
+    if (unseen.length === 0) {
+      return undefined;
+    }
+    const overlaps = write.replaced.length === 0 || unseen.some((u) => write.replaced.some((r) => touches(u, r)));
+    return { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
+  }
+}
+
+function normalise(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/\n$/, '');
+}
+
+/** Does a changed range touch a replaced range? Zero-length changes (deletions) count at their position. */
+function touches(u: { start: number; count: number }, r: { start: number; count: number }): boolean {
+  const uEnd = u.start + Math.max(u.count, 1);
+  const rEnd = r.start + Math.max(r.count, 1);
+  return u.start < rEnd && r.start < uEnd;
+}
+
+/** Removes lines a later partial read showed the session exactly as they are now. */
+function subtractSeen(
+  ranges: { start: number; count: number }[],
+  partials: readonly PartialView[],
+  before: readonly string[],
+): { start: number; count: number }[] {
+  if (partials.length === 0) {
+    return ranges;
+  }
+  const seen = new Set<number>();
+  for (const p of partials) {
+    for (let i = 0; i < p.lines.length; i++) {
+      const lineNo = p.start + i;
+      if (before[lineNo - 1] === p.lines[i]) {
+        seen.add(lineNo);
+      }
+    }
+  }
+  const out: { start: number; count: number }[] = [];
+  for (const r of ranges) {
+    if (r.count === 0) {
+      // A deletion between two lines the session saw is still unseen; keep it.
+      out.push(r);
+      continue;
+    }
+    for (let l = r.start; l < r.start + r.count; l++) {
+      if (!seen.has(l)) {
+        out.push({ start: l, count: 1 });
+      }
+    }
+  }
+  return out;
+}
+
+function mergeRanges(ranges: { start: number; count: number }[]): { start: number; count: number }[] {
+  const sorted = [...ranges].sort((a, b) => a.start - b.start);
+  const out: { start: number; count: number }[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r.start <= last.start + last.count) {
+      last.count = Math.max(last.count, r.start + r.count - last.start);
+    } else {
+      out.push({ ...r });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+import type { AgentKind } from '../model/agent';
+import type {
+  ExecutionEvent,
+  MalformedEvent,
+  ResetEvent,
+  SessionInfo,
+  Span,
+  TextEvent,
+} from '../model/events';
+import type { FindingSubject, Severity } from '../model/finding';
+import type { CallRecord, Conversation, MessageRecord, ResultRecord } from './conversation';
+import type { FileKnowledge } from './knowledge';
+
+export interface RuleMeta {
+  /** Equals the rule's file name (kebab-case). */
+  id: string;
+  type: 'problem' | 'suggestion';
+  defaultSeverity: Severity;
+  docs: { description: string; url: string };
+  /** Message templates; `{{name}}` is replaced from the report's `data`. */
+  messages: Record<string, string>;
+  /**
+   * 'stream' rules judge one transcript from its own lines (they run in `check`).
+   * 'live' rules also need the clock or state outside the transcript (the working tree,
+   * hook records) and only judge what they can see.
+   */
+  scope: 'stream' | 'live';
+}
+
+export interface RelatedSpan {
+  at: Span;
+  message: string;
+  /** Another file (a workspace file, another transcript); default: this transcript. */
+  file?: string;
+}
+
+export interface ReportDescriptor {
+  messageId: string;
+  data?: Record<string, string | number>;
+  at: Span;
+  /** Identity of the problem within this file; repeated reports with one key are dropped. Default: line + messageId. */
+  key?: string;
+  related?: RelatedSpan[];
+  subject?: FindingSubject;
+  callId?: string;
+  /** One level below the configured severity (e.g. a call unanswered at the end of a file still being written). */
+  demote?: boolean;
+  /** Overrides the configured severity (never above it) for findings whose gravity depends on the data. */
+  severity?: Severity;
+}
+
+/** A rule's view of one transcript stream. */
+export interface RuleContext {
+  readonly file: string;
+  readonly agent: AgentKind | 'unknown';
+  readonly sessionId: string;
+  readonly session: SessionInfo | undefined;
+  readonly conversation: Conversation;
+  readonly knowledge: FileKnowledge;
+  /** 'batch' = check of a finished file; 'live' = tailing a file that may still grow. */
+  readonly mode: 'batch' | 'live';
+  readonly options: Readonly<Record<string, unknown>>;
+  now(): number;
+  report(d: ReportDescriptor): void;
+  /** Withdraws a finding this rule reported with `key` (e.g. a stalled call that got its result). */
+  retract(key: string): void;
+  /** Services the host provides to live rules (hook records, the working tree); absent in `check`. */
+  readonly services: RuleServices;
+}
+
+/** Optional hooks into state outside the transcript; every member may be absent. */
+export interface RuleServices {
+  /** The guard hook's record of approved calls for this session, when hooks are installed. */
+  hookLedger?: HookLedgerView;
+}
+
+export interface HookLedgerView {
+  /** The hook saw at least one call of this session: the binding rules apply. */
+  covers(sessionId: string): boolean;
+  lookup(sessionId: string, callId: string): { tool: string; inputHash: string; at: number } | undefined;
+}
+
+export interface RuleListener {
+  onSession?(e: SessionInfo): void;
+  /** A new API message opened; `previous` is the message before it, if any. */
+  onMessage?(msg: MessageRecord, previous: MessageRecord | undefined): void;
+  onText?(e: TextEvent, msg: MessageRecord): void;
+  onCall?(call: CallRecord): void;
+  onResult?(result: ResultRecord): void;
+  onReset?(e: ResetEvent): void;
+  onTurnEnd?(at: Span, aborted: boolean): void;
+  onMalformed?(e: MalformedEvent): void;
+  onExecution?(e: ExecutionEvent): void;
+  /** End of a finished file (check only). */
+  onEnd?(): void;
+  /** Live only: time passed (for rules that judge by elapsed time). */
+  onTick?(now: number): void;
+}
+
+export interface RuleModule {
+  meta: RuleMeta;
+  create(context: RuleContext): RuleListener;
+}
+
+export function defineRule(rule: RuleModule): RuleModule {
+  return rule;
+}

@@ -1,0 +1,86 @@
+import type { RuleConfig } from '../config/ruleConfig';
+import type { Logger } from '../lib/logger';
+import type { AgentKind } from '../model/agent';
+import type { NormalizedEvent } from '../model/events';
+import type { FormatAdapter } from '../parse/adapter';
+import { TranscriptParser } from '../parse/transcript';
+import { RuleEngine, type FindingSink } from './engine';
+import type { RuleModule, RuleServices } from './rule';
+
+export interface TranscriptStreamOptions {
+  file: string;
+  adapters: readonly FormatAdapter[];
+  rules: readonly RuleModule[];
+  config?: RuleConfig;
+  mode: 'batch' | 'live';
+  sink: FindingSink;
+  agent?: AgentKind;
+  clock?: () => number;
+  services?: RuleServices;
+  logger?: Logger;
+  fallbackSessionId?: string;
+  /** Sees every normalized event after the rules did (the sessions view, the timeline). */
+  observe?: (e: NormalizedEvent) => void;
+}
+
+/**
+ * One transcript file from bytes to findings. Batch (`check`) and live (`watch`) use the
+ * same object; batch just pushes the whole file and calls `end()`.
+ */
+export class TranscriptStream {
+  readonly engine: RuleEngine;
+  private readonly parser: TranscriptParser;
+
+  constructor(opts: TranscriptStreamOptions) {
+    this.engine = new RuleEngine({
+      file: opts.file,
+      rules: opts.rules,
+      mode: opts.mode,
+      sink: opts.sink,
+      ...(opts.config ? { config: opts.config } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.services ? { services: opts.services } : {}),
+      ...(opts.logger ? { logger: opts.logger } : {}),
+      ...(opts.fallbackSessionId ? { fallbackSessionId: opts.fallbackSessionId } : {}),
+    });
+    const observe = opts.observe;
+    this.parser = new TranscriptParser({
+      file: opts.file,
+      adapters: opts.adapters,
+      ...(opts.agent ? { agent: opts.agent } : {}),
+      onDetect: (agent) => this.engine.setAgent(agent),
+      emit: observe
+        ? (e) => {
+            this.engine.handle(e);
+            observe(e);
+          }
+        : (e) => this.engine.handle(e),
+    });
+  }
+
+  get agent(): AgentKind | undefined {
+    return this.parser.agent;
+  }
+
+  get consumedBytes(): number {
+    return this.parser.consumedBytes;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.parser.push(chunk);
+  }
+
+  /** Events that did not come from transcript bytes (Amplifier's events.jsonl, hook records). */
+  inject(e: NormalizedEvent): void {
+    this.engine.handle(e);
+  }
+
+  end(): void {
+    this.parser.end();
+    this.engine.end();
+  }
+
+  tick(now: number): void {
+    this.engine.tick(now);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Typed errors: each carries a `reason` discriminator and a static `is()` guard, so
+ * callers branch on values, never on message text.
+ */
+export type GuardErrorReason =
+  | 'usage'
+  | 'io'
+  | 'not-found'
+  | 'permission'
+  | 'invalid-input'
+  | 'timeout'
+  | 'refused';
+
+export class AgentGuardError extends Error {
+  override readonly name = 'AgentGuardError';
+  constructor(
+    readonly reason: GuardErrorReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  static is(e: unknown, reason?: GuardErrorReason): e is AgentGuardError {
+    return e instanceof AgentGuardError && (reason === undefined || e.reason === reason);
+  }
+}
+
+/** Node's errno-style errors carry a string `code` ('ENOENT', 'EACCES', …). */
+export function errnoCode(e: unknown): string | undefined {
+  if (typeof e === 'object' && e !== null && 'code' in e) {
+    const code = (e as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,172 @@
+import type { AgentKind } from './agent';
+
+/**
+ * Where something sits in a transcript: 1-based line, and a 0-based [start, end) range of
+ * UTF-16 code units inside that line (what VS Code's `Position.character` counts).
+ * start = end = 0 when nothing narrower than the line is known.
+ */
+export interface Span {
+  line: number;
+  start: number;
+  end: number;
+}
+
+export type Role = 'user' | 'assistant';
+
+/** What a tool does, as far as files are concerned. */
+export type ToolCategory = 'read' | 'write' | 'edit' | 'exec' | 'other';
+
+export type AccessOp = 'read' | 'write' | 'edit' | 'create' | 'delete';
+
+/** One file a tool call touches. Paths are absolute and normalised against the session's cwd. */
+export interface FileAccess {
+  path: string;
+  op: AccessOp;
+  /** Where the path string sits in the call's line, when it appears there literally. */
+  span?: Span;
+  /** A read of part of a file: 1-based first line and line count. */
+  lines?: { start: number; count: number };
+  /** The transcript proves the file existed before this call (an edit, an update patch). */
+  existed?: boolean;
+  /** Recognised from a shell command rather than a file tool (less certain). */
+  viaShell?: boolean;
+}
+
+export interface SessionInfo {
+  kind: 'session';
+  at: Span;
+  agent: AgentKind;
+  sessionId?: string;
+  cwd?: string;
+  title?: string;
+  startedAt?: string;
+  parentSessionId?: string;
+}
+
+/**
+ * Content of the API-visible conversation. The engine opens a new message when the role
+ * changes, or when an assistant event names a message key different from the current one.
+ */
+export interface TextEvent {
+  kind: 'text';
+  at: Span;
+  role: Role;
+  /** A user turn typed or sent by a person (as opposed to meta or tool chatter). */
+  prompt: boolean;
+  messageKey?: string;
+  timestamp?: string;
+  /** The first characters of the text, for titles and the timeline (never the whole prompt). */
+  preview?: string;
+  /** Claude Code chain fields, for the branch rules. */
+  uuid?: string;
+  parentUuid?: string | null;
+}
+
+export interface ToolCall {
+  kind: 'call';
+  at: Span;
+  callId: string;
+  tool: string;
+  category: ToolCategory;
+  accesses: FileAccess[];
+  messageKey?: string;
+  timestamp?: string;
+  /** sha256 of the canonical JSON of the call's input (for the hook-bound rules). */
+  inputHash?: string;
+  uuid?: string;
+  parentUuid?: string | null;
+}
+
+/** What a read returned, when the agent records it. */
+export interface ReadSnapshot {
+  path: string;
+  content: string;
+  /** 1-based */
+  startLine: number;
+  numLines: number;
+  totalLines: number;
+}
+
+/** What a write replaced, when the agent records it (Claude Code's `originalFile`). */
+export interface WriteSnapshot {
+  path: string;
+  type: 'create' | 'update';
+  /** The whole file before the write; null when it did not exist. */
+  before: string | null;
+  /** The whole file after the write, when it can be known exactly. */
+  after?: string;
+  /** 1-based line ranges of `before` the write replaced. */
+  replaced: { start: number; count: number }[];
+}
+
+export interface ToolResult {
+  kind: 'result';
+  at: Span;
+  callId: string;
+  isError: boolean;
+  /** A synthetic result written by a repair step, not the tool's real output. */
+  placeholder: boolean;
+  /** Tool name the result names itself, where the format records one. */
+  tool?: string;
+  /** File the result's own metadata names, where the format records one. */
+  filePath?: string;
+  /** Shape of the result's metadata, e.g. 'read' for Claude's `{file:{…}}`. */
+  shape?: 'read' | 'edit' | 'write' | 'shell' | 'other';
+  read?: ReadSnapshot;
+  write?: WriteSnapshot;
+  timestamp?: string;
+  uuid?: string;
+  parentUuid?: string | null;
+}
+
+/** The API-visible history restarts (compaction, a Gemini checkpoint or rewind). */
+export interface ResetEvent {
+  kind: 'reset';
+  at: Span;
+  reason: 'compaction' | 'rewind' | 'replace';
+}
+
+export type MalformedReason =
+  | 'invalid-json'
+  | 'invalid-utf8'
+  | 'not-an-object'
+  | 'invalid-shape'
+  | 'line-too-long'
+  | 'truncated'
+  | 'no-session-meta'
+  | 'unknown-format';
+
+export interface MalformedEvent {
+  kind: 'malformed';
+  at: Span;
+  reason: MalformedReason;
+  detail: string;
+  /** A truncated last line at end of input: the writer may still be writing it. */
+  atEnd?: boolean;
+}
+
+/** Amplifier `events.jsonl` and other execution lifecycle markers. */
+export interface ExecutionEvent {
+  kind: 'execution';
+  at: Span;
+  phase: 'start' | 'llm-request' | 'end';
+  sessionId: string;
+  timestamp?: string;
+}
+
+/** The agent closed a turn (Codex `task_complete` / `turn_aborted`): unanswered calls stay unanswered. */
+export interface TurnEndEvent {
+  kind: 'turn-end';
+  at: Span;
+  aborted: boolean;
+}
+
+export type NormalizedEvent =
+  | TurnEndEvent
+  | SessionInfo
+  | TextEvent
+  | ToolCall
+  | ToolResult
+  | ResetEvent
+  | MalformedEvent
+  | ExecutionEvent;

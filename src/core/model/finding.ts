@@ -1,0 +1,45 @@
+import type { AgentKind } from './agent';
+
+export const severities = ['error', 'warning', 'info'] as const;
+export type Severity = (typeof severities)[number];
+export const severityRank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+export interface RelatedLocation {
+  file: string;
+  /** 1-based */
+  line: number;
+  /** 1-based, UTF-16 code units; absent when the whole line is meant. */
+  column?: number;
+  endColumn?: number;
+  message: string;
+}
+
+/** A workspace file a finding concerns, with the lines the transcript says were touched. */
+export interface FindingSubject {
+  path: string;
+  /** 1-based line ranges in the file as it was written. */
+  lines?: { start: number; count: number }[];
+}
+
+/**
+ * One problem, at a transcript position. Lines are 1-based; columns are 1-based UTF-16
+ * code units and `endColumn` is exclusive, matching `check --format json`.
+ */
+export interface Finding {
+  /** Stable across re-reads of the same file: rule + file + the rule's own key. */
+  id: string;
+  rule: string;
+  severity: Severity;
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  message: string;
+  agent: AgentKind | 'unknown';
+  session: string;
+  related: RelatedLocation[];
+  subject?: FindingSubject;
+  /** The tool call the finding is about, when there is one. */
+  callId?: string;
+}

@@ -1,0 +1,25 @@
+import type { AgentKind } from '../model/agent';
+import type { NormalizedEvent } from '../model/events';
+import type { RawLine } from './lineSplitter';
+
+export interface AdapterContext {
+  /** The transcript's path (used for display and as a fallback session id). */
+  readonly file: string;
+  emit(e: NormalizedEvent): void;
+}
+
+/** Turns one format's decoded JSON lines into normalized events, for one stream. */
+export interface FormatParser {
+  line(value: Record<string, unknown>, raw: RawLine): void;
+  /** End of a finished file. */
+  end?(): void;
+}
+
+export interface FormatAdapter {
+  readonly agent: AgentKind;
+  /** Does this decoded line belong to this format? Called until some adapter claims a line. */
+  sniff(value: Record<string, unknown>): boolean;
+  /** Does the path alone say so (e.g. `…/.codex/sessions/…/rollout-*.jsonl`)? */
+  claimsPath?(path: string): boolean;
+  create(ctx: AdapterContext): FormatParser;
+}

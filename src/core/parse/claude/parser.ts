@@ -1,0 +1,353 @@
+import { classifyToolCall, isRecord } from '../../classify/tools';
+import { inputHash } from '../../lib/hash';
+import type { FileAccess, ReadSnapshot, Span, ToolResult, WriteSnapshot } from '../../model/events';
+import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
+import type { RawLine } from '../lineSplitter';
+import { lineSpan, preview, valueSpan } from '../span';
+import { resultText, isPlaceholderText } from '../placeholder';
+import {
+  assistantLineSchema,
+  readResultSchema,
+  shellResultSchema,
+  systemLineSchema,
+  textBlockSchema,
+  titleLineSchema,
+  toolResultBlockSchema,
+  toolUseBlockSchema,
+  userLineSchema,
+  writeResultSchema,
+} from './schema';
+
+/** Record types that are never part of the API-visible conversation (FORMATS.md §1.2). */
+const chainTypes = new Set(['user', 'assistant', 'system']);
+const knownTypes = new Set([
+  'user',
+  'assistant',
+  'system',
+  'progress',
+  'attachment',
+  'file-history-snapshot',
+  'queue-operation',
+  'summary',
+  'ai-title',
+  'custom-title',
+  'last-prompt',
+  'content-replacement',
+  'agent-setting',
+  'pr-link',
+]);
+
+/** User text Claude Code writes itself, as opposed to a prompt a person typed. */
+const nonPromptText = /^(<local-command-|<command-name>|<command-message>|<command-args>|\[Request interrupted by user|Caveat: |<system-reminder>|<bash-(input|stdout|stderr)>)/;
+
+export const claudeAdapter: FormatAdapter = {
+  agent: 'claude-code',
+  sniff(v) {
+    return (
+      typeof v['type'] === 'string' &&
+      knownTypes.has(v['type']) &&
+      ('uuid' in v || 'sessionId' in v || 'messageId' in v || 'leafUuid' in v || 'parentUuid' in v)
+    );
+  },
+  claimsPath(p) {
+    return /[\\/]\.claude[\\/]projects[\\/]/.test(p) || /[\\/]subagents[\\/]agent-[^\\/]+\.jsonl$/.test(p);
+  },
+  create(ctx) {
+    return new ClaudeParser(ctx);
+  },
+};
+
+interface CallNote {
+  tool: string;
+  path?: string;
+  /** MultiEdit's edits, to rebuild the written content. */
+  edits?: { old_string: string; new_string: string; replace_all?: boolean }[];
+}
+
+class ClaudeParser implements FormatParser {
+  private readonly seenUuids = new Set<string>();
+  /** A sub-agent file is all sidechain; in a main file, sidechain lines are another conversation. */
+  private sidechainFile: boolean | undefined;
+  private sessionId: string | undefined;
+  private cwd: string | undefined;
+  private readonly calls = new Map<string, CallNote>();
+
+  constructor(private readonly ctx: AdapterContext) {}
+
+  line(value: Record<string, unknown>, raw: RawLine): void {
+    const type = value['type'];
+    if (type === 'summary' || type === 'ai-title' || type === 'custom-title') {
+      const t = titleLineSchema.safeParse(value);
+      const title = t.success ? (t.data.customTitle ?? t.data.title ?? t.data.aiTitle ?? t.data.summary) : undefined;
+      if (title) {
+        this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'claude-code', title: preview(title, 120) });
+      }
+      return;
+    }
+    if (typeof type !== 'string' || !chainTypes.has(type)) {
+      // progress, attachment, file-history-snapshot, queue-operation and unknown kinds
+      // are not messages: tolerated, skipped.
+      return;
+    }
+    const uuid = typeof value['uuid'] === 'string' ? value['uuid'] : undefined;
+    if (uuid !== undefined) {
+      // Older builds replay the prefix of a resumed session with the same uuids.
+      if (this.seenUuids.has(uuid)) {
+        return;
+      }
+      this.seenUuids.add(uuid);
+    }
+    const sidechain = value['isSidechain'] === true;
+    this.sidechainFile ??= sidechain;
+    if (sidechain !== this.sidechainFile) {
+      return;
+    }
+    this.noteSession(value, raw);
+    switch (type) {
+      case 'assistant':
+        return this.assistant(value, raw);
+      case 'user':
+        return this.user(value, raw);
+      case 'system':
+        return this.system(value, raw);
+    }
+  }
+
+  private noteSession(value: Record<string, unknown>, raw: RawLine): void {
+    const sessionId = typeof value['sessionId'] === 'string' ? value['sessionId'] : undefined;
+    const cwd = typeof value['cwd'] === 'string' ? value['cwd'] : undefined;
+    const agentId = typeof value['agentId'] === 'string' ? value['agentId'] : undefined;
+    if ((sessionId && sessionId !== this.sessionId) || (cwd && cwd !== this.cwd)) {
+      this.sessionId = sessionId ?? this.sessionId;
+      this.cwd = cwd ?? this.cwd;
+      const id = this.sidechainFile && agentId ? `${this.sessionId}/agent-${agentId}` : this.sessionId;
+      this.ctx.emit({
+        kind: 'session',
+        at: lineSpan(raw),
+        agent: 'claude-code',
+        ...(id !== undefined ? { sessionId: id } : {}),
+        ...(this.cwd !== undefined ? { cwd: this.cwd } : {}),
+        ...(typeof value['timestamp'] === 'string' ? { startedAt: value['timestamp'] } : {}),
+        ...(this.sidechainFile && this.sessionId ? { parentSessionId: this.sessionId } : {}),
+      });
+    }
+  }
+
+  private assistant(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = assistantLineSchema.safeParse(value);
+    if (!parsed.success) {
+      this.invalid(raw, 'an assistant record without message.content');
+      return;
+    }
+    const line = parsed.data;
+    const key = line.message.id;
+    const common = {
+      ...(key !== undefined ? { messageKey: key } : {}),
+      ...(line.timestamp !== undefined ? { timestamp: line.timestamp } : {}),
+      ...(line.uuid !== undefined ? { uuid: line.uuid } : {}),
+      ...(line.parentUuid !== undefined ? { parentUuid: line.parentUuid } : {}),
+    };
+    for (const block of line.message.content) {
+      if (block.type === 'tool_use') {
+        const tu = toolUseBlockSchema.safeParse(block);
+        if (!tu.success) {
+          this.invalid(raw, 'a tool_use block without id or name');
+          continue;
+        }
+        const { id, name, input } = tu.data;
+        const cls = classifyToolCall('claude-code', name, input, this.cwd);
+        const accesses: FileAccess[] = cls.accesses.map((a) => ({ ...a, span: pathSpan(raw, input, a.path) }));
+        const note: CallNote = { tool: name };
+        if (accesses[0]) {
+          note.path = accesses[0].path;
+        }
+        if (name === 'MultiEdit' && isRecord(input) && Array.isArray(input['edits'])) {
+          note.edits = input['edits'].filter(isEdit);
+        }
+        this.calls.set(id, note);
+        this.ctx.emit({
+          kind: 'call',
+          at: valueSpan(raw, id, 'id'),
+          callId: id,
+          tool: name,
+          category: cls.category,
+          accesses,
+          inputHash: inputHash(input),
+          ...common,
+        });
+      } else if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
+        this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, ...common });
+      }
+    }
+  }
+
+  private user(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = userLineSchema.safeParse(value);
+    if (!parsed.success) {
+      this.invalid(raw, 'a user record without message.content');
+      return;
+    }
+    const line = parsed.data;
+    if (line.isVisibleInTranscriptOnly && !line.isCompactSummary) {
+      return;
+    }
+    const common = {
+      ...(line.timestamp !== undefined ? { timestamp: line.timestamp } : {}),
+      ...(line.uuid !== undefined ? { uuid: line.uuid } : {}),
+      ...(line.parentUuid !== undefined ? { parentUuid: line.parentUuid } : {}),
+    };
+    const content = line.message.content;
+    if (typeof content === 'string') {
+      this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common);
+      return;
+    }
+    const resultBlocks = content.filter((b) => b.type === 'tool_result');
+    for (const block of content) {
+      if (block.type === 'tool_result') {
+        const tr = toolResultBlockSchema.safeParse(block);
+        if (!tr.success) {
+          this.invalid(raw, 'a tool_result block without tool_use_id');
+          continue;
+        }
+        // toolUseResult describes the line's single result; with several it is ambiguous.
+        const meta = resultBlocks.length === 1 ? line.toolUseResult : undefined;
+        this.ctx.emit(this.result(tr.data, meta, raw, common));
+      } else if (block.type === 'text') {
+        const tb = textBlockSchema.safeParse(block);
+        this.userText(tb.success ? tb.data.text : '', line.isMeta === true, raw, common);
+      }
+    }
+  }
+
+  private userText(text: string, meta: boolean, raw: RawLine, common: object): void {
+    const prompt = !meta && !nonPromptText.test(text.trimStart());
+    this.ctx.emit({
+      kind: 'text',
+      at: lineSpan(raw),
+      role: 'user',
+      prompt,
+      ...(prompt ? { preview: preview(text) } : {}),
+      ...common,
+    });
+  }
+
+  private result(
+    block: { tool_use_id: string; content?: unknown; is_error?: boolean | null | undefined },
+    meta: unknown,
+    raw: RawLine,
+    common: object,
+  ): ToolResult {
+    const id = block.tool_use_id;
+    const note = this.calls.get(id);
+    const isError = block.is_error === true;
+    const result: ToolResult = {
+      kind: 'result',
+      at: valueSpan(raw, id, 'tool_use_id'),
+      callId: id,
+      isError,
+      placeholder: isPlaceholderText(resultText(block.content)),
+      ...common,
+    };
+    if (meta === undefined || typeof meta === 'string' || isError) {
+      return result;
+    }
+    const read = readResultSchema.safeParse(meta);
+    if (read.success) {
+      result.shape = 'read';
+      result.filePath = read.data.file.filePath;
+      const f = read.data.file;
+      if (read.data.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
+        const snap: ReadSnapshot = { path: f.filePath, content: f.content, startLine: f.startLine, numLines: f.numLines, totalLines: f.totalLines };
+        result.read = snap;
+      }
+      return result;
+    }
+    const write = writeResultSchema.safeParse(meta);
+    if (write.success) {
+      const w = write.data;
+      result.filePath = w.filePath;
+      result.shape = w.type !== undefined ? 'write' : 'edit';
+      const snap = writeSnapshot(w, note);
+      if (snap) {
+        result.write = snap;
+      }
+      return result;
+    }
+    if (shellResultSchema.safeParse(meta).success) {
+      result.shape = 'shell';
+      return result;
+    }
+    result.shape = 'other';
+    return result;
+  }
+
+  private system(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = systemLineSchema.safeParse(value);
+    if (parsed.success && parsed.data.subtype === 'compact_boundary') {
+      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
+    }
+  }
+
+  private invalid(raw: RawLine, what: string): void {
+    this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Claude Code)` });
+  }
+}
+
+function isEdit(v: unknown): v is { old_string: string; new_string: string; replace_all?: boolean } {
+  return isRecord(v) && typeof v['old_string'] === 'string' && typeof v['new_string'] === 'string';
+}
+
+function pathSpan(raw: RawLine, input: unknown, absolute: string): Span {
+  if (isRecord(input)) {
+    for (const key of ['file_path', 'notebook_path', 'filePath', 'path']) {
+      const v = input[key];
+      if (typeof v === 'string') {
+        return valueSpan(raw, v, key);
+      }
+    }
+  }
+  return valueSpan(raw, absolute);
+}
+
+type WriteMeta = ReturnType<typeof writeResultSchema.parse>;
+
+/** Rebuilds what an Edit/MultiEdit/Write replaced and produced, from Claude Code's own record. */
+function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot | undefined {
+  const before = w.originalFile ?? w.originalFileContents ?? null;
+  if (w.originalFile === undefined && w.originalFileContents === undefined && w.type !== 'create') {
+    return undefined;
+  }
+  const type: 'create' | 'update' = w.type ?? (before === null ? 'create' : 'update');
+  const replaced = (w.structuredPatch ?? []).map((h) => ({ start: h.oldStart, count: h.oldLines }));
+  let after: string | undefined;
+  if (w.type !== undefined) {
+    after = w.content;
+    if (type === 'update' && before !== null) {
+      replaced.length = 0;
+      replaced.push({ start: 1, count: before.split('\n').length });
+    }
+  } else if (before !== null) {
+    const edits = w.oldString !== undefined && w.newString !== undefined
+      ? [{ old_string: w.oldString, new_string: w.newString, replace_all: w.replaceAll ?? false }]
+      : (w.edits ?? note?.edits ?? []);
+    after = applyEdits(before, edits);
+  }
+  return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced };
+}
+
+/** Applies Edit-style replacements; undefined when one does not apply (the result is then unknown). */
+export function applyEdits(text: string, edits: readonly { old_string: string; new_string: string; replace_all?: boolean | undefined }[]): string | undefined {
+  let out = text;
+  for (const e of edits) {
+    if (e.old_string === '') {
+      // An empty old_string means "create/replace the whole file" in Claude Code.
+      out = e.new_string;
+      continue;
+    }
+    if (!out.includes(e.old_string)) {
+      return undefined;
+    }
+    out = e.replace_all ? out.split(e.old_string).join(e.new_string) : out.replace(e.old_string, () => e.new_string);
+  }
+  return out;
+}

@@ -1,0 +1,287 @@
+import { classifyToolCall } from '../../classify/tools';
+import { inputHash } from '../../lib/hash';
+import type { FileAccess, Span } from '../../model/events';
+import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
+import type { RawLine } from '../lineSplitter';
+import { isPlaceholderText, resultText } from '../placeholder';
+import { lineSpan, preview, valueSpan } from '../span';
+import {
+  callOutputSchema,
+  customToolCallSchema,
+  eventMsgSchema,
+  functionCallSchema,
+  localShellCallSchema,
+  messageItemSchema,
+  responseItemSchema,
+  rolloutLineSchema,
+  sessionMetaSchema,
+  turnContextSchema,
+} from './schema';
+
+const rolloutTypes = new Set([
+  'session_meta',
+  'response_item',
+  'event_msg',
+  'turn_context',
+  'compacted',
+  'inter_agent_communication',
+  'world_state',
+  'rollout_reference',
+]);
+
+/** Injected context Codex sends as user messages; not something a person typed. */
+const injectedUserText = /^\s*<(environment_context|user_instructions|permissions instructions|user_shell_command|turn_aborted)/;
+
+export const codexAdapter: FormatAdapter = {
+  agent: 'codex',
+  sniff(v) {
+    return typeof v['type'] === 'string' && rolloutTypes.has(v['type']) && 'payload' in v;
+  },
+  claimsPath(p) {
+    return /[\\/]rollout-[^\\/]*\.jsonl$/.test(p);
+  },
+  create(ctx) {
+    return new CodexParser(ctx);
+  },
+};
+
+class CodexParser implements FormatParser {
+  private cwd: string | undefined;
+  private sawMeta = false;
+  private reportedNoMeta = false;
+  private readonly tools = new Map<string, string>();
+
+  constructor(private readonly ctx: AdapterContext) {}
+
+  line(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = rolloutLineSchema.safeParse(value);
+    if (!parsed.success) {
+      this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a rollout line without type (Codex)' });
+      return;
+    }
+    const { type, payload, timestamp } = parsed.data;
+    if (!this.sawMeta && type !== 'session_meta' && !this.reportedNoMeta) {
+      // Every rollout starts with session_meta; without it the session has no id or cwd,
+      // and Codex itself cannot resume it.
+      this.reportedNoMeta = true;
+      this.ctx.emit({
+        kind: 'malformed',
+        at: lineSpan(raw),
+        reason: 'no-session-meta',
+        detail: 'the rollout does not start with a session_meta record, so it has no session id or working directory',
+      });
+    }
+    switch (type) {
+      case 'session_meta':
+        return this.sessionMeta(payload, raw);
+      case 'turn_context': {
+        const tc = turnContextSchema.safeParse(payload);
+        if (tc.success && tc.data.cwd && tc.data.cwd !== this.cwd) {
+          this.cwd = tc.data.cwd;
+          this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'codex', cwd: this.cwd });
+        }
+        return;
+      }
+      case 'compacted':
+        this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
+        return;
+      case 'event_msg': {
+        const ev = eventMsgSchema.safeParse(payload);
+        if (ev.success && (ev.data.type === 'turn_aborted' || ev.data.type === 'task_complete')) {
+          this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: ev.data.type === 'turn_aborted' });
+        }
+        return;
+      }
+      case 'response_item':
+        return this.responseItem(payload, raw, timestamp);
+      default:
+        return;
+    }
+  }
+
+  private sessionMeta(payload: unknown, raw: RawLine): void {
+    const meta = sessionMetaSchema.safeParse(payload);
+    if (!meta.success) {
+      this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'session_meta without an id (Codex)' });
+      return;
+    }
+    this.sawMeta = true;
+    const m = meta.data;
+    this.cwd = m.cwd ?? this.cwd;
+    const parent = m.parent_thread_id ?? m.forked_from_id ?? undefined;
+    this.ctx.emit({
+      kind: 'session',
+      at: lineSpan(raw),
+      agent: 'codex',
+      sessionId: m.id,
+      ...(m.cwd !== undefined ? { cwd: m.cwd } : {}),
+      ...(m.timestamp !== undefined ? { startedAt: m.timestamp } : {}),
+      ...(parent ? { parentSessionId: parent } : {}),
+    });
+  }
+
+  private responseItem(payload: unknown, raw: RawLine, timestamp: string | undefined): void {
+    const item = responseItemSchema.safeParse(payload);
+    if (!item.success) {
+      this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a response_item without type (Codex)' });
+      return;
+    }
+    const ts = timestamp !== undefined ? { timestamp } : {};
+    switch (item.data.type) {
+      case 'message': {
+        const m = messageItemSchema.safeParse(payload);
+        if (!m.success) {
+          return;
+        }
+        const text = resultText(m.data.content) ?? '';
+        if (m.data.role === 'assistant') {
+          this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, ...ts });
+        } else if (m.data.role === 'user' || m.data.role === 'developer') {
+          const prompt = m.data.role === 'user' && !injectedUserText.test(text);
+          this.ctx.emit({
+            kind: 'text',
+            at: lineSpan(raw),
+            role: 'user',
+            prompt,
+            ...(prompt ? { preview: preview(text) } : {}),
+            ...ts,
+          });
+        }
+        return;
+      }
+      case 'function_call': {
+        const fc = functionCallSchema.safeParse(payload);
+        if (!fc.success) {
+          return this.invalid(raw, 'a function_call without name or call_id');
+        }
+        let input: unknown = {};
+        if (fc.data.arguments !== undefined) {
+          try {
+            input = JSON.parse(fc.data.arguments);
+          } catch {
+            // Arguments the model produced that are not JSON: the call still exists.
+            input = fc.data.arguments;
+          }
+        }
+        return this.call(fc.data.call_id, fc.data.name, input, raw, ts);
+      }
+      case 'custom_tool_call': {
+        const cc = customToolCallSchema.safeParse(payload);
+        if (!cc.success) {
+          return this.invalid(raw, 'a custom_tool_call without name or call_id');
+        }
+        return this.call(cc.data.call_id, cc.data.name, { input: cc.data.input ?? '' }, raw, ts);
+      }
+      case 'local_shell_call': {
+        const ls = localShellCallSchema.safeParse(payload);
+        const id = ls.success ? (ls.data.call_id ?? ls.data.id) : undefined;
+        if (!ls.success || id === undefined) {
+          return this.invalid(raw, 'a local_shell_call without call_id');
+        }
+        const action = ls.data.action;
+        return this.call(
+          id,
+          'local_shell',
+          { command: action?.command ?? [], ...(action?.working_directory ? { workdir: action.working_directory } : {}) },
+          raw,
+          ts,
+        );
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'local_shell_call_output': {
+        const out = callOutputSchema.safeParse(payload);
+        if (!out.success) {
+          return this.invalid(raw, 'a tool output without call_id');
+        }
+        const text = outputText(out.data.output);
+        this.ctx.emit({
+          kind: 'result',
+          at: valueSpan(raw, out.data.call_id, 'call_id'),
+          callId: out.data.call_id,
+          isError: outputFailed(text, this.tools.get(out.data.call_id)),
+          placeholder: isPlaceholderText(text),
+          ...ts,
+        });
+        return;
+      }
+      case 'compaction':
+        this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
+        return;
+      default:
+        // reasoning, web_search_call, ghost_snapshot and future kinds: not pairing-relevant.
+        return;
+    }
+  }
+
+  private call(callId: string, name: string, input: unknown, raw: RawLine, ts: { timestamp?: string }): void {
+    const cls = classifyToolCall('codex', name, input, this.cwd);
+    this.tools.set(callId, name);
+    const accesses: FileAccess[] = cls.accesses.map((a) => ({ ...a, span: pathSpan(raw, a.path, this.cwd) }));
+    this.ctx.emit({
+      kind: 'call',
+      at: valueSpan(raw, callId, 'call_id'),
+      callId,
+      tool: name,
+      category: cls.category,
+      accesses,
+      inputHash: inputHash(input),
+      ...ts,
+    });
+  }
+
+  private invalid(raw: RawLine, what: string): void {
+    this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Codex)` });
+  }
+}
+
+/** Where a path appears in the line: the absolute path, else its cwd-relative spelling. */
+function pathSpan(raw: RawLine, absolute: string, cwd: string | undefined): Span {
+  if (raw.text.includes(absolute)) {
+    const at = raw.text.indexOf(absolute);
+    return { line: raw.lineNo, start: at, end: at + absolute.length };
+  }
+  if (cwd && absolute.startsWith(cwd)) {
+    const rel = absolute.slice(cwd.length).replace(/^[\\/]/, '');
+    const at = rel ? raw.text.indexOf(rel) : -1;
+    if (at !== -1) {
+      return { line: raw.lineNo, start: at, end: at + rel.length };
+    }
+  }
+  return lineSpan(raw);
+}
+
+function outputText(output: unknown): string | undefined {
+  if (typeof output === 'string') {
+    return output;
+  }
+  return resultText(output);
+}
+
+/**
+ * Codex does not serialise a success flag (FORMATS.md §2.3): failure is read from the
+ * output text of shell tools and apply_patch.
+ */
+function outputFailed(text: string | undefined, tool: string | undefined): boolean {
+  if (text === undefined) {
+    return false;
+  }
+  if (text.startsWith('{')) {
+    try {
+      const v = JSON.parse(text) as { metadata?: { exit_code?: unknown } };
+      if (typeof v.metadata?.exit_code === 'number') {
+        return v.metadata.exit_code !== 0;
+      }
+    } catch {
+      // plain text after all
+    }
+  }
+  const exit = /^Exit code: (\d+)/.exec(text);
+  if (exit) {
+    return exit[1] !== '0';
+  }
+  if (tool === 'apply_patch' && /apply_patch verification failed|^error:/i.test(text)) {
+    return true;
+  }
+  return text === 'aborted' || /^aborted by user/i.test(text);
+}

@@ -1,0 +1,43 @@
+/**
+ * Results written by a repair step rather than by the tool: Amplifier's orphan repair,
+ * our own repair, Claude Code's resume-time fill-ins. Real output never says these.
+ */
+const placeholderPatterns = [
+  /^\s*\{?"?error"?\s*:\s*"unknown_error"/,
+  /Tool execution was interrupted and no result was captured/i,
+  /no result was recorded/i,
+  /^\s*\[Tool result missing/i,
+  /^\s*<synthetic[ _-]?result/i,
+];
+
+export function isPlaceholderText(text: string | undefined): boolean {
+  if (text === undefined || text.length > 2000) {
+    return false;
+  }
+  return placeholderPatterns.some((p) => p.test(text));
+}
+
+/** The text of a tool result's content (a string or text blocks); undefined for anything else. */
+export function resultText(content: unknown): string | undefined {
+  if (typeof content === 'string') {
+    return content;
+  }
+  if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const b of content) {
+      if (typeof b === 'object' && b !== null && typeof (b as { text?: unknown }).text === 'string') {
+        parts.push((b as { text: string }).text);
+      }
+    }
+    return parts.length > 0 ? parts.join('\n') : undefined;
+  }
+  if (typeof content === 'object' && content !== null) {
+    try {
+      const s = JSON.stringify(content);
+      return s.length <= 2000 ? s : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}

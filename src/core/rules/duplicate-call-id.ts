@@ -1,0 +1,37 @@
+import { defineRule } from '../engine/rule';
+import { docsUrl } from './support/docs';
+
+export const duplicateCallId = defineRule({
+  meta: {
+    id: 'duplicate-call-id',
+    type: 'problem',
+    defaultSeverity: 'error',
+    scope: 'stream',
+    docs: {
+      description: 'Two tool calls with one id.',
+      url: docsUrl('duplicate-call-id'),
+    },
+    messages: {
+      duplicate: 'Tool call id {{id}} was already used on line {{first}} ({{firstTool}}); results can no longer be told apart, and the provider rejects duplicate ids.',
+    },
+  },
+  create(ctx) {
+    return {
+      onCall(rec) {
+        const all = ctx.conversation.callsWithId(rec.call.callId);
+        if (all.length < 2) {
+          return;
+        }
+        const first = all[0]!;
+        ctx.report({
+          messageId: 'duplicate',
+          at: rec.call.at,
+          key: `${rec.call.callId}@${rec.call.at.line}`,
+          callId: rec.call.callId,
+          data: { id: rec.call.callId, first: first.call.at.line, firstTool: first.call.tool },
+          related: [{ at: first.call.at, message: 'first call with this id' }],
+        });
+      },
+    };
+  },
+});

@@ -1,0 +1,71 @@
+import { Conversation } from '../engine/conversation';
+import { defineRule } from '../engine/rule';
+import { docsUrl, providerError } from './support/docs';
+
+export const misplacedResult = defineRule({
+  meta: {
+    id: 'misplaced-result',
+    type: 'problem',
+    defaultSeverity: 'error',
+    scope: 'stream',
+    docs: {
+      description: "A result for an earlier call that is not in the message right after its call's message.",
+      url: docsUrl('misplaced-result'),
+    },
+    messages: {
+      late: 'Result for tool call {{id}} ({{tool}}, line {{callLine}}) lands after a later {{between}} (line {{betweenLine}}), not in the message right after its call; {{provider}}.',
+      afterText:
+        'Result for tool call {{id}} ({{tool}}) comes after user text on line {{betweenLine}} in the same message; tool results must come first, so {{provider}}.',
+      acrossReset:
+        'Result for tool call {{id}} ({{tool}}, line {{callLine}}) arrives after the history was reset on line {{betweenLine}} ({{reason}}); its call is no longer in the conversation the provider sees.',
+    },
+  },
+  create(ctx) {
+    let lastReset: { line: number; reason: string } | undefined;
+    return {
+      onReset(e) {
+        lastReset = { line: e.at.line, reason: e.reason };
+      },
+      onResult(rec) {
+        const call = rec.call;
+        if (!call) {
+          return;
+        }
+        const data = {
+          id: rec.result.callId,
+          tool: call.call.tool,
+          callLine: call.call.at.line,
+          provider: providerError(ctx.agent, 'unexpected-result'),
+        };
+        const common = {
+          at: rec.result.at,
+          key: `${rec.result.callId}@${rec.result.at.line}`,
+          callId: rec.result.callId,
+          related: [{ at: call.call.at, message: `the ${call.call.tool} call` }],
+        };
+        if (rec.message.epoch !== call.message.epoch) {
+          ctx.report({ ...common, messageId: 'acrossReset', data: { ...data, betweenLine: lastReset?.line ?? 0, reason: lastReset?.reason ?? 'reset' } });
+          return;
+        }
+        if (!Conversation.answeredInPlace(call, rec)) {
+          const between = ctx.conversation.messages[call.message.index + 1];
+          ctx.report({
+            ...common,
+            messageId: 'late',
+            data: {
+              ...data,
+              between: between?.role === 'assistant' ? 'assistant turn' : between?.promptAt ? 'user prompt' : 'message',
+              betweenLine: between?.at.line ?? 0,
+            },
+            related: [...common.related, ...(between ? [{ at: between.at, message: 'the message in between' }] : [])],
+          });
+          return;
+        }
+        const textAt = rec.message.textAt;
+        if (textAt && textAt.line < rec.result.at.line) {
+          ctx.report({ ...common, messageId: 'afterText', data: { ...data, betweenLine: textAt.line } });
+        }
+      },
+    };
+  },
+});

@@ -1,0 +1,52 @@
+import { defineRule } from '../engine/rule';
+import { docsUrl, shortPath } from './support/docs';
+import { batchSiblings, isWrite } from './support/batch';
+
+export const parallelReadWrite = defineRule({
+  meta: {
+    id: 'parallel-read-write',
+    type: 'problem',
+    defaultSeverity: 'warning',
+    scope: 'stream',
+    docs: {
+      description: 'A read and a write of one path in the same parallel batch: nothing orders them.',
+      url: docsUrl('parallel-read-write'),
+    },
+    messages: {
+      race: '{{tool}} {{verb}} {{path}} in the same parallel batch as the {{otherTool}} call on line {{otherLine}} that {{otherVerb}} it: nothing orders the two, so the read may see the file before or after the write.',
+    },
+  },
+  create(ctx) {
+    return {
+      onCall(rec) {
+        for (const a of rec.call.accesses) {
+          const mine = isWrite(a) ? 'write' : a.op === 'read' ? 'read' : undefined;
+          if (!mine) {
+            continue;
+          }
+          const others = batchSiblings(rec, a.path, (x) => (mine === 'write' ? x.op === 'read' : isWrite(x)));
+          const first = others[0];
+          if (!first) {
+            continue;
+          }
+          ctx.report({
+            messageId: 'race',
+            at: a.span ?? rec.call.at,
+            key: `${rec.call.callId}:${a.path}`,
+            callId: rec.call.callId,
+            data: {
+              tool: rec.call.tool,
+              verb: mine === 'write' ? 'writes' : 'reads',
+              path: shortPath(ctx, a.path),
+              otherTool: first.sibling.call.tool,
+              otherLine: first.sibling.call.at.line,
+              otherVerb: mine === 'write' ? 'reads' : 'writes',
+            },
+            related: [{ at: first.access.span ?? first.sibling.call.at, message: `the ${first.sibling.call.tool} call in the same batch` }],
+            subject: { path: a.path },
+          });
+        }
+      },
+    };
+  },
+});

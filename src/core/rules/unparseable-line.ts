@@ -1,0 +1,34 @@
+import { defineRule } from '../engine/rule';
+import { docsUrl } from './support/docs';
+
+export const unparseableLine = defineRule({
+  meta: {
+    id: 'unparseable-line',
+    type: 'problem',
+    defaultSeverity: 'error',
+    scope: 'stream',
+    docs: {
+      description: 'A line that is not valid JSON or not a known record shape. The rest of the file is still checked.',
+      url: docsUrl('unparseable-line'),
+    },
+    messages: {
+      malformed: 'Line {{line}} cannot be read: {{detail}}. The rest of the file was still checked.',
+      truncated: 'Line {{line}}: {{detail}}.',
+      session: 'This transcript is malformed: {{detail}}.',
+    },
+  },
+  create(ctx) {
+    return {
+      onMalformed(e) {
+        const messageId = e.reason === 'truncated' ? 'truncated' : e.reason === 'no-session-meta' || e.reason === 'unknown-format' ? 'session' : 'malformed';
+        ctx.report({
+          messageId,
+          at: e.at,
+          key: `${e.at.line}:${e.reason}`,
+          demote: e.atEnd === true,
+          data: { line: e.at.line, detail: e.detail },
+        });
+      },
+    };
+  },
+});

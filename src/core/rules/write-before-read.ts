@@ -1,0 +1,52 @@
+import { defineRule } from '../engine/rule';
+import { docsUrl, shortPath } from './support/docs';
+
+export const writeBeforeRead = defineRule({
+  meta: {
+    id: 'write-before-read',
+    type: 'problem',
+    defaultSeverity: 'warning',
+    scope: 'stream',
+    docs: {
+      description: 'A write or edit of an existing file that the session has not read (creating a new file is fine).',
+      url: docsUrl('write-before-read'),
+    },
+    messages: {
+      unread: '{{tool}} changed {{path}}, an existing file this session never read: it wrote without knowing what was there.',
+    },
+  },
+  create(ctx) {
+    return {
+      onResult(rec) {
+        const call = rec.call;
+        const r = rec.result;
+        if (!call || r.isError || call.results[0] !== rec) {
+          return;
+        }
+        for (const a of call.call.accesses) {
+          if (a.op !== 'edit' && a.op !== 'write' && a.op !== 'delete') {
+            continue;
+          }
+          const existed = a.existed === true || (r.write?.path === a.path && r.write.type === 'update');
+          if (!existed || ctx.knowledge.hasSeen(a.path)) {
+            continue;
+          }
+          // A read in the same batch is parallel-read-write's finding, not this one.
+          const sameBatchRead = call.message.calls.some((c) => c !== call && c.call.accesses.some((x) => x.path === a.path && x.op === 'read'));
+          if (sameBatchRead) {
+            continue;
+          }
+          ctx.report({
+            messageId: 'unread',
+            at: a.span ?? call.call.at,
+            key: `${call.call.callId}:${a.path}`,
+            callId: call.call.callId,
+            data: { tool: call.call.tool, path: shortPath(ctx, a.path) },
+            related: [{ at: r.at, message: 'its result' }],
+            subject: { path: a.path, ...(r.write?.replaced.length ? { lines: r.write.replaced } : {}) },
+          });
+        }
+      },
+    };
+  },
+});

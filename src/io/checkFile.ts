@@ -1,0 +1,68 @@
+import { createReadStream } from 'node:fs';
+import type { RuleConfig } from '../core/config/ruleConfig';
+import type { FindingSink } from '../core/engine/engine';
+import type { RuleModule, RuleServices } from '../core/engine/rule';
+import { TranscriptStream } from '../core/engine/stream';
+import type { Logger } from '../core/lib/logger';
+import type { AgentKind } from '../core/model/agent';
+import type { NormalizedEvent } from '../core/model/events';
+import type { Finding } from '../core/model/finding';
+import type { FormatAdapter } from '../core/parse/adapter';
+
+export interface CheckFileOptions {
+  adapters: readonly FormatAdapter[];
+  rules: readonly RuleModule[];
+  config?: RuleConfig;
+  services?: RuleServices;
+  logger?: Logger;
+  observe?: (e: NormalizedEvent) => void;
+  /** Read size; large enough that a 2 GB corpus is a few thousand reads. */
+  chunkBytes?: number;
+}
+
+export interface CheckedFile {
+  file: string;
+  agent: AgentKind | undefined;
+  session: string;
+  findings: Finding[];
+  /** The file had at least one JSON object line. */
+  hasContent: boolean;
+}
+
+/** Streams one transcript through the rules (batch mode): memory stays flat whatever its size. */
+export async function checkFile(file: string, opts: CheckFileOptions): Promise<CheckedFile> {
+  const findings = new Map<string, Finding>();
+  const sink: FindingSink = {
+    add: (f) => findings.set(f.id, f),
+    retract: (id) => findings.delete(id),
+  };
+  const stream = new TranscriptStream({
+    file,
+    adapters: opts.adapters,
+    rules: opts.rules,
+    mode: 'batch',
+    sink,
+    ...(opts.config ? { config: opts.config } : {}),
+    ...(opts.services ? { services: opts.services } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.observe ? { observe: opts.observe } : {}),
+    fallbackSessionId: fileStem(file),
+  });
+  const input = createReadStream(file, { highWaterMark: opts.chunkBytes ?? 1 << 20 });
+  for await (const chunk of input) {
+    stream.push(chunk as Buffer);
+  }
+  stream.end();
+  return {
+    file,
+    agent: stream.agent,
+    session: stream.engine.sessionId,
+    findings: [...findings.values()].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)),
+    hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
+  };
+}
+
+function fileStem(file: string): string {
+  const base = file.split(/[\\/]/).pop() ?? file;
+  return base.replace(/\.jsonl?$/, '');
+}
