@@ -164,7 +164,7 @@ export function shellText(v: unknown): string | undefined {
     return v;
   }
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
-    const argv = v as string[];
+    const argv = v;
     if (argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && /^-[a-z]*c[a-z]*$/.test(argv[1]!)) {
       return argv[2];
     }

@@ -307,6 +307,7 @@ export class RuleEngine {
       related,
       ...(d.subject ? { subject: d.subject } : {}),
       ...(d.callId !== undefined ? { callId: d.callId } : {}),
+      messageId: d.messageId,
     });
   }
 }

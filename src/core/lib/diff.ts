@@ -49,7 +49,7 @@ function myers(a: readonly string[], b: readonly string[]): DiffHunk[] | undefin
   const m = b.length;
   const max = Math.min(n + m, maxEditDistance);
   const offset = max + 1;
-  let v = new Int32Array(2 * max + 3);
+  const v = new Int32Array(2 * max + 3);
   const trace: Int32Array[] = [];
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
@@ -67,7 +67,7 @@ function myers(a: readonly string[], b: readonly string[]): DiffHunk[] | undefin
       }
       v[offset + k] = x;
       if (x >= n && y >= m) {
-        return backtrack(trace, offset, n, m, d, v);
+        return backtrack(trace, offset, n, m, d);
       }
     }
   }
@@ -75,7 +75,7 @@ function myers(a: readonly string[], b: readonly string[]): DiffHunk[] | undefin
 }
 
 /** Walks the saved frontiers back from (n, m) and groups single edits into hunks. */
-function backtrack(trace: Int32Array[], offset: number, n: number, m: number, dEnd: number, last: Int32Array): DiffHunk[] {
+function backtrack(trace: Int32Array[], offset: number, n: number, m: number, dEnd: number): DiffHunk[] {
   // Each entry marks one edit: a deletion of a[x] or an insertion of b[y].
   const edits: { type: 'del' | 'ins'; x: number; y: number }[] = [];
   let x = n;
@@ -103,7 +103,6 @@ function backtrack(trace: Int32Array[], offset: number, n: number, m: number, dE
     x = prevX;
     y = prevY;
   }
-  void last;
   edits.reverse();
   const hunks: DiffHunk[] = [];
   for (const e of edits) {

@@ -29,7 +29,7 @@ export class AgentGuardError extends Error {
 /** Node's errno-style errors carry a string `code` ('ENOENT', 'EACCES', …). */
 export function errnoCode(e: unknown): string | undefined {
   if (typeof e === 'object' && e !== null && 'code' in e) {
-    const code = (e as { code: unknown }).code;
+    const code = (e).code;
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;

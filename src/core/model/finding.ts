@@ -42,4 +42,6 @@ export interface Finding {
   subject?: FindingSubject;
   /** The tool call the finding is about, when there is one. */
   callId?: string;
+  /** Which of the rule's messages this is (stable; tests and filters use it, not the text). */
+  messageId?: string;
 }

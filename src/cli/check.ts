@@ -1,0 +1,148 @@
+import { parseArgs } from 'node:util';
+import * as nodePath from 'node:path';
+import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
+import { allRules } from '../core/rules/all';
+import { adapters } from '../core/parse/registry';
+import type { Finding } from '../core/model/finding';
+import { checkFile, type CheckedFile } from '../io/checkFile';
+import { findTranscripts, findWorkspaceSessions, type Found, type IoProblem } from '../io/discovery';
+import { exitCodes, UsageError, type CliIo } from './io';
+import { renderJson, type CheckSummary } from './output/json';
+import { renderSarif } from './output/sarif';
+import { displayFile, paletteFor, renderText } from './output/text';
+import { version } from './version';
+
+export const checkUsage = `Usage: agent-guard check [options] PATH...
+       agent-guard check [options] --workspace DIR
+
+Checks agent session transcripts (Claude Code, Codex CLI, Gemini CLI, Amplifier).
+A PATH is a transcript file or a folder searched for transcripts.
+
+Options:
+  --format text|json|sarif   output format (default: text)
+  --workspace DIR            check the sessions of this workspace in the agents' own folders
+                             (~/.claude, ~/.codex, ~/.gemini, ~/.amplifier; CLAUDE_CONFIG_DIR,
+                             CODEX_HOME, GEMINI_CLI_HOME are honoured)
+  --rule ID=LEVEL            set a rule's severity: error, warning, info or off (repeatable)
+  -h, --help                 show this help
+
+Exit status: 0 no error findings, 1 error findings, 2 usage or I/O error.
+`;
+
+export async function runCheck(argv: string[], io: CliIo): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        format: { type: 'string', default: 'text' },
+        workspace: { type: 'string' },
+        rule: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  if (args.values.help) {
+    io.stdout.write(checkUsage);
+    return exitCodes.ok;
+  }
+  const format = args.values.format;
+  if (format !== 'text' && format !== 'json' && format !== 'sarif') {
+    throw new UsageError(`unknown --format '${format}' (expected text, json or sarif)`);
+  }
+  const config = ruleConfigFromFlags(args.values.rule ?? []);
+  const targets = args.positionals;
+  if (targets.length === 0 && args.values.workspace === undefined) {
+    throw new UsageError('nothing to check: give transcript files or folders, or --workspace DIR');
+  }
+
+  const found: Found = { transcripts: [], problems: [] };
+  const explicitFiles = new Set<string>();
+  for (const t of targets) {
+    const abs = nodePath.resolve(io.cwd, t);
+    const more = await findTranscripts(abs);
+    if (more.transcripts.length === 1 && more.transcripts[0]!.file === abs) {
+      explicitFiles.add(abs);
+    }
+    found.transcripts.push(...more.transcripts);
+    found.problems.push(...more.problems);
+  }
+  if (args.values.workspace !== undefined) {
+    const ws = nodePath.resolve(io.cwd, args.values.workspace);
+    const more = await findWorkspaceSessions(ws, { home: io.home, env: io.env });
+    found.transcripts.push(...more.transcripts);
+    found.problems.push(...more.problems);
+  }
+
+  const results: CheckedFile[] = [];
+  for (const t of found.transcripts) {
+    try {
+      const r = await checkFile(t.file, { adapters, rules: allRules, config });
+      // A folder may hold JSONL that is not a transcript: only files named on the command
+      // line are reported as being of an unknown format.
+      if (r.agent === undefined && !explicitFiles.has(t.file)) {
+        continue;
+      }
+      results.push(r);
+    } catch (e) {
+      found.problems.push(ioProblem(t.file, e));
+    }
+  }
+
+  const findings: Finding[] = results.flatMap((r) => r.findings);
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.filter((f) => f.severity === 'warning').length;
+  const summary: CheckSummary = {
+    files: results.map((r) => ({ file: r.file, agent: r.agent ?? null, session: r.session, findings: r.findings.length })),
+    errors,
+    warnings,
+    infos: findings.length - errors - warnings,
+    problems: found.problems.map((p) => ({ path: p.path, message: p.message })),
+  };
+  switch (format) {
+    case 'json':
+      io.stdout.write(renderJson(findings, summary));
+      break;
+    case 'sarif':
+      io.stdout.write(renderSarif(findings, allRules, version));
+      break;
+    case 'text':
+      io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length));
+      break;
+  }
+  for (const p of found.problems) {
+    io.stderr.write(`agent-guard: cannot read ${displayFile(p.path, io.cwd)}: ${p.message.slice(p.path.length + 2)}\n`);
+  }
+  if (found.problems.length > 0) {
+    return exitCodes.usage;
+  }
+  if (results.length === 0 && targets.length > 0) {
+    io.stderr.write('agent-guard: no transcripts found in the given paths\n');
+  }
+  return errors > 0 ? exitCodes.findings : exitCodes.ok;
+}
+
+function ioProblem(path: string, e: unknown): IoProblem {
+  const code = typeof e === 'object' && e !== null && 'code' in e ? String((e).code) : 'EIO';
+  return { path, code, message: `${path}: ${e instanceof Error ? e.message : String(e)}` };
+}
+
+const levels = new Set(['error', 'warning', 'info', 'off']);
+
+export function ruleConfigFromFlags(flags: readonly string[]): RuleConfig {
+  const levelsById: Record<string, RuleLevel> = {};
+  for (const flag of flags) {
+    const m = /^([a-z-]+)=(\w+)$/.exec(flag);
+    if (!m || !levels.has(m[2]!)) {
+      throw new UsageError(`--rule expects ID=error|warning|info|off, got '${flag}'`);
+    }
+    if (!allRules.some((r) => r.meta.id === m[1])) {
+      throw new UsageError(`unknown rule '${m[1]}' (rules: ${allRules.map((r) => r.meta.id).join(', ')})`);
+    }
+    levelsById[m[1]!] = m[2] as RuleLevel;
+  }
+  return { levels: levelsById, options: {} };
+}

@@ -1,0 +1,15 @@
+/** What a CLI command may touch, injected so commands can be run in-process by tests. */
+export interface CliIo {
+  stdout: { write(s: string): unknown; isTTY?: boolean };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  home: string;
+}
+
+/** Exit codes of every command: 0 clean, 1 findings at error severity (or a denied hook), 2 usage or I/O error. */
+export const exitCodes = { ok: 0, findings: 1, usage: 2 } as const;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,0 +1,56 @@
+import * as os from 'node:os';
+import { checkUsage, runCheck } from './check';
+import { exitCodes, UsageError, type CliIo } from './io';
+import { version } from './version';
+
+const usage = `agent-guard ${version} — keeps coding agents honest
+
+Usage: agent-guard <command> [options]
+
+Commands:
+  check PATH...            check transcripts (files or folders) once; for CI and post-mortems
+  check --workspace DIR    check the sessions of a workspace in the agents' own folders
+  help                     show this help
+
+Run 'agent-guard <command> --help' for a command's options.
+`;
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'check':
+        return await runCheck(rest, io);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(usage);
+        return command === undefined ? exitCodes.usage : exitCodes.ok;
+      case '--version':
+      case '-v':
+        io.stdout.write(version + '\n');
+        return exitCodes.ok;
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`agent-guard: ${e.message}\n${command === 'check' ? checkUsage : "Run 'agent-guard help' for usage.\n"}`);
+      return exitCodes.usage;
+    }
+    // Anything else is a bug or an I/O failure outside a file: one clear line, no stack.
+    io.stderr.write(`agent-guard: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (io.env['AGENT_GUARD_DEBUG']) {
+      io.stderr.write(String(e instanceof Error ? e.stack : e) + '\n');
+    }
+    return exitCodes.usage;
+  }
+}
+
+if (require.main === module) {
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: os.homedir() };
+  void main(process.argv.slice(2), io).then((code) => {
+    process.exitCode = code;
+  });
+}

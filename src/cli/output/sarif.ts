@@ -1,0 +1,66 @@
+import { pathToFileURL } from 'node:url';
+import type { RuleModule } from '../../core/engine/rule';
+import type { Finding, Severity } from '../../core/model/finding';
+
+const level: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
+
+/** SARIF 2.1.0 log (https://docs.oasis-open.org/sarif/sarif/v2.1.0/): one run, one result per finding. */
+export function renderSarif(findings: readonly Finding[], rules: readonly RuleModule[], version: string): string {
+  const ruleIndex = new Map(rules.map((r, i) => [r.meta.id, i]));
+  const extraRules = [...new Set(findings.map((f) => f.rule).filter((id) => !ruleIndex.has(id)))];
+  const descriptors = [
+    ...rules.map((r) => ({
+      id: r.meta.id,
+      shortDescription: { text: r.meta.docs.description },
+      helpUri: r.meta.docs.url,
+      defaultConfiguration: { level: level[r.meta.defaultSeverity] },
+    })),
+    ...extraRules.map((id) => ({ id, shortDescription: { text: id } })),
+  ];
+  extraRules.forEach((id, i) => ruleIndex.set(id, rules.length + i));
+  const uri = (file: string): string => pathToFileURL(file).href;
+  const log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'agent-guard',
+            fullName: 'Agent Session Guard',
+            version,
+            informationUri: 'https://github.com/agent-session-guard/agent-session-guard',
+            rules: descriptors,
+          },
+        },
+        results: findings.map((f) => ({
+          ruleId: f.rule,
+          ruleIndex: ruleIndex.get(f.rule),
+          level: level[f.severity],
+          message: { text: f.message },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: uri(f.file) },
+                region: { startLine: f.line, startColumn: f.column, endLine: f.endLine, endColumn: Math.max(f.endColumn, f.column) },
+              },
+            },
+          ],
+          ...(f.related.length > 0
+            ? {
+                relatedLocations: f.related.map((r, id) => ({
+                  id,
+                  message: { text: r.message },
+                  physicalLocation: { artifactLocation: { uri: uri(r.file) }, region: { startLine: r.line } },
+                })),
+              }
+            : {}),
+          partialFingerprints: { agentGuardFindingId: f.id },
+          properties: { agent: f.agent, session: f.session },
+        })),
+        columnKind: 'utf16CodeUnits',
+      },
+    ],
+  };
+  return JSON.stringify(log, null, 2) + '\n';
+}

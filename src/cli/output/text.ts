@@ -1,0 +1,77 @@
+import * as nodePath from 'node:path';
+import type { Finding, Severity } from '../../core/model/finding';
+
+export interface Palette {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  yellow(s: string): string;
+  blue(s: string): string;
+  underline(s: string): string;
+}
+
+const plain: Palette = { bold: (s) => s, dim: (s) => s, red: (s) => s, yellow: (s) => s, blue: (s) => s, underline: (s) => s };
+const sgr = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+const ansi: Palette = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), yellow: sgr(33, 39), blue: sgr(34, 39), underline: sgr(4, 24) };
+
+/** Colour on a terminal unless NO_COLOR is set; FORCE_COLOR forces it (the usual conventions). */
+export function paletteFor(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): Palette {
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') {
+    return plain;
+  }
+  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') {
+    return ansi;
+  }
+  return stream.isTTY ? ansi : plain;
+}
+
+export function severityLabel(s: Severity, p: Palette): string {
+  return s === 'error' ? p.red('error') : s === 'warning' ? p.yellow('warning') : p.blue('info');
+}
+
+export function displayFile(file: string, cwd: string): string {
+  const rel = nodePath.relative(cwd, file);
+  return rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : file;
+}
+
+/** One finding as a single line: `file:line:col  severity  message  rule` (for `watch`). */
+export function renderFindingLine(f: Finding, p: Palette, cwd: string): string {
+  return `${p.underline(`${displayFile(f.file, cwd)}:${f.line}:${f.column}`)}  ${severityLabel(f.severity, p)}  ${f.message}  ${p.dim(f.rule)}`;
+}
+
+/** Findings grouped by file, ESLint-stylish: readable in a terminal and in CI logs. */
+export function renderText(findings: readonly Finding[], p: Palette, cwd: string, checkedFiles: number): string {
+  const byFile = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = byFile.get(f.file);
+    if (list) {
+      list.push(f);
+    } else {
+      byFile.set(f.file, [f]);
+    }
+  }
+  const out: string[] = [];
+  for (const [file, list] of byFile) {
+    out.push(p.underline(displayFile(file, cwd)));
+    const first = list[0]!;
+    out.push(p.dim(`  ${first.agent} session ${first.session}`));
+    for (const f of list) {
+      out.push(`  ${p.dim(`${f.line}:${f.column}`.padEnd(9))} ${severityLabel(f.severity, p).padEnd(p === plain ? 8 : 18)} ${f.message}  ${p.dim(f.rule)}`);
+      for (const r of f.related) {
+        out.push(p.dim(`             ↳ ${r.file === f.file ? '' : displayFile(r.file, cwd) + ':'}${r.line}: ${r.message}`));
+      }
+    }
+    out.push('');
+  }
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.filter((f) => f.severity === 'warning').length;
+  const infos = findings.length - errors - warnings;
+  const files = `${checkedFiles} transcript${checkedFiles === 1 ? '' : 's'} checked`;
+  if (findings.length === 0) {
+    out.push(`✔ no problems (${files})`);
+  } else {
+    const summary = `${findings.length} problem${findings.length === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${infos} info) — ${files}`;
+    out.push(errors > 0 ? p.bold(p.red('✖ ' + summary)) : p.bold(p.yellow('⚠ ' + summary)));
+  }
+  return out.join('\n') + '\n';
+}

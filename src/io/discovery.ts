@@ -1,0 +1,246 @@
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import {
+  agentForPath,
+  amplifierHome,
+  amplifierSlug,
+  claudeConfigDirs,
+  claudeProjectMatches,
+  codexHome,
+  geminiHome,
+  geminiProjectHash,
+  geminiSlug,
+  isTranscriptName,
+  isWithin,
+  type Environment,
+} from '../core/discovery/locations';
+import { errnoCode } from '../core/lib/errors';
+import type { AgentKind } from '../core/model/agent';
+
+export interface FoundTranscript {
+  file: string;
+  agent: AgentKind | undefined;
+}
+
+/** A folder or file that could not be read; reported, never fatal. */
+export interface IoProblem {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export interface Found {
+  transcripts: FoundTranscript[];
+  problems: IoProblem[];
+}
+
+const skippedDirs = new Set(['node_modules', '.git']);
+
+function problem(path: string, e: unknown): IoProblem {
+  const code = errnoCode(e) ?? 'EIO';
+  const reason =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'ENOENT'
+        ? 'no such file or directory'
+        : code === 'ENOTDIR'
+          ? 'not a directory'
+          : e instanceof Error
+            ? e.message
+            : String(e);
+  return { path, code, message: `${path}: ${reason}` };
+}
+
+/** Every transcript below `dir` (or `dir` itself when it is a file); unreadable parts are listed, not thrown. */
+export async function findTranscripts(target: string): Promise<Found> {
+  const found: Found = { transcripts: [], problems: [] };
+  let info;
+  try {
+    info = await stat(target);
+  } catch (e) {
+    found.problems.push(problem(target, e));
+    return found;
+  }
+  if (info.isFile()) {
+    found.transcripts.push({ file: target, agent: agentForPath(target) });
+    return found;
+  }
+  await walk(target, found, (file) => isTranscriptName(file));
+  found.transcripts.sort((a, b) => a.file.localeCompare(b.file));
+  return found;
+}
+
+async function walk(dir: string, found: Found, want: (file: string) => boolean, depth = 0): Promise<void> {
+  if (depth > 12) {
+    return;
+  }
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    found.problems.push(problem(dir, e));
+    return;
+  }
+  for (const entry of entries) {
+    const p = nodePath.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!skippedDirs.has(entry.name)) {
+        await walk(p, found, want, depth + 1);
+      }
+    } else if (entry.isFile() && want(p)) {
+      found.transcripts.push({ file: p, agent: agentForPath(p) });
+    }
+  }
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The sessions of one workspace in the agents' default folders (plus extra folders). */
+export async function findWorkspaceSessions(workspace: string, e: Environment, extraFolders: readonly string[] = []): Promise<Found> {
+  const ws = nodePath.resolve(workspace);
+  const found: Found = { transcripts: [], problems: [] };
+  const add = (more: Found): void => {
+    found.transcripts.push(...more.transcripts);
+    found.problems.push(...more.problems.filter((p) => p.code !== 'ENOENT'));
+  };
+  for (const dir of claudeConfigDirs(e)) {
+    const projects = nodePath.join(dir, 'projects');
+    for (const name of await listDir(projects)) {
+      if (claudeProjectMatches(name, ws)) {
+        add(await findTranscripts(nodePath.join(projects, name)));
+      }
+    }
+  }
+  add(await codexSessionsFor(ws, e));
+  add(await geminiSessionsFor(ws, e));
+  const amp = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
+  for (const id of await listDir(amp)) {
+    const t = nodePath.join(amp, id, 'transcript.jsonl');
+    try {
+      await stat(t);
+      found.transcripts.push({ file: t, agent: 'amplifier' });
+    } catch {
+      // a session folder without a transcript yet
+    }
+  }
+  for (const extra of extraFolders) {
+    add(await findTranscripts(extra));
+  }
+  const seen = new Set<string>();
+  found.transcripts = found.transcripts.filter((t) => (seen.has(t.file) ? false : (seen.add(t.file), true)));
+  return found;
+}
+
+async function codexSessionsFor(ws: string, e: Environment): Promise<Found> {
+  const all = await findTranscripts(nodePath.join(codexHome(e), 'sessions'));
+  const out: Found = { transcripts: [], problems: all.problems };
+  for (const t of all.transcripts) {
+    const cwd = await codexCwd(t.file);
+    if (cwd !== undefined && isWithin(cwd, ws)) {
+      out.transcripts.push({ file: t.file, agent: 'codex' });
+    }
+  }
+  return out;
+}
+
+/** The cwd in a rollout's first line (session_meta), read without loading the file. */
+export async function codexCwd(file: string): Promise<string | undefined> {
+  const first = await readFirstLine(file, 1 << 20);
+  if (first === undefined) {
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(first) as { type?: unknown; payload?: { cwd?: unknown } };
+    return v.type === 'session_meta' && typeof v.payload?.cwd === 'string' ? v.payload.cwd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function readFirstLine(file: string, maxBytes: number): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+    const buf = Buffer.alloc(Math.min(maxBytes, 64 * 1024));
+    let text = '';
+    let pos = 0;
+    while (pos < maxBytes) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) {
+        break;
+      }
+      const chunk = buf.subarray(0, bytesRead).toString('utf8');
+      const nl = chunk.indexOf('\n');
+      if (nl !== -1) {
+        return text + chunk.slice(0, nl);
+      }
+      text += chunk;
+      pos += bytesRead;
+    }
+    return text === '' ? undefined : text;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function geminiSessionsFor(ws: string, e: Environment): Promise<Found> {
+  const tmp = nodePath.join(geminiHome(e), 'tmp');
+  const names = new Set<string>([geminiProjectHash(ws)]);
+  try {
+    // projects.json maps project roots to their slug (current builds).
+    const registry = JSON.parse(await readFile(nodePath.join(geminiHome(e), 'projects.json'), 'utf8')) as unknown;
+    collectGeminiSlugs(registry, ws, names);
+  } catch {
+    // no registry: legacy layout or no Gemini CLI at all
+  }
+  const slug = geminiSlug(ws);
+  for (const name of await listDir(tmp)) {
+    if (name === slug || /^.+-\d+$/.test(name)) {
+      try {
+        const marker = (await readFile(nodePath.join(tmp, name, '.project_root'), 'utf8')).trim();
+        if (marker === ws) {
+          names.add(name);
+        }
+      } catch {
+        // no ownership marker
+      }
+    }
+  }
+  const out: Found = { transcripts: [], problems: [] };
+  for (const name of names) {
+    const more = await findTranscripts(nodePath.join(tmp, name, 'chats'));
+    out.transcripts.push(...more.transcripts.map((t) => ({ file: t.file, agent: 'gemini' as const })));
+    out.problems.push(...more.problems);
+  }
+  return out;
+}
+
+function collectGeminiSlugs(registry: unknown, ws: string, names: Set<string>): void {
+  if (typeof registry !== 'object' || registry === null) {
+    return;
+  }
+  const projects = (registry as { projects?: unknown }).projects ?? registry;
+  if (typeof projects !== 'object' || projects === null) {
+    return;
+  }
+  for (const [key, value] of Object.entries(projects as Record<string, unknown>)) {
+    if (key === ws && typeof value === 'string') {
+      names.add(value);
+    } else if (typeof value === 'object' && value !== null) {
+      const v = value as { root?: unknown; path?: unknown; slug?: unknown; id?: unknown };
+      const root = typeof v.root === 'string' ? v.root : typeof v.path === 'string' ? v.path : undefined;
+      const slug = typeof v.slug === 'string' ? v.slug : typeof v.id === 'string' ? v.id : key;
+      if (root === ws) {
+        names.add(slug);
+      }
+    }
+  }
+}

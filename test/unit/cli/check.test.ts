@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { encodeClaudeProject } from '../../../src/core/discovery/locations';
+import { ClaudeTranscript } from '../support/claude';
+import { cli } from '../support/cli';
+import { CodexRollout } from '../support/codex';
+import { fixture } from '../support/repo';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-cli-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+const healthy = fixture('real', 'claude-code', 'spotter', 'tool_heavy.jsonl');
+const codexBroken = fixture('real', 'codex', 'kvsankar-agent-history', 'rejections-codex_with_escalation.jsonl');
+
+void describe('agent-guard check', () => {
+  void test('a healthy transcript: exit 0', () => {
+    const r = cli(['check', healthy]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /no problems \(1 transcript checked\)/);
+    assert.equal(r.stderr, '');
+  });
+
+  void test('errors: exit 1, grouped by file with line:column', () => {
+    const r = cli(['check', codexBroken, healthy]);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /rejections-codex_with_escalation\.jsonl\n/);
+    assert.match(r.stdout, /\n {2}11:380 +error +Tool call call_esc_002 \(shell\) got no result/);
+    assert.match(r.stdout, /2 problems \(2 errors, 0 warnings, 0 info\) — 2 transcripts checked/);
+  });
+
+  void test('--format json: the documented fields', () => {
+    const r = cli(['check', '--format', 'json', codexBroken]);
+    assert.equal(r.code, 1);
+    const out = JSON.parse(r.stdout) as { findings: Record<string, unknown>[]; files: unknown[] };
+    assert.equal(out.findings.length, 2);
+    const f = out.findings[0]!;
+    assert.deepEqual(Object.keys(f).slice(0, 11), ['rule', 'severity', 'file', 'line', 'column', 'endLine', 'endColumn', 'message', 'agent', 'session', 'related']);
+    assert.deepEqual([f['rule'], f['severity'], f['line'], f['column'], f['endColumn'], f['agent'], f['session']], ['missing-result', 'error', 11, 380, 392, 'codex', 'rejection-codex-001']);
+    assert.deepEqual(f['related'], [{ file: codexBroken, line: 12, message: 'user prompt' }]);
+    assert.equal(out.files.length, 1);
+  });
+
+  void test('--format sarif: a SARIF 2.1.0 log', () => {
+    const r = cli(['check', '--format', 'sarif', codexBroken]);
+    const log = JSON.parse(r.stdout) as {
+      version: string;
+      runs: { tool: { driver: { name: string; rules: { id: string }[] } }; results: { ruleId: string; ruleIndex: number; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number; endColumn: number } } }[] }[] }[];
+    };
+    assert.equal(log.version, '2.1.0');
+    const run = log.runs[0]!;
+    assert.equal(run.tool.driver.name, 'agent-guard');
+    assert.ok(run.tool.driver.rules.some((x) => x.id === 'missing-result'));
+    const res = run.results[0]!;
+    assert.equal(res.ruleId, 'missing-result');
+    assert.equal(run.tool.driver.rules[res.ruleIndex]!.id, 'missing-result');
+    assert.equal(res.level, 'error');
+    assert.deepEqual(res.locations[0]!.physicalLocation.region, { startLine: 11, startColumn: 380, endLine: 11, endColumn: 392 });
+    assert.match(res.locations[0]!.physicalLocation.artifactLocation.uri, /^file:\/\/\/.*rejections-codex_with_escalation\.jsonl$/);
+  });
+
+  void test('--rule sets a severity or turns a rule off', () => {
+    assert.equal(cli(['check', '--rule', 'missing-result=warning', codexBroken]).code, 0);
+    const off = cli(['check', '--format', 'json', '--rule', 'missing-result=off', codexBroken]);
+    assert.deepEqual((JSON.parse(off.stdout) as { findings: unknown[] }).findings, []);
+  });
+
+  void test('usage errors: exit 2 and a clear message, no stack', () => {
+    for (const args of [['check'], ['check', '--format', 'xml', healthy], ['check', '--rule', 'nope=error', healthy], ['check', '--bogus', healthy], ['frobnicate']]) {
+      const r = cli(args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /^agent-guard: /, args.join(' '));
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    }
+  });
+
+  void test('a missing path: exit 2, the rest still checked', () => {
+    const r = cli(['check', path.join(tmp, 'nope.jsonl'), codexBroken]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /cannot read .*nope\.jsonl: no such file or directory/);
+    assert.match(r.stdout, /call_esc_002/);
+  });
+
+  void test('a folder without permission: a clear error, the rest still checked', () => {
+    const dir = path.join(tmp, 'perm');
+    mkdirSync(path.join(dir, 'locked'), { recursive: true });
+    mkdirSync(path.join(dir, 'open'), { recursive: true });
+    cpSync(codexBroken, path.join(dir, 'open', 'rollout-2025-12-05T11-00-00-x.jsonl'));
+    cpSync(healthy, path.join(dir, 'locked', 'session.jsonl'));
+    chmodSync(path.join(dir, 'locked'), 0o000);
+    chmodSync(tmp, 0o755);
+    try {
+      const asUser = process.getuid?.() === 0 ? 65534 : undefined;
+      const r = cli(['check', dir], asUser === undefined ? {} : { asUser });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /cannot read .*locked: permission denied/);
+      assert.match(r.stdout, /call_esc_002/, 'the readable folder was still checked');
+    } finally {
+      chmodSync(path.join(dir, 'locked'), 0o755);
+    }
+  });
+
+  void test('--workspace finds the sessions of a workspace in the agents’ folders', () => {
+    const ws = path.join(tmp, 'my.project');
+    mkdirSync(ws, { recursive: true });
+    const claudeDir = path.join(tmp, 'claude');
+    const proj = path.join(claudeDir, 'projects', encodeClaudeProject(ws));
+    mkdirSync(path.join(proj, 'sess-1', 'subagents'), { recursive: true });
+    const t = new ClaudeTranscript('sess-1', ws).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).say('m2', 'oops');
+    writeFileSync(path.join(proj, 'sess-1.jsonl'), t.text());
+    writeFileSync(path.join(proj, 'sess-1', 'subagents', 'agent-abc.jsonl'), new ClaudeTranscript('sess-1', ws).user('sub').result('toolu_Q', 'stray').text());
+    mkdirSync(path.join(claudeDir, 'projects', encodeClaudeProject(ws + '-other')), { recursive: true });
+    writeFileSync(path.join(claudeDir, 'projects', encodeClaudeProject(ws + '-other'), 'x.jsonl'), t.text());
+    const codexHome = path.join(tmp, 'codex');
+    const day = path.join(codexHome, 'sessions', '2026', '01', '02');
+    mkdirSync(day, { recursive: true });
+    writeFileSync(path.join(day, 'rollout-2026-01-02T03-04-05-aaa.jsonl'), new CodexRollout('aaa', ws).user('go').shell('c1', 'ls').user('again').text());
+    writeFileSync(path.join(day, 'rollout-2026-01-02T03-04-06-bbb.jsonl'), new CodexRollout('bbb', '/somewhere/else').user('go').shell('c1', 'ls').user('again').text());
+    const r = cli(['check', '--format', 'json', '--workspace', ws], { env: { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: codexHome, HOME: tmp } });
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { files: { file: string; agent: string }[]; findings: { rule: string; file: string }[] };
+    assert.deepEqual(
+      out.files.map((f) => `${f.agent}:${path.basename(f.file)}`).sort(),
+      ['claude-code:agent-abc.jsonl', 'claude-code:sess-1.jsonl', 'codex:rollout-2026-01-02T03-04-05-aaa.jsonl'],
+    );
+    assert.deepEqual(out.findings.map((f) => `${f.rule}:${path.basename(f.file)}`).sort(), [
+      'missing-result:rollout-2026-01-02T03-04-05-aaa.jsonl',
+      'missing-result:sess-1.jsonl',
+      'orphan-result:agent-abc.jsonl',
+    ]);
+  });
+
+  void test('colour only on a terminal or when forced', () => {
+    assert.doesNotMatch(cli(['check', codexBroken]).stdout, /\u001b\[/);
+    assert.match(cli(['check', codexBroken], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } }).stdout, /\u001b\[31merror/);
+  });
+});

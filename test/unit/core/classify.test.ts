@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseApplyPatch } from '../../../src/core/classify/applyPatch';
+import { resolveAgainst } from '../../../src/core/classify/paths';
+import { classifyShell } from '../../../src/core/classify/shell';
+import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
+
+const ops = (cmd: string, cwd = '/w'): string[] => classifyShell(cmd, cwd).map((a) => `${a.op}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
+
+void describe('shell classification', () => {
+  const cases: [string, string[]][] = [
+    ['cat src/a.ts', ['read:src/a.ts']],
+    ['cat -n a b', ['read:a', 'read:b']],
+    ["sed -n '10,40p' src/a.ts", ['read:src/a.ts#10+31']],
+    ['head -n 20 README.md', ['read:README.md#1+20']],
+    ['tail -5 log.txt', ['read:log.txt']],
+    ['nl -ba src/x.py', ['read:src/x.py']],
+    ['rg -n "foo" src/a.ts', ['read:src/a.ts']],
+    ['grep -n foo a.ts b.ts', []],
+    ['rg foo src/', []],
+    ['grep -rn foo .', []],
+    ['echo hi > out.txt', ['write:out.txt']],
+    ['echo hi >> out.txt 2>&1', ['write:out.txt']],
+    ['cmd 2>/dev/null', []],
+    ['npm test | tee test.log', ['write:test.log']],
+    ["sed -i 's/a/b/' src/a.ts", ['edit:src/a.ts']],
+    ["sed -i.bak -e 's/a/b/' src/a.ts", ['edit:src/a.ts']],
+    ['cat $FILE', []],
+    ['cat src/*.ts', []],
+    ['cd sub && cat a.txt', ['read:a.txt@/w/sub']],
+    ["bash -lc 'cat a.txt && echo x > b.txt'", ['read:a.txt', 'write:b.txt']],
+    ["cat > new.py << 'EOF'\nprint('hi > there')\nEOF\n", ['write:new.py']],
+    ["apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** End Patch\nEOF", ['edit:src/a.ts']],
+    ['echo "unterminated', []],
+    ['ls -la && pwd', []],
+  ];
+  for (const [cmd, expected] of cases) {
+    void test(cmd.split('\n')[0]!, () => {
+      assert.deepEqual(ops(cmd), expected);
+    });
+  }
+});
+
+void describe('apply_patch envelopes', () => {
+  void test('add, update with move, delete', () => {
+    const patch = '*** Begin Patch\r\n*** Add File: a.txt\r\n+x\r\n*** Update File: b.txt\r\n*** Move to: c.txt\r\n@@ ctx\r\n-1\r\n+2\r\n*** Delete File: d.txt\r\n*** End Patch';
+    assert.deepEqual(parseApplyPatch(patch), [
+      { path: 'a.txt', op: 'create', hunks: 0 },
+      { path: 'b.txt', op: 'edit', moveTo: 'c.txt', hunks: 1 },
+      { path: 'd.txt', op: 'delete', hunks: 0 },
+    ]);
+  });
+});
+
+void describe('tool tables', () => {
+  void test('Claude Code file tools', () => {
+    assert.deepEqual(classifyToolCall('claude-code', 'Read', { file_path: '/w/a.ts', offset: 10, limit: 5 }, '/w'), {
+      category: 'read',
+      accesses: [{ path: '/w/a.ts', op: 'read', lines: { start: 10, count: 5 } }],
+    });
+    assert.deepEqual(classifyToolCall('claude-code', 'NotebookEdit', { notebook_path: '/w/n.ipynb' }, '/w').accesses, [{ path: '/w/n.ipynb', op: 'edit', existed: true }]);
+    assert.deepEqual(classifyToolCall('claude-code', 'mcp__x__y', { file_path: '/w/a' }, '/w'), { category: 'other', accesses: [] });
+  });
+
+  void test('Codex: apply_patch relative to cwd, shell argv arrays, workdir', () => {
+    assert.deepEqual(classifyToolCall('codex', 'apply_patch', { input: '*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch' }, '/w').accesses, [
+      { path: '/w/src/a.ts', op: 'edit', existed: true },
+    ]);
+    assert.deepEqual(classifyToolCall('codex', 'shell', { command: ['bash', '-lc', 'cat a.txt'], workdir: '/w/sub' }, '/w').accesses, [
+      { path: '/w/sub/a.txt', op: 'read', viaShell: true },
+    ]);
+    assert.equal(shellText(['rg', '-n', 'a b', 'f.ts']), "rg -n 'a b' f.ts");
+  });
+
+  void test('paths: posix and Windows, relative and home-relative', () => {
+    assert.equal(resolveAgainst('src/../a.ts', '/w'), '/w/a.ts');
+    assert.equal(resolveAgainst('C:\\proj\\a.ts', undefined), 'C:\\proj\\a.ts');
+    assert.equal(resolveAgainst('a.ts', 'C:\\proj'), 'C:\\proj\\a.ts');
+    assert.equal(resolveAgainst('~/x', '/w'), undefined);
+    assert.equal(resolveAgainst('a.ts', undefined), undefined);
+  });
+});

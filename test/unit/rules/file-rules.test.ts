@@ -1,0 +1,105 @@
+/** Rule tables for the file rules: write-before-read, parallel batches, stale writes, mismatches. */
+import { mismatchedResult } from '../../../src/core/rules/mismatched-result';
+import { parallelReadWrite } from '../../../src/core/rules/parallel-read-write';
+import { parallelWriteWrite } from '../../../src/core/rules/parallel-write-write';
+import { staleWrite } from '../../../src/core/rules/stale-write';
+import { writeBeforeRead } from '../../../src/core/rules/write-before-read';
+import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
+import { columnOf, ruleTester } from '../support/ruleTester';
+
+const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
+const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
+const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
+const f = '/home/dev/proj/src/app.ts';
+const v1 = 'one\ntwo\nthree\nfour\nfive\n';
+const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
+
+const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
+const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
+
+ruleTester(writeBeforeRead, {
+  valid: [
+    { name: 'read, then edit', input: readThenEdit },
+    { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
+    { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
+    { name: 'a failed edit changes nothing', input: cc().call('m1', A, 'Edit', { file_path: f, old_string: 'x', new_string: 'y' }).result(A, '<tool_use_error>File has not been read yet.</tool_use_error>', { isError: true }).text() },
+    { name: 'Codex: sed -n read, then update patch', input: new CodexRollout().user('go').shell('c1', "sed -n '1,80p' src/app.ts").output('c1', 'x').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text() },
+    { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
+  ],
+  invalid: [
+    { name: 'edit without a read', input: editUnread.text(), errors: [{ messageId: 'unread', line: 2, column: columnOf(editUnread.lines[1]!, f), endColumn: columnOf(editUnread.lines[1]!, f) + f.length }] },
+    { name: 'overwrite an existing file unread', input: cc().write('m1', A, f, 'x\n', v1).text(), errors: [{ messageId: 'unread', line: 2 }] },
+    {
+      name: 'Codex: update patch without a read',
+      input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text(),
+      errors: [{ messageId: 'unread', line: 3 }],
+    },
+  ],
+});
+
+ruleTester(parallelReadWrite, {
+  valid: [{ name: 'read in one turn, write in the next', input: readThenEdit }],
+  invalid: [
+    {
+      name: 'read and edit in one batch',
+      input: cc().call('m1', A, 'Read', { file_path: f }).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).readResult(A, f, v1).editResult(B, f, v1, 'two', '2').text(),
+      errors: [{ messageId: 'race', line: 3 }],
+    },
+  ],
+});
+
+ruleTester(parallelWriteWrite, {
+  valid: [{ name: 'two edits in two turns', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() }],
+  invalid: [
+    {
+      name: 'two edits in one batch',
+      input: cc().read('m0', 'toolu_read', f, v1).call('m1', A, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).call('m1', B, 'Edit', { file_path: f, old_string: 'four', new_string: '4' }).editResult(A, f, v1, 'two', '2').editResult(B, f, v1.replace('two', '2'), 'four', '4').text(),
+      errors: [{ messageId: 'race', line: 5 }],
+    },
+  ],
+});
+
+ruleTester(staleWrite, {
+  valid: [
+    { name: 'edit what was read', input: readThenEdit },
+    { name: 'two edits in a row on own content', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },
+    {
+      name: 'a partial read saw the changed lines',
+      input: cc().read('m1', A, f, v1).read('m2', B, f, 'one\nTWO\nthree\nfour\nfive\n', { offset: 2, limit: 2 }).edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'three', '3').text(),
+    },
+    {
+      name: 'own shell write makes the content unknown, not stale',
+      input: cc().read('m1', A, f, v1).bash('m2', B, `sed -i 's/two/2/' ${f}`).edit('m3', C, f, 'one\n2\nthree\nfour\nfive\n', 'four', '4').text(),
+    },
+  ],
+  invalid: [
+    {
+      name: 'changed lines overwritten: error',
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),
+      errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
+      name: 'changed elsewhere: warning',
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\ntwo\nthree\nfour\nFIVE\n', 'two', '2').text(),
+      errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
+    },
+    {
+      name: 'full overwrite of a changed file: error',
+      input: cc().read('m1', A, f, v1).write('m2', B, f, 'all new\n', 'one\ntwo\nthree\nfour\nfive\nsix\n').text(),
+      errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+  ],
+});
+
+ruleTester(mismatchedResult, {
+  valid: [{ name: 'read result names the file', input: readThenEdit }],
+  invalid: [
+    { name: 'read result about another file', input: cc().call('m1', A, 'Read', { file_path: f }).readResult(A, '/home/dev/proj/other.ts', 'x\n').text(), errors: [{ messageId: 'file', line: 3 }] },
+    {
+      name: 'read call given an edit result',
+      input: cc().call('m1', A, 'Read', { file_path: f }).editResult(A, f, v1, 'two', '2').text(),
+      errors: [{ messageId: 'tool', line: 3 }],
+    },
+  ],
+});

@@ -1,0 +1,120 @@
+/** Rule tables for the pairing rules (ESLint RuleTester style: positions and message ids). */
+import { duplicateCallId } from '../../../src/core/rules/duplicate-call-id';
+import { duplicateResult } from '../../../src/core/rules/duplicate-result';
+import { misplacedResult } from '../../../src/core/rules/misplaced-result';
+import { missingResult } from '../../../src/core/rules/missing-result';
+import { orphanResult } from '../../../src/core/rules/orphan-result';
+import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
+import { ruleTester } from '../support/ruleTester';
+
+const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
+const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
+const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
+
+/** Two parallel calls answered in order, then the next turn: healthy for every pairing rule. */
+const healthyParallel = cc().call('m1', A, 'Bash', { command: 'ls' }).call('m1', B, 'Bash', { command: 'pwd' }).result(A, 'a').result(B, 'b').say('m2', 'ok').text();
+/** Claude Code records a tool's result before the next block of the same API message. */
+const streamedBlocks = cc().call('m1', A, 'Read', { file_path: '/x' }).result(A, 'a').call('m1', B, 'Bash', { command: 'pwd' }).result(B, 'b').say('m2', 'ok').text();
+/** A compaction drops the unanswered call from the history the provider sees. */
+const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
+const interrupted = cc()
+  .call('m1', A, 'Bash', { command: 'sleep 9' })
+  .result(A, 'The user doesn\u2019t want to proceed with this tool use.', { isError: true })
+  .user('[Request interrupted by user for tool use]')
+  .text();
+
+ruleTester(orphanResult, {
+  valid: [
+    { name: 'parallel calls answered', input: healthyParallel },
+    { name: 'streamed blocks', input: streamedBlocks },
+    { name: 'error results still pair', input: interrupted },
+  ],
+  invalid: [
+    { name: 'result before any call', input: new ClaudeTranscript().result(A, 'x').text(), errors: [{ messageId: 'unknown', line: 1, column: 0 + 1 + new ClaudeTranscript().result(A, 'x').lines[0]!.indexOf(A) }] },
+    {
+      name: 'Codex output with no call',
+      input: new CodexRollout().user('go').output('call_x', 'out').text(),
+      errors: [{ messageId: 'unknown', line: 3 }],
+    },
+  ],
+});
+
+ruleTester(duplicateResult, {
+  valid: [{ name: 'one result per call', input: healthyParallel }],
+  invalid: [
+    { name: 'same result twice', input: cc().call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').result(A, 'a').text(), errors: [{ messageId: 'duplicate', line: 4 }] },
+    {
+      name: 'placeholder then real',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).result(A, 'no result was recorded', { isError: true }).result(A, 'real').text(),
+      errors: [{ messageId: 'afterPlaceholder', line: 4 }],
+    },
+  ],
+});
+
+ruleTester(misplacedResult, {
+  valid: [
+    { name: 'parallel calls answered', input: healthyParallel },
+    { name: 'streamed blocks', input: streamedBlocks },
+    { name: 'interrupt note after the results', input: interrupted },
+  ],
+  invalid: [
+    {
+      name: 'result after the next assistant turn',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').result(A, 'late').text(),
+      errors: [{ messageId: 'late', line: 4 }],
+    },
+    {
+      name: 'result after a user prompt in the same message',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late').text(),
+      errors: [{ messageId: 'afterText', line: 4 }],
+    },
+    {
+      name: 'result after a compaction',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).compact().user('continue').result(A, 'late').text(),
+      errors: [{ messageId: 'acrossReset', line: 5 }],
+    },
+  ],
+});
+
+ruleTester(missingResult, {
+  valid: [
+    { name: 'parallel calls answered', input: healthyParallel },
+    { name: 'streamed blocks', input: streamedBlocks },
+    { name: 'compacted away', input: compactedAway },
+    { name: 'interrupted with an error result', input: interrupted },
+  ],
+  invalid: [
+    {
+      name: 'next assistant turn first',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').text(),
+      errors: [{ messageId: 'beforeNext', line: 2 }],
+    },
+    {
+      name: 'user prompt first',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).user('hello?').text(),
+      errors: [{ messageId: 'beforeNext', line: 2 }],
+    },
+    {
+      name: 'unanswered at the end of the file: lower severity',
+      input: cc().call('m1', A, 'Bash', { command: 'sleep 100' }).text(),
+      errors: [{ messageId: 'atEnd', line: 2, severity: 'warning' }],
+    },
+    {
+      name: 'Codex turn aborted',
+      input: new CodexRollout().user('go').shell('c1', 'sleep 5').event('turn_aborted').text(),
+      errors: [{ messageId: 'aborted', line: 3 }],
+    },
+  ],
+});
+
+ruleTester(duplicateCallId, {
+  valid: [{ name: 'distinct ids', input: healthyParallel }],
+  invalid: [
+    {
+      name: 'one id in two turns',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').call('m2', A, 'Bash', { command: 'ls' }).result(A, 'a').text(),
+      errors: [{ messageId: 'duplicate', line: 4 }],
+    },
+  ],
+});

@@ -1,0 +1,176 @@
+/**
+ * Builds Claude Code transcripts line by line, in the shape Claude Code 2.1 writes them
+ * (FORMATS.md §1.3): one content block per assistant line, one tool_result per user line,
+ * `parentUuid` chains, `toolUseResult` metadata.
+ */
+export class ClaudeTranscript {
+  readonly lines: string[] = [];
+  private last: string | null = null;
+  private clock = Date.parse('2026-02-12T14:00:00.000Z');
+  private readonly byTool = new Map<string, string>();
+
+  constructor(
+    readonly sessionId = 'aaaaaaaa-0000-4000-8000-000000000001',
+    readonly cwd = '/home/dev/proj',
+  ) {}
+
+  private envelope(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    // Distinct per session id, so two builders never mint the same uuid (replays are deduplicated by uuid).
+    const uuid = `${this.sessionId.slice(0, 8)}-0000-4000-8000-${String(this.lines.length + 1).padStart(12, '0')}`;
+    this.clock += 1000;
+    const e = {
+      parentUuid: this.last,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      version: '2.1.39',
+      gitBranch: 'main',
+      type,
+      uuid,
+      timestamp: new Date(this.clock).toISOString(),
+      ...extra,
+    };
+    this.last = uuid;
+    return e;
+  }
+
+  push(obj: Record<string, unknown>): this {
+    this.lines.push(JSON.stringify(obj));
+    return this;
+  }
+
+  /** A raw line, written as is (malformed input, other record kinds). */
+  raw(line: string): this {
+    this.lines.push(line);
+    return this;
+  }
+
+  user(text: string, extra: Record<string, unknown> = {}): this {
+    return this.push(this.envelope('user', { message: { role: 'user', content: text }, ...extra }));
+  }
+
+  say(msgId: string, text: string): this {
+    return this.push(
+      this.envelope('assistant', {
+        message: { model: 'claude-opus-4-6', id: msgId, type: 'message', role: 'assistant', content: [{ type: 'text', text }] },
+        requestId: 'req_' + msgId,
+      }),
+    );
+  }
+
+  call(msgId: string, id: string, name: string, input: Record<string, unknown>): this {
+    this.byTool.set(id, name);
+    return this.push(
+      this.envelope('assistant', {
+        message: {
+          model: 'claude-opus-4-6',
+          id: msgId,
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id, name, input }],
+        },
+        requestId: 'req_' + msgId,
+      }),
+    );
+  }
+
+  result(id: string, content: unknown, opts: { isError?: boolean; toolUseResult?: unknown } = {}): this {
+    return this.push(
+      this.envelope('user', {
+        message: {
+          role: 'user',
+          content: [{ tool_use_id: id, type: 'tool_result', content, ...(opts.isError ? { is_error: true } : {}) }],
+        },
+        ...(opts.toolUseResult !== undefined ? { toolUseResult: opts.toolUseResult } : {}),
+      }),
+    );
+  }
+
+  /** A Read and its result with Claude Code's `toolUseResult.file`. */
+  read(msgId: string, id: string, path: string, content: string, window?: { offset: number; limit: number }): this {
+    this.call(msgId, id, 'Read', { file_path: path, ...(window ? { offset: window.offset, limit: window.limit } : {}) });
+    return this.readResult(id, path, content, window);
+  }
+
+  readResult(id: string, path: string, content: string, window?: { offset: number; limit: number }): this {
+    const all = content.split('\n');
+    const total = content.endsWith('\n') ? all.length - 1 : all.length;
+    const start = window?.offset ?? 1;
+    const count = window ? Math.min(window.limit, total - start + 1) : total;
+    const slice = window ? all.slice(start - 1, start - 1 + count).join('\n') : content;
+    return this.result(id, catN(slice, start), {
+      toolUseResult: { type: 'text', file: { filePath: path, content: slice, numLines: count, startLine: start, totalLines: total } },
+    });
+  }
+
+  /** An Edit call and its result; `original` is what the file held when the edit ran. */
+  edit(msgId: string, id: string, path: string, original: string, oldString: string, newString: string): this {
+    this.call(msgId, id, 'Edit', { file_path: path, old_string: oldString, new_string: newString, replace_all: false });
+    return this.editResult(id, path, original, oldString, newString);
+  }
+
+  editResult(id: string, path: string, original: string, oldString: string, newString: string): this {
+    const before = original.slice(0, original.indexOf(oldString));
+    const oldStart = before.split('\n').length;
+    const oldLines = oldString.split('\n').length;
+    const newLines = newString.split('\n').length;
+    return this.result(id, `The file ${path} has been updated successfully.`, {
+      toolUseResult: {
+        filePath: path,
+        oldString,
+        newString,
+        originalFile: original,
+        structuredPatch: [{ oldStart, oldLines, newStart: oldStart, newLines, lines: [] }],
+        userModified: false,
+        replaceAll: false,
+      },
+    });
+  }
+
+  write(msgId: string, id: string, path: string, content: string, original: string | null): this {
+    this.call(msgId, id, 'Write', { file_path: path, content });
+    return this.result(id, `File created successfully at: ${path}`, {
+      toolUseResult: { type: original === null ? 'create' : 'update', filePath: path, content, structuredPatch: [], originalFile: original },
+    });
+  }
+
+  bash(msgId: string, id: string, command: string, stdout = ''): this {
+    this.call(msgId, id, 'Bash', { command, description: 'run' });
+    return this.result(id, stdout, { toolUseResult: { stdout, stderr: '', interrupted: false, isImage: false } });
+  }
+
+  compact(): this {
+    this.last = null;
+    return this.push(this.envelope('system', { subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: 1000 } }));
+  }
+
+  progress(toolUseId: string): this {
+    return this.push(
+      this.envelope('progress', { data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Edit', command: 'fmt' }, parentToolUseID: toolUseId, toolUseID: toolUseId }),
+    );
+  }
+
+  /** 1-based line of the first line containing `needle`. */
+  lineOf(needle: string, nth = 1): number {
+    let seen = 0;
+    for (let i = 0; i < this.lines.length; i++) {
+      if (this.lines[i]!.includes(needle) && ++seen === nth) {
+        return i + 1;
+      }
+    }
+    throw new Error(`no line #${nth} contains ${needle}`);
+  }
+
+  text(): string {
+    return this.lines.map((l) => l + '\n').join('');
+  }
+}
+
+/** Claude Code's Read output format: `cat -n` style numbering with an arrow. */
+function catN(text: string, start: number): string {
+  return text
+    .split('\n')
+    .map((l, i) => `${String(start + i).padStart(6)}→${l}`)
+    .join('\n');
+}
