@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import { checkUsage, runCheck } from './check';
+import { runWatch, watchUsage } from './watch';
 import { exitCodes, UsageError, type CliIo } from './io';
 import { version } from './version';
 
@@ -10,6 +11,7 @@ Usage: agent-guard <command> [options]
 Commands:
   check PATH...            check transcripts (files or folders) once; for CI and post-mortems
   check --workspace DIR    check the sessions of a workspace in the agents' own folders
+  watch [--workspace DIR]  watch a workspace's sessions and working tree live (default: .)
   help                     show this help
 
 Run 'agent-guard <command> --help' for a command's options.
@@ -21,6 +23,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     switch (command) {
       case 'check':
         return await runCheck(rest, io);
+      case 'watch':
+        return await runWatch(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -36,7 +40,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`agent-guard: ${e.message}\n${command === 'check' ? checkUsage : "Run 'agent-guard help' for usage.\n"}`);
+      io.stderr.write(`agent-guard: ${e.message}\n${command === 'check' ? checkUsage : command === 'watch' ? watchUsage : "Run 'agent-guard help' for usage.\n"}`);
       return exitCodes.usage;
     }
     // Anything else is a bug or an I/O failure outside a file: one clear line, no stack.

@@ -72,6 +72,28 @@ export interface RuleContext {
 export interface RuleServices {
   /** The guard hook's record of approved calls for this session, when hooks are installed. */
   hookLedger?: HookLedgerView;
+  /** The working tree as the live monitor sees it (absent in `check`). */
+  workTree?: WorkTreeView;
+}
+
+/** Who changed a file: a session (by its transcript), the user (an editor save), or nobody known. */
+export type ChangeAuthor =
+  | { kind: 'session'; session: string; sessionId?: string; line?: number }
+  | { kind: 'user' }
+  | { kind: 'unknown' };
+
+export interface ForeignChangeVerdict {
+  by: ChangeAuthor;
+  /** Wall-clock ms of the (latest) foreign change. */
+  at: number;
+  /** Wall-clock ms when the session last saw the file. */
+  seenAt: number;
+  changes: number;
+}
+
+export interface WorkTreeView {
+  /** Sessions are keyed by their transcript file. */
+  judgeWrite(session: string, path: string, callId: string): ForeignChangeVerdict | undefined;
 }
 
 export interface HookLedgerView {

@@ -19,6 +19,8 @@ export interface TranscriptStreamOptions {
   services?: RuleServices;
   logger?: Logger;
   fallbackSessionId?: string;
+  /** Sees every normalized event before the rules do (the live monitor notes wall-clock times). */
+  before?: (e: NormalizedEvent) => void;
   /** Sees every normalized event after the rules did (the sessions view, the timeline). */
   observe?: (e: NormalizedEvent) => void;
 }
@@ -43,18 +45,20 @@ export class TranscriptStream {
       ...(opts.logger ? { logger: opts.logger } : {}),
       ...(opts.fallbackSessionId ? { fallbackSessionId: opts.fallbackSessionId } : {}),
     });
-    const observe = opts.observe;
+    const { before, observe } = opts;
     this.parser = new TranscriptParser({
       file: opts.file,
       adapters: opts.adapters,
       ...(opts.agent ? { agent: opts.agent } : {}),
       onDetect: (agent) => this.engine.setAgent(agent),
-      emit: observe
-        ? (e) => {
-            this.engine.handle(e);
-            observe(e);
-          }
-        : (e) => this.engine.handle(e),
+      emit:
+        before || observe
+          ? (e) => {
+              before?.(e);
+              this.engine.handle(e);
+              observe?.(e);
+            }
+          : (e) => this.engine.handle(e),
     });
   }
 

@@ -5,6 +5,8 @@
 const placeholderPatterns = [
   /^\s*\{?"?error"?\s*:\s*"unknown_error"/,
   /Tool execution was interrupted and no result was captured/i,
+  // amplifier-foundation's fork repair (messages.py)
+  /Tool execution interrupted by session fork/i,
   /no result was recorded/i,
   /^\s*\[Tool result missing/i,
   /^\s*<synthetic[ _-]?result/i,

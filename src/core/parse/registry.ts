@@ -1,6 +1,12 @@
 import type { FormatAdapter } from './adapter';
+import { amplifierAdapter } from './amplifier/parser';
 import { claudeAdapter } from './claude/parser';
 import { codexAdapter } from './codex/parser';
+import { geminiAdapter } from './gemini/parser';
 
-/** Format adapters in sniffing order (the most specific shapes first). */
-export const adapters: readonly FormatAdapter[] = [codexAdapter, claudeAdapter];
+/**
+ * Format adapters in sniffing order. Gemini before Claude Code: Gemini's user records carry
+ * `type:"user"` and a `sessionId`, which Claude Code's sniff would also accept. Amplifier's
+ * bare chat messages last: its sniff rejects every shape the others use.
+ */
+export const adapters: readonly FormatAdapter[] = [codexAdapter, geminiAdapter, claudeAdapter, amplifierAdapter];

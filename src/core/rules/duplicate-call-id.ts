@@ -18,7 +18,8 @@ export const duplicateCallId = defineRule({
   create(ctx) {
     return {
       onCall(rec) {
-        const all = ctx.conversation.callsWithId(rec.call.callId);
+        // After a reset (compaction, a Gemini checkpoint or rewind) earlier calls are no longer sent.
+        const all = ctx.conversation.callsWithId(rec.call.callId).filter((c) => c.message.epoch === rec.message.epoch);
         if (all.length < 2) {
           return;
         }

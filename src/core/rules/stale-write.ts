@@ -1,5 +1,9 @@
-import { defineRule } from '../engine/rule';
+import { defineRule, type ForeignChangeVerdict } from '../engine/rule';
+import type { FileAccess } from '../model/events';
+import { clockTime, describeAuthor } from './support/author';
 import { docsUrl, formatRanges, shortPath } from './support/docs';
+
+const writeOps = new Set(['write', 'edit', 'delete']);
 
 export const staleWrite = defineRule({
   meta: {
@@ -13,46 +17,89 @@ export const staleWrite = defineRule({
     },
     messages: {
       overlap:
-        '{{tool}} replaced lines of {{path}} that had changed since this session last {{seenBy}} it (line {{seenLine}}): {{unseen}} changed without the session seeing it, and the edit overwrote that region. A lost update is likely.',
+        '{{tool}} replaced lines of {{path}} that had changed since this session last {{seenBy}} it (line {{seenLine}}): {{unseen}} changed without the session seeing it{{who}}, and the edit overwrote that region. A lost update is likely.',
       aside:
-        '{{tool}} was applied to {{path}} on top of a change this session never saw ({{unseen}} changed after it last {{seenBy}} the file on line {{seenLine}}, e.g. a formatter or another writer); the edit did not touch those lines.',
-      live: '{{tool}} wrote {{path}}, which {{who}} changed {{when}} after this session last {{seenBy}} it (line {{seenLine}}): {{consequence}}',
+        '{{tool}} was applied to {{path}} on top of a change this session never saw ({{unseen}} changed after it last {{seenBy}} the file on line {{seenLine}}{{who}}, e.g. a formatter or another writer); the edit did not touch those lines.',
+      live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
   },
   create(ctx) {
     return {
       onResult(rec) {
         const call = rec.call;
+        if (!call || rec.result.isError || call.results[0] !== rec) {
+          return;
+        }
         const w = rec.result.write;
-        if (!call || rec.result.isError || !w || w.type !== 'update' || call.results[0] !== rec) {
-          return;
+        const tree = ctx.services.workTree;
+        for (const access of call.call.accesses) {
+          if (!writeOps.has(access.op)) {
+            continue;
+          }
+          const live = tree?.judgeWrite(ctx.file, access.path, call.call.callId);
+          const snapshot = w && w.path === access.path && w.type === 'update' ? w : undefined;
+          const verdict = snapshot ? ctx.knowledge.judge(snapshot) : undefined;
+          const base = {
+            at: access.span ?? call.call.at,
+            key: `${call.call.callId}:${access.path}`,
+            callId: call.call.callId,
+          };
+          if (snapshot && verdict) {
+            const who = live ? ` (changed by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
+            ctx.report({
+              ...base,
+              messageId: verdict.overlaps ? 'overlap' : 'aside',
+              severity: verdict.overlaps ? 'error' : 'warning',
+              data: {
+                tool: call.call.tool,
+                path: shortPath(ctx, access.path),
+                seenBy: verdict.seenBy === 'read' ? 'read' : 'wrote',
+                seenLine: verdict.seenAt.line,
+                unseen: formatRanges(verdict.unseen),
+                who,
+              },
+              related: [
+                { at: verdict.seenAt, message: verdict.seenBy === 'read' ? 'the session last read the file here' : 'the session last wrote the file here' },
+                { at: rec.result.at, message: 'the result recording what the file held before this write' },
+                ...liveRelated(live, access),
+              ],
+              subject: { path: access.path, lines: verdict.unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) })) },
+            });
+          } else if (live && !snapshot) {
+            // No record of what was replaced (Codex, Gemini, shell writes): the working tree
+            // alone says the file changed behind the session's back.
+            const seen = ctx.knowledge.get(access.path);
+            const seenAt = seen?.lastRead ?? seen?.lastWrite;
+            ctx.report({
+              ...base,
+              messageId: 'live',
+              data: {
+                tool: call.call.tool,
+                path: shortPath(ctx, access.path),
+                who: describeAuthor(live.by),
+                when: clockTime(live.at),
+                seenWhen: clockTime(live.seenAt),
+              },
+              related: [
+                ...(seenAt ? [{ at: seenAt, message: 'the session last saw the file here' }] : []),
+                ...liveRelated(live, access),
+              ],
+              subject: { path: access.path },
+            });
+          }
         }
-        const verdict = ctx.knowledge.judge(w);
-        if (!verdict) {
-          return;
-        }
-        const access = call.call.accesses.find((a) => a.path === w.path);
-        const unseen = formatRanges(verdict.unseen);
-        ctx.report({
-          messageId: verdict.overlaps ? 'overlap' : 'aside',
-          severity: verdict.overlaps ? 'error' : 'warning',
-          at: access?.span ?? call.call.at,
-          key: `${call.call.callId}:${w.path}`,
-          callId: call.call.callId,
-          data: {
-            tool: call.call.tool,
-            path: shortPath(ctx, w.path),
-            seenBy: verdict.seenBy === 'read' ? 'read' : 'wrote',
-            seenLine: verdict.seenAt.line,
-            unseen,
-          },
-          related: [
-            { at: verdict.seenAt, message: verdict.seenBy === 'read' ? 'the session last read the file here' : 'the session last wrote the file here' },
-            { at: rec.result.at, message: 'the result recording what the file held before this write' },
-          ],
-          subject: { path: w.path, lines: verdict.unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) })) },
-        });
       },
     };
   },
 });
+
+function liveRelated(live: ForeignChangeVerdict | undefined, access: FileAccess): { at: { line: number; start: number; end: number }; message: string; file: string }[] {
+  if (!live) {
+    return [];
+  }
+  const out = [{ at: { line: 1, start: 0, end: 0 }, file: access.path, message: `changed on disk by ${describeAuthor(live.by)} at ${clockTime(live.at)}` }];
+  if (live.by.kind === 'session' && live.by.line !== undefined) {
+    out.push({ at: { line: live.by.line, start: 0, end: 0 }, file: live.by.session, message: 'the other session’s write' });
+  }
+  return out;
+}

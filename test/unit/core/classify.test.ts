@@ -35,7 +35,7 @@ void describe('shell classification', () => {
     ['ls -la && pwd', []],
   ];
   for (const [cmd, expected] of cases) {
-    void test(cmd.split('\n')[0]!, () => {
+    void test(cmd.split('\n')[0], () => {
       assert.deepEqual(ops(cmd), expected);
     });
   }

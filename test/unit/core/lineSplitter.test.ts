@@ -42,7 +42,7 @@ void describe('LineSplitter', () => {
     const s = new LineSplitter();
     const out: string[] = [];
     s.push(enc.encode('{"a":'), (l) => out.push(l.text));
-    assert.deepEqual(out, []);
+    assert.equal(out.length, 0);
     assert.equal(s.consumedBytes, 0);
     s.push(enc.encode('1}\n{"b"'), (l) => out.push(l.text));
     assert.deepEqual(out, ['{"a":1}']);

@@ -11,6 +11,9 @@ export function docsUrl(id: string): string {
 
 /** How the provider words the rejection a pairing problem causes, per agent (FORMATS.md §6). */
 export function providerError(agent: AgentKind | 'unknown', kind: 'unexpected-result' | 'missing-result'): string {
+  if (agent === 'gemini') {
+    return 'the Gemini API answers "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn"';
+  }
   const openai = agent === 'codex';
   if (kind === 'unexpected-result') {
     return openai

@@ -1,0 +1,143 @@
+import * as nodePath from 'node:path';
+import { parseArgs } from 'node:util';
+import { encodeClaudeProject } from '../core/discovery/locations';
+import { describeError, type Logger } from '../core/lib/logger';
+import { agentLabels } from '../core/model/agent';
+import type { Finding } from '../core/model/finding';
+import { LiveMonitor } from '../io/liveMonitor';
+import { ruleConfigFromFlags } from './check';
+import { exitCodes, UsageError, type CliIo } from './io';
+import { findingToJson } from './output/json';
+import { displayFile, paletteFor, renderFindingLine } from './output/text';
+
+export const watchUsage = `Usage: agent-guard watch [options]
+
+Watches the agent sessions of a workspace and its working tree, and prints each problem
+once, as soon as it is found. Runs until interrupted (Ctrl-C).
+
+Options:
+  --workspace DIR          the workspace (default: the current folder)
+  --format text|jsonl      output format (default: text); jsonl = one finding per line,
+                           with the same fields as 'check --format json'
+  --folder DIR             also watch this folder for transcripts (repeatable)
+  --rule ID=LEVEL          set a rule's severity: error, warning, info or off (repeatable)
+  --no-tree                do not watch the working tree (transcript rules only)
+  --verbose                log what is watched and read to stderr
+  -h, --help               show this help
+`;
+
+export interface WatchHandle {
+  monitor: LiveMonitor;
+  stop(): Promise<void>;
+}
+
+/** Starts watching; `runWatch` keeps the process alive until SIGINT/SIGTERM. */
+export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle | number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        workspace: { type: 'string' },
+        format: { type: 'string', default: 'text' },
+        folder: { type: 'string', multiple: true },
+        rule: { type: 'string', multiple: true },
+        'no-tree': { type: 'boolean' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  if (args.values.help) {
+    io.stdout.write(watchUsage);
+    return exitCodes.ok;
+  }
+  const format = args.values.format;
+  if (format !== 'text' && format !== 'jsonl') {
+    throw new UsageError(`unknown --format '${format}' (expected text or jsonl)`);
+  }
+  const workspace = nodePath.resolve(io.cwd, args.values.workspace ?? '.');
+  const config = ruleConfigFromFlags(args.values.rule ?? []);
+  const p = paletteFor(io.stdout, io.env);
+  const logger = stderrLogger(io, args.values.verbose === true);
+  const monitor = new LiveMonitor({
+    workspace,
+    environment: { home: io.home, env: io.env },
+    config,
+    logger,
+    watchTree: args.values['no-tree'] !== true,
+    extraFolders: (args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f)),
+  });
+  const print = (f: Finding): void => {
+    io.stdout.write(format === 'jsonl' ? JSON.stringify(findingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
+  };
+  // Findings of existing sessions are printed as the initial read finds them, like new ones.
+  monitor.findings.onDidChange((c) => {
+    for (const f of c.added) {
+      print(f);
+    }
+  });
+  await monitor.start();
+  const info = io.stderr;
+  info.write(`agent-guard watching ${displayFile(workspace, io.cwd) || '.'}${args.values['no-tree'] ? '' : ' (and its working tree)'}\n`);
+  const counts = new Map<string, number>();
+  for (const s of monitor.sessionList()) {
+    counts.set(s.agent, (counts.get(s.agent) ?? 0) + 1);
+  }
+  for (const r of monitor.watchedRoots) {
+    const label = agentLabels[r.agent];
+    const where = r.agent === 'claude-code' && nodePath.basename(r.path) === 'projects' ? nodePath.join(r.path, encodeClaudeProject(workspace)) : r.path;
+    info.write(`  ${label.padEnd(12)} ${where}${r.exists ? '' : ' (not there yet; waiting for it)'}\n`);
+  }
+  const total = monitor.sessionList().length;
+  info.write(`  found ${total} session${total === 1 ? '' : 's'}${total > 0 ? ' (' + [...counts].map(([a, n]) => `${agentLabels[a as keyof typeof agentLabels]} ${n}`).join(', ') + ')' : ''}; ${monitor.findings.size} finding${monitor.findings.size === 1 ? '' : 's'} so far. Press Ctrl-C to stop.\n`);
+  return {
+    monitor,
+    stop: async () => {
+      await monitor.close();
+    },
+  };
+}
+
+export async function runWatch(argv: string[], io: CliIo): Promise<number> {
+  const started = await startWatch(argv, io);
+  if (typeof started === 'number') {
+    return started;
+  }
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) {
+        return;
+      }
+      stopping = true;
+      io.stderr.write(`agent-guard: ${signal}, stopping\n`);
+      started.stop().then(
+        () => resolve(exitCodes.ok),
+        (e: unknown) => {
+          io.stderr.write(`agent-guard: error while stopping: ${describeError(e)}\n`);
+          resolve(exitCodes.usage);
+        },
+      );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+function stderrLogger(io: CliIo, verbose: boolean): Logger {
+  const line = (level: string, m: string | Error): void => {
+    io.stderr.write(`[${level}] ${typeof m === 'string' ? m : describeError(m)}\n`);
+  };
+  return {
+    trace: () => {},
+    debug: (m) => (verbose ? line('debug', m) : undefined),
+    info: (m) => (verbose ? line('info', m) : undefined),
+    // Warnings are always shown: a permission error or a vanished folder must not be silent.
+    warn: (m) => line('warn', m),
+    error: (m) => line('error', m),
+  };
+}

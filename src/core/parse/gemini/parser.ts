@@ -1,0 +1,416 @@
+import { classifyToolCall, isRecord } from '../../classify/tools';
+import { inputHash } from '../../lib/hash';
+import type { FileAccess, Span, ToolResult } from '../../model/events';
+import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
+import type { RawLine } from '../lineSplitter';
+import { isPlaceholderText, resultText } from '../placeholder';
+import { lineSpan, preview, valueSpan } from '../span';
+import {
+  functionResponsePartSchema,
+  geminiMessageSchema,
+  geminiMessageTypes,
+  geminiMetadataSchema,
+  geminiRewindSchema,
+  geminiSetSchema,
+  geminiToolCallSchema,
+  terminalStatuses,
+  type FunctionResponse,
+  type GeminiMessage,
+  type GeminiToolCall,
+} from './schema';
+
+const messageTypes: ReadonlySet<unknown> = new Set(geminiMessageTypes);
+
+/** What was already emitted for one message id; the record is re-appended whole on every change. */
+interface RecordState {
+  text: boolean;
+  /** Tool calls emitted, as `id#n` (the n-th call with that id in the record). */
+  calls: Set<string>;
+  /** Call ids a result was emitted for, from this record. */
+  answered: Set<string>;
+  /** Indexes of toolCalls already reported as malformed (each copy repeats them). */
+  badCalls: Set<number>;
+}
+
+/** Where a record sits in its line: a `$set.messages` line holds many records. */
+interface Place {
+  from: number;
+  inSet: boolean;
+}
+
+interface ValidCall {
+  tc: GeminiToolCall;
+  key: string;
+  at: Span;
+}
+
+export const geminiAdapter: FormatAdapter = {
+  agent: 'gemini',
+  sniff(v) {
+    if (typeof v['$rewindTo'] === 'string' || isRecord(v['$set'])) {
+      return true;
+    }
+    if (typeof v['sessionId'] === 'string' && typeof v['projectHash'] === 'string' && typeof v['startTime'] === 'string') {
+      return true;
+    }
+    // Claude Code lines also say type:'user' (with a sessionId), but always carry a uuid.
+    return typeof v['id'] === 'string' && messageTypes.has(v['type']) && !('uuid' in v) && !('payload' in v);
+  },
+  claimsPath(p) {
+    return /[\\/]\.gemini[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/](?:[^\\/]+[\\/])?[^\\/]+\.jsonl$/.test(p);
+  },
+  create(ctx) {
+    return new GeminiParser(ctx);
+  },
+};
+
+class GeminiParser implements FormatParser {
+  private cwd: string | undefined;
+  private sessionId: string | undefined;
+  /** Known message ids in order of first appearance: the order `$rewindTo` cuts by (the loader's Map order). */
+  private readonly records = new Map<string, RecordState>();
+
+  constructor(private readonly ctx: AdapterContext) {}
+
+  line(value: Record<string, unknown>, raw: RawLine): void {
+    if ('$rewindTo' in value) {
+      return this.rewind(value, raw);
+    }
+    if ('$set' in value) {
+      return this.set(value, raw);
+    }
+    if ('id' in value && messageTypes.has(value['type'])) {
+      this.message(value, raw, { from: 0, inSet: false });
+      return;
+    }
+    if (typeof value['sessionId'] === 'string' && typeof value['projectHash'] === 'string') {
+      return this.metadata(value, raw);
+    }
+    // Unknown shapes (future record kinds) are tolerated, as Gemini's own loader does.
+  }
+
+  private metadata(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = geminiMetadataSchema.safeParse(value);
+    if (!parsed.success) {
+      this.invalid(raw, 'a session metadata line with malformed fields');
+      return;
+    }
+    const m = parsed.data;
+    this.sessionId = m.sessionId;
+    this.cwd = m.directories?.[0] ?? this.cwd;
+    // Sub-agent sessions live in chats/<parentSessionId>/<sessionId>.jsonl (FORMATS.md §3.1).
+    const parent = m.kind === 'subagent' ? /[\\/]chats[\\/]([^\\/]+)[\\/][^\\/]+\.jsonl$/.exec(this.ctx.file)?.[1] : undefined;
+    this.ctx.emit({
+      kind: 'session',
+      at: lineSpan(raw),
+      agent: 'gemini',
+      sessionId: m.sessionId,
+      ...(this.cwd !== undefined ? { cwd: this.cwd } : {}),
+      ...(m.startTime !== undefined ? { startedAt: m.startTime } : {}),
+      ...(m.summary ? { title: preview(m.summary, 120) } : {}),
+      ...(parent ? { parentSessionId: parent } : {}),
+    });
+  }
+
+  private set(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = geminiSetSchema.safeParse(value);
+    if (!parsed.success) {
+      this.invalid(raw, 'a $set update whose fields have the wrong types');
+      return;
+    }
+    const s = parsed.data.$set;
+    const sessionId = s.sessionId !== undefined && s.sessionId !== this.sessionId ? s.sessionId : undefined;
+    // Main sessions only record directories through `/dir add`; the first one is the project root.
+    const cwd = this.cwd === undefined ? s.directories?.[0] : undefined;
+    if (sessionId !== undefined || cwd !== undefined || s.summary) {
+      this.sessionId = sessionId ?? this.sessionId;
+      this.cwd = cwd ?? this.cwd;
+      this.ctx.emit({
+        kind: 'session',
+        at: lineSpan(raw),
+        agent: 'gemini',
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        ...(cwd !== undefined ? { cwd } : {}),
+        ...(s.summary ? { title: preview(s.summary, 120) } : {}),
+      });
+    }
+    if (s.messages === undefined) {
+      return;
+    }
+    // A checkpoint replaces the whole history: what the provider sees from now on is exactly
+    // this list, so it is validated afresh, with positions on the `$set` line.
+    this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'replace' });
+    this.records.clear();
+    let from = 0;
+    for (const m of s.messages) {
+      if (isRecord(m) && 'id' in m && messageTypes.has(m['type'])) {
+        from = this.message(m, raw, { from, inSet: true });
+      }
+    }
+  }
+
+  /**
+   * `$rewindTo` drops that message and everything after it. The surviving messages are not
+   * emitted again: they were validated when they were written, and the rules judge only
+   * what comes after the reset. A later re-append of a dropped id counts as a new message.
+   */
+  private rewind(value: Record<string, unknown>, raw: RawLine): void {
+    const parsed = geminiRewindSchema.safeParse(value);
+    if (!parsed.success) {
+      this.invalid(raw, 'a $rewindTo whose target is not a message id');
+      return;
+    }
+    const ids = [...this.records.keys()];
+    const at = ids.indexOf(parsed.data.$rewindTo);
+    // An unknown id empties the history, as Gemini's loader does (`messagesMap.clear()`).
+    for (const id of at === -1 ? ids : ids.slice(at)) {
+      this.records.delete(id);
+    }
+    this.ctx.emit({ kind: 'reset', at: valueSpan(raw, parsed.data.$rewindTo, '$rewindTo'), reason: 'rewind' });
+  }
+
+  /** Emits what is new in this copy of a record; returns where the record starts in the line. */
+  private message(value: Record<string, unknown>, raw: RawLine, place: Place): number {
+    const parsed = geminiMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.invalid(raw, 'a message record without a valid id, type or toolCalls list');
+      return place.from;
+    }
+    const rec = parsed.data;
+    let state = this.records.get(rec.id);
+    if (!state) {
+      state = { text: false, calls: new Set(), answered: new Set(), badCalls: new Set() };
+      this.records.set(rec.id, state);
+    }
+    const start = locate(raw, 'id', rec.id, place.from)?.start ?? place.from;
+    if (rec.type === 'gemini') {
+      this.gemini(rec, state, raw, { from: start, inSet: place.inSet });
+    } else if (rec.type === 'user') {
+      this.user(rec, state, raw, { from: start, inSet: place.inSet });
+    }
+    // info / error / warning records are UI notes, never sent to the model.
+    return start;
+  }
+
+  private user(rec: GeminiMessage, state: RecordState, raw: RawLine, place: Place): void {
+    const responses = functionResponses(rec.content);
+    if (responses.length > 0 && partsText(rec.content) === '') {
+      // A user turn that only carries tool responses (a checkpoint can synthesise one): answers,
+      // not a prompt. Responses already recorded inside a tool call are not counted twice.
+      for (const fr of responses) {
+        const id = fr.id;
+        if (id !== undefined && ![...this.records.values()].some((r) => r.answered.has(id))) {
+          state.answered.add(id);
+          this.ctx.emit(responseResult(fr, id, undefined, locate(raw, 'id', id, place.from) ?? valueSpan(raw, id, 'id')));
+        }
+      }
+      return;
+    }
+    if (state.text) {
+      return;
+    }
+    state.text = true;
+    const text = partsText(rec.displayContent ?? rec.content);
+    this.ctx.emit({ kind: 'text', ...textPlace(rec, raw, place), role: 'user', prompt: true, preview: preview(text) });
+  }
+
+  private gemini(rec: GeminiMessage, state: RecordState, raw: RawLine, place: Place): void {
+    const key = rec.id;
+    if (!state.text) {
+      state.text = true;
+      this.ctx.emit({ kind: 'text', ...textPlace(rec, raw, place), role: 'assistant', prompt: false, messageKey: key });
+    }
+    const calls = this.validCalls(rec, state, raw, place.from);
+    for (const c of calls) {
+      if (state.calls.has(c.key)) {
+        continue;
+      }
+      state.calls.add(c.key);
+      this.call(c, key, raw);
+    }
+    // Results follow the calls of the same copy, so a batch stays call…call, result…result.
+    for (const c of calls) {
+      this.results(c, calls, state, raw);
+    }
+  }
+
+  private validCalls(rec: GeminiMessage, state: RecordState, raw: RawLine, from: number): ValidCall[] {
+    const out: ValidCall[] = [];
+    const seen = new Map<string, number>();
+    let cursor = from;
+    (rec.toolCalls ?? []).forEach((value, index) => {
+      const p = geminiToolCallSchema.safeParse(value);
+      if (!p.success) {
+        if (!state.badCalls.has(index)) {
+          state.badCalls.add(index);
+          this.invalid(raw, 'a tool call without id or name');
+        }
+        return;
+      }
+      const n = (seen.get(p.data.id) ?? 0) + 1;
+      seen.set(p.data.id, n);
+      const at = locate(raw, 'id', p.data.id, cursor) ?? valueSpan(raw, p.data.id, 'id');
+      cursor = Math.max(cursor, at.start);
+      out.push({ tc: p.data, key: `${p.data.id}#${n}`, at });
+    });
+    return out;
+  }
+
+  private call(c: ValidCall, messageKey: string, raw: RawLine): void {
+    const { tc } = c;
+    const args = tc.args ?? {};
+    const cls = classifyToolCall('gemini', tc.name, args, this.cwd);
+    const accesses: FileAccess[] = cls.accesses.map((a) => {
+      const span = pathSpan(raw, args, a.path, c.at.start);
+      return span ? { ...a, span } : a;
+    });
+    this.ctx.emit({
+      kind: 'call',
+      at: c.at,
+      callId: tc.id,
+      tool: tc.name,
+      category: cls.category,
+      accesses,
+      messageKey,
+      inputHash: inputHash(args),
+      ...(tc.timestamp !== undefined ? { timestamp: tc.timestamp } : {}),
+    });
+  }
+
+  /**
+   * One result per functionResponse, named by the response's own id and name (so a swapped
+   * id or name shows up), or — for a finished call that recorded no response — by its status.
+   */
+  private results(c: ValidCall, calls: readonly ValidCall[], state: RecordState, raw: RawLine): void {
+    const { tc } = c;
+    const responses = functionResponses(tc.result);
+    if (responses.length === 0) {
+      if (tc.status !== undefined && terminalStatuses.has(tc.status) && !state.answered.has(tc.id)) {
+        state.answered.add(tc.id);
+        this.ctx.emit({
+          kind: 'result',
+          at: locate(raw, 'status', tc.status, c.at.start) ?? c.at,
+          callId: tc.id,
+          isError: tc.status !== 'success',
+          placeholder: false,
+        });
+      }
+      return;
+    }
+    let cursor = c.at.start;
+    for (const fr of responses) {
+      const id = fr.id ?? tc.id;
+      const frAt = raw.text.indexOf('"functionResponse"', cursor);
+      cursor = frAt === -1 ? cursor : frAt + 1;
+      // A checkpoint copies the whole user turn into each call's result, siblings included.
+      if (state.answered.has(id)) {
+        continue;
+      }
+      state.answered.add(id);
+      const status = (calls.find((x) => x.tc.id === id) ?? c).tc.status;
+      const at = fr.id !== undefined && frAt !== -1 ? (locate(raw, 'id', fr.id, frAt) ?? c.at) : c.at;
+      this.ctx.emit(responseResult(fr, id, status, at));
+    }
+  }
+
+  private invalid(raw: RawLine, what: string): void {
+    this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Gemini CLI)` });
+  }
+}
+
+/** A text event sits on its record's line, or on the record's id inside a `$set.messages` line. */
+function textPlace(rec: GeminiMessage, raw: RawLine, place: Place): { at: Span; timestamp?: string } {
+  return {
+    at: place.inSet ? valueSpan(raw, rec.id, 'id') : lineSpan(raw),
+    ...(rec.timestamp !== undefined ? { timestamp: rec.timestamp } : {}),
+  };
+}
+
+/** `"key":"value"` (or `"key": "value"`) at or after `from`; the span is inside the quotes. */
+function locate(raw: RawLine, key: string, value: string, from: number): Span | undefined {
+  const encoded = JSON.stringify(value);
+  let best: { at: number; skip: number } | undefined;
+  for (const sep of [':', ': ']) {
+    const at = raw.text.indexOf(`"${key}"${sep}${encoded}`, from);
+    if (at !== -1 && (best === undefined || at < best.at)) {
+      best = { at, skip: key.length + 2 + sep.length + 1 };
+    }
+  }
+  if (!best) {
+    return undefined;
+  }
+  const start = best.at + best.skip;
+  return { line: raw.lineNo, start, end: start + encoded.length - 2 };
+}
+
+/** The path as the call spelled it, searched from the call's own position in the line. */
+function pathSpan(raw: RawLine, args: unknown, absolute: string, from: number): Span | undefined {
+  if (isRecord(args)) {
+    for (const key of ['file_path', 'dir_path', 'path']) {
+      const v = args[key];
+      if (typeof v === 'string') {
+        return locate(raw, key, v, from) ?? valueSpan(raw, v, key);
+      }
+    }
+  }
+  // Paths found inside a shell command: only when they appear literally.
+  const at = raw.text.indexOf(absolute, from);
+  return at === -1 ? undefined : { line: raw.lineNo, start: at, end: at + absolute.length };
+}
+
+/** The functionResponse parts of a PartListUnion (an array of parts, one part, or a string). */
+function functionResponses(parts: unknown): FunctionResponse[] {
+  const list = Array.isArray(parts) ? parts : parts === undefined || parts === null ? [] : [parts];
+  const out: FunctionResponse[] = [];
+  for (const p of list) {
+    const fr = functionResponsePartSchema.safeParse(p);
+    if (fr.success) {
+      out.push(fr.data.functionResponse);
+    }
+  }
+  return out;
+}
+
+/** The text of a PartListUnion: strings and `{text}` parts. */
+function partsText(parts: unknown): string {
+  if (typeof parts === 'string') {
+    return parts;
+  }
+  const list = Array.isArray(parts) ? parts : [parts];
+  const texts: string[] = [];
+  for (const p of list) {
+    if (typeof p === 'string') {
+      texts.push(p);
+    } else if (isRecord(p) && typeof p['text'] === 'string') {
+      texts.push(p['text']);
+    }
+  }
+  return texts.join('\n');
+}
+
+function responseResult(fr: FunctionResponse, id: string, status: string | undefined, at: Span): ToolResult {
+  return {
+    kind: 'result',
+    at,
+    callId: id,
+    isError: hasError(fr.response) || status === 'error' || status === 'cancelled',
+    placeholder: isPlaceholderText(responseText(fr.response)),
+    ...(fr.name !== undefined ? { tool: fr.name } : {}),
+  };
+}
+
+function hasError(response: unknown): boolean {
+  return isRecord(response) && response['error'] !== undefined && response['error'] !== null;
+}
+
+function responseText(response: unknown): string | undefined {
+  if (isRecord(response)) {
+    for (const key of ['output', 'error']) {
+      const v = response[key];
+      if (typeof v === 'string') {
+        return v;
+      }
+    }
+  }
+  return resultText(response);
+}

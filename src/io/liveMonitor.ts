@@ -1,0 +1,386 @@
+import { stat } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import type { RuleConfig } from '../core/config/ruleConfig';
+import { agentForPath, type Environment } from '../core/discovery/locations';
+import type { HookLedgerView, RuleModule, RuleServices } from '../core/engine/rule';
+import { TranscriptStream } from '../core/engine/stream';
+import type { Disposable } from '../core/lib/disposable';
+import { Emitter } from '../core/lib/event';
+import { describeError, nullLogger, scoped, type Logger } from '../core/lib/logger';
+import type { AgentKind } from '../core/model/agent';
+import type { NormalizedEvent } from '../core/model/events';
+import { adapters } from '../core/parse/registry';
+import { allRules } from '../core/rules/all';
+import { FindingStore } from './findingStore';
+import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
+import { FileTail } from './tail';
+import { hashText, WorkTree } from './workTree';
+
+/** What the sessions view and the status bar show about one transcript. */
+export interface SessionSummary {
+  file: string;
+  agent: AgentKind;
+  sessionId: string;
+  title: string | undefined;
+  firstPrompt: string | undefined;
+  startedAt: string | undefined;
+  /** Wall-clock ms of the last append seen. */
+  lastActivity: number;
+  cwd: string | undefined;
+  parentSessionId: string | undefined;
+  bytes: number;
+}
+
+export interface LiveMonitorOptions {
+  workspace: string;
+  environment: Environment;
+  agents?: Partial<Record<AgentKind, boolean>>;
+  extraFolders?: readonly string[];
+  config?: RuleConfig;
+  rules?: readonly RuleModule[];
+  logger?: Logger;
+  clock?: () => number;
+  /** Watch the working tree for stale writes (default on). */
+  watchTree?: boolean;
+  treeIgnore?: readonly string[];
+  isUserSave?: (path: string, at: number) => boolean;
+  hookLedger?: HookLedgerView;
+  /** How often time-based rules (stalled calls) are asked to look again. */
+  tickMs?: number;
+  pendingPollMs?: number;
+  usePolling?: boolean;
+  /** Sees every normalized event of every session (the timeline). */
+  observe?: (file: string, e: NormalizedEvent) => void;
+}
+
+interface LiveSession {
+  summary: SessionSummary;
+  stream: TranscriptStream;
+  tail: FileTail;
+}
+
+/**
+ * Watches one workspace's agent sessions and working tree together and validates every
+ * event as it arrives. The CLI's `watch` and the extension are both views of this object.
+ */
+export class LiveMonitor implements Disposable {
+  readonly findings = new FindingStore();
+  readonly tree: WorkTree | undefined;
+  private readonly watcher: SessionWatcher;
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly sessionsChanged = new Emitter<SessionSummary | undefined>();
+  /** Fires when a session appears, grows, or goes (undefined: several changed). */
+  readonly onDidChangeSessions = this.sessionsChanged.event;
+  private tickTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly subscriptions: Disposable[] = [];
+  private readonly reading = new Set<Promise<void>>();
+  private disposed = false;
+
+  constructor(private readonly opts: LiveMonitorOptions) {
+    this.logger = opts.logger ?? nullLogger;
+    this.clock = opts.clock ?? Date.now;
+    this.watcher = new SessionWatcher({
+      workspace: opts.workspace,
+      environment: opts.environment,
+      logger: scoped(this.logger, 'sessions'),
+      ...(opts.agents ? { agents: opts.agents } : {}),
+      ...(opts.extraFolders ? { extraFolders: opts.extraFolders } : {}),
+      ...(opts.pendingPollMs !== undefined ? { pendingPollMs: opts.pendingPollMs } : {}),
+      ...(opts.usePolling !== undefined ? { usePolling: opts.usePolling } : {}),
+    });
+    if (opts.watchTree !== false) {
+      this.tree = new WorkTree({
+        root: opts.workspace,
+        logger: this.logger,
+        clock: this.clock,
+        ...(opts.treeIgnore ? { ignore: opts.treeIgnore } : {}),
+        ...(opts.isUserSave ? { isUserSave: opts.isUserSave } : {}),
+        ...(opts.usePolling !== undefined ? { usePolling: opts.usePolling } : {}),
+      });
+    }
+    this.subscriptions.push(this.watcher.onDidChange((e) => this.onFileEvent(e)));
+  }
+
+  get watchedRoots(): readonly WatchedRoot[] {
+    return this.watcher.watchedRoots;
+  }
+
+  /** Starts everything; resolves when existing sessions have been read once. */
+  async start(): Promise<void> {
+    await Promise.all([this.watcher.start(), this.tree?.start()]);
+    await this.idle();
+    this.tickTimer = setInterval(() => this.tick(), this.opts.tickMs ?? 15_000);
+    this.tickTimer.unref?.();
+  }
+
+  /** Resolves when every pending read has caught up (tests; `watch` before printing its summary). */
+  async idle(): Promise<void> {
+    await this.watcher.idle();
+    while (this.reading.size > 0) {
+      await Promise.all([...this.reading]);
+      await this.watcher.idle();
+    }
+  }
+
+  sessionList(): SessionSummary[] {
+    return [...this.sessions.values()].map((s) => s.summary);
+  }
+
+  session(file: string): SessionSummary | undefined {
+    return this.sessions.get(file)?.summary;
+  }
+
+  /** Reads every session again from the start (re-check all); unchanged findings are not re-announced. */
+  async recheck(): Promise<void> {
+    for (const s of this.sessions.values()) {
+      this.findings.beginGeneration(s.summary.file);
+      s.stream = this.newStream(s.summary.file, s.summary.agent);
+      s.tail.dispose();
+      s.tail = this.newTail(s.summary.file);
+      this.read(s);
+    }
+    await this.idle();
+  }
+
+  /** Time passes: stalled-call and other time-based rules look again. */
+  tick(now = this.clock()): void {
+    for (const s of this.sessions.values()) {
+      try {
+        s.stream.tick(now);
+      } catch (e) {
+        this.logger.error(`[monitor] tick failed for ${s.summary.file}: ${describeError(e)}`);
+      }
+    }
+  }
+
+  private onFileEvent(e: SessionFileEvent): void {
+    if (this.disposed || e.type === 'events') {
+      return;
+    }
+    switch (e.type) {
+      case 'add': {
+        if (this.sessions.has(e.file)) {
+          this.read(this.sessions.get(e.file)!);
+          return;
+        }
+        const s: LiveSession = {
+          summary: {
+            file: e.file,
+            agent: e.agent,
+            sessionId: sessionIdFromFile(e.file, e.agent),
+            title: undefined,
+            firstPrompt: undefined,
+            startedAt: undefined,
+            lastActivity: this.clock(),
+            cwd: undefined,
+            parentSessionId: undefined,
+            bytes: 0,
+          },
+          stream: this.newStream(e.file, e.agent),
+          tail: this.newTail(e.file),
+        };
+        this.sessions.set(e.file, s);
+        void stat(e.file).then(
+          (info) => {
+            // An existing file's age, not the time we found it, says whether it is live.
+            s.summary.lastActivity = Math.min(s.summary.lastActivity, info.mtimeMs);
+          },
+          () => undefined,
+        );
+        this.read(s);
+        return;
+      }
+      case 'change': {
+        const s = this.sessions.get(e.file);
+        if (s) {
+          this.read(s);
+        }
+        return;
+      }
+      case 'unlink': {
+        const s = this.sessions.get(e.file);
+        if (s) {
+          s.tail.unlinked();
+        }
+        return;
+      }
+    }
+  }
+
+  private read(s: LiveSession): void {
+    const p = s.tail.poke().then(() => {
+      if (this.findings.inGeneration(s.summary.file)) {
+        this.findings.endGeneration(s.summary.file);
+      }
+      if (s.tail.bytesRead !== s.summary.bytes) {
+        s.summary.bytes = s.tail.bytesRead;
+        s.summary.lastActivity = Math.max(s.summary.lastActivity, this.clock());
+        this.sessionsChanged.fire(s.summary);
+      }
+    });
+    this.reading.add(p);
+    void p.finally(() => this.reading.delete(p));
+  }
+
+  private newTail(file: string): FileTail {
+    return new FileTail(
+      file,
+      {
+        push: (bytes) => this.sessions.get(file)?.stream.push(bytes),
+        reset: (reason) => {
+          const s = this.sessions.get(file);
+          if (!s) {
+            return;
+          }
+          this.logger.info(`[monitor] ${file} was ${reason}; reading it again`);
+          this.findings.beginGeneration(file);
+          this.tree?.forgetSession(file);
+          s.stream = this.newStream(file, s.summary.agent);
+          s.summary.bytes = 0;
+        },
+        gone: () => {
+          this.logger.info(`[monitor] ${file} was deleted`);
+          const s = this.sessions.get(file);
+          this.sessions.delete(file);
+          s?.tail.dispose();
+          this.findings.clearFile(file);
+          this.tree?.forgetSession(file);
+          this.sessionsChanged.fire(undefined);
+        },
+      },
+      (e) => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`),
+    );
+  }
+
+  private newStream(file: string, agent: AgentKind): TranscriptStream {
+    const services: RuleServices = {
+      ...(this.tree ? { workTree: this.tree } : {}),
+      ...(this.opts.hookLedger ? { hookLedger: this.opts.hookLedger } : {}),
+    };
+    const stream: TranscriptStream = new TranscriptStream({
+      file,
+      adapters,
+      rules: this.opts.rules ?? allRules,
+      mode: 'live',
+      sink: this.findings,
+      // Trust the folder only where it is the agent's own layout; extra folders are sniffed.
+      ...(agentForPath(file) === agent ? { agent } : {}),
+      clock: this.clock,
+      services,
+      logger: this.logger,
+      fallbackSessionId: sessionIdFromFile(file, agent),
+      before: (e) => this.before(file, stream, e),
+      observe: (e) => this.after(file, stream, e),
+    });
+    return stream;
+  }
+
+  /** Before the rules: the working tree learns when a session's write starts and ends. */
+  private before(file: string, stream: TranscriptStream, e: NormalizedEvent): void {
+    const tree = this.tree;
+    if (!tree) {
+      return;
+    }
+    if (e.kind === 'call') {
+      for (const a of e.accesses) {
+        if (a.op !== 'read') {
+          tree.writeStarted(file, a.path, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
+        }
+      }
+    } else if (e.kind === 'result') {
+      const call = stream.engine.conversation.call(e.callId);
+      for (const a of call?.call.accesses ?? []) {
+        if (a.op !== 'read') {
+          const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
+          tree.writeEnded(file, a.path, e.callId, after);
+        }
+      }
+    }
+  }
+
+  /** After the rules: what the session now knows, and what the sessions view shows. */
+  private after(file: string, stream: TranscriptStream, e: NormalizedEvent): void {
+    const s = this.sessions.get(file);
+    if (s && s.stream === stream) {
+      const sum = s.summary;
+      sum.agent = stream.agent ?? sum.agent;
+      if (e.kind === 'session') {
+        sum.sessionId = stream.engine.sessionId;
+        sum.title = e.title ?? sum.title;
+        sum.startedAt ??= e.startedAt;
+        sum.cwd = e.cwd ?? sum.cwd;
+        sum.parentSessionId = e.parentSessionId ?? sum.parentSessionId;
+      } else if (e.kind === 'text' && e.prompt && sum.firstPrompt === undefined && e.preview) {
+        sum.firstPrompt = e.preview;
+        sum.startedAt ??= e.timestamp;
+      } else if (sum.startedAt === undefined && 'timestamp' in e && e.timestamp) {
+        sum.startedAt = e.timestamp;
+      }
+    }
+    const tree = this.tree;
+    if (!tree || e.kind !== 'result' || e.isError) {
+      return;
+    }
+    const call = stream.engine.conversation.call(e.callId);
+    if (!call || call.results.length !== 1) {
+      return;
+    }
+    for (const a of call.call.accesses) {
+      if (a.op === 'read') {
+        tree.sessionSaw(file, a.path);
+      } else if (a.op !== 'delete') {
+        const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
+        tree.sessionWrote(file, a.path, after);
+      }
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) {
+      return;
+    }
+    this.disposed = true;
+    if (this.tickTimer) {
+      clearInterval(this.tickTimer);
+    }
+    for (const d of this.subscriptions) {
+      d.dispose();
+    }
+    for (const s of this.sessions.values()) {
+      s.tail.dispose();
+    }
+    this.watcher.dispose();
+    void this.tree?.dispose();
+    this.sessionsChanged.dispose();
+    this.findings.dispose();
+  }
+
+  /** Disposes and waits for file watchers to close (clean exits, tests). */
+  async close(): Promise<void> {
+    const tree = this.tree;
+    const watcher = this.watcher;
+    this.disposed = true;
+    if (this.tickTimer) {
+      clearInterval(this.tickTimer);
+    }
+    for (const d of this.subscriptions) {
+      d.dispose();
+    }
+    for (const s of this.sessions.values()) {
+      s.tail.dispose();
+    }
+    await Promise.all([watcher.close(), tree?.dispose()]);
+    this.sessionsChanged.dispose();
+    this.findings.dispose();
+  }
+}
+
+/** Until a transcript names its session, its file name does (Claude: `<uuid>.jsonl`; Amplifier: the folder). */
+export function sessionIdFromFile(file: string, agent: AgentKind): string {
+  if (agent === 'amplifier') {
+    return nodePath.basename(nodePath.dirname(file));
+  }
+  return nodePath.basename(file).replace(/\.jsonl$/, '');
+}

@@ -1,0 +1,332 @@
+import { watch, type FSWatcher } from 'chokidar';
+import { readFile, stat } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import {
+  agentForPath,
+  amplifierHome,
+  amplifierSlug,
+  claudeConfigDirs,
+  claudeProjectMatches,
+  codexHome,
+  geminiHome,
+  geminiProjectHash,
+  geminiSlug,
+  isWithin,
+  type Environment,
+} from '../core/discovery/locations';
+import type { Disposable } from '../core/lib/disposable';
+import { Emitter } from '../core/lib/event';
+import { describeError, nullLogger, type Logger } from '../core/lib/logger';
+import type { AgentKind } from '../core/model/agent';
+import { codexCwd } from './discovery';
+
+/** A folder watched for one agent's sessions. */
+export interface WatchedRoot {
+  agent: AgentKind;
+  path: string;
+  /** Decides which files below `path` are this workspace's transcripts. */
+  accepts: (file: string) => boolean | Promise<boolean>;
+  depth: number;
+  exists: boolean;
+}
+
+export type SessionFileEvent =
+  | { type: 'add'; file: string; agent: AgentKind }
+  | { type: 'change'; file: string; agent: AgentKind }
+  | { type: 'unlink'; file: string; agent: AgentKind }
+  /** Amplifier's execution log next to a transcript. */
+  | { type: 'events'; file: string; change: 'add' | 'change' | 'unlink' };
+
+export interface SessionWatcherOptions {
+  workspace: string;
+  environment: Environment;
+  agents?: Partial<Record<AgentKind, boolean>>;
+  extraFolders?: readonly string[];
+  logger?: Logger;
+  /** How often a root that does not exist yet is looked for. */
+  pendingPollMs?: number;
+  usePolling?: boolean;
+}
+
+/**
+ * Finds and follows the transcripts of one workspace in the agents' own folders: Claude Code
+ * (`projects/<encoded cwd>/`, sub-agents included), Codex (`sessions/**`, matched by the
+ * rollout's cwd), Gemini CLI (`tmp/<project>/chats/`), Amplifier
+ * (`projects/<slug>/sessions/<id>/transcript.jsonl`) and extra folders. Folders that do not
+ * exist yet are polled for and watched once they appear; a folder deleted under the watcher
+ * goes back to being polled for.
+ */
+export class SessionWatcher implements Disposable {
+  private readonly roots: WatchedRoot[];
+  private readonly watchers = new Map<WatchedRoot, FSWatcher>();
+  private readonly known = new Map<string, AgentKind>();
+  /** Codex rollouts of other workspaces: not read again on every change. */
+  private readonly rejected = new Set<string>();
+  private readonly events = new Emitter<SessionFileEvent>();
+  readonly onDidChange = this.events.event;
+  private pollTimer: ReturnType<typeof setInterval> | undefined;
+  /** File events still being inspected (a Codex rollout's first line is read before it is admitted). */
+  private readonly inspecting = new Set<Promise<void>>();
+  private readonly logger: Logger;
+  private disposed = false;
+
+  constructor(private readonly opts: SessionWatcherOptions) {
+    this.logger = opts.logger ?? nullLogger;
+    this.roots = this.computeRoots();
+  }
+
+  get watchedRoots(): readonly WatchedRoot[] {
+    return this.roots;
+  }
+
+  get files(): ReadonlyMap<string, AgentKind> {
+    return this.known;
+  }
+
+  /** Starts watching; resolves once every existing root has been scanned. */
+  async start(): Promise<void> {
+    await Promise.all(this.roots.map((r) => this.tryWatch(r)));
+    await this.idle();
+    this.pollTimer = setInterval(() => {
+      for (const r of this.roots) {
+        if (!this.watchers.has(r)) {
+          void this.tryWatch(r);
+        }
+      }
+    }, this.opts.pendingPollMs ?? 1000);
+    this.pollTimer.unref?.();
+  }
+
+  private computeRoots(): WatchedRoot[] {
+    const ws = nodePath.resolve(this.opts.workspace);
+    const e = this.opts.environment;
+    const on = (a: AgentKind): boolean => this.opts.agents?.[a] !== false;
+    const roots: WatchedRoot[] = [];
+    if (on('claude-code')) {
+      for (const dir of claudeConfigDirs(e)) {
+        const projects = nodePath.join(dir, 'projects');
+        roots.push({
+          agent: 'claude-code',
+          path: projects,
+          depth: 6,
+          exists: false,
+          accepts: (f) => {
+            const first = nodePath.relative(projects, f).split(nodePath.sep)[0] ?? '';
+            return f.endsWith('.jsonl') && claudeProjectMatches(first, ws);
+          },
+        });
+      }
+    }
+    if (on('codex')) {
+      const sessions = nodePath.join(codexHome(e), 'sessions');
+      roots.push({
+        agent: 'codex',
+        path: sessions,
+        depth: 5,
+        exists: false,
+        accepts: async (f) => {
+          if (!/[\\/]rollout-[^\\/]*\.jsonl$/.test(f) || this.rejected.has(f)) {
+            return false;
+          }
+          const cwd = await codexCwd(f);
+          if (cwd === undefined) {
+            // session_meta not written yet (or unreadable): ask again on the next change.
+            return false;
+          }
+          if (!isWithin(cwd, ws)) {
+            this.rejected.add(f);
+            return false;
+          }
+          return true;
+        },
+      });
+    }
+    if (on('gemini')) {
+      const tmp = nodePath.join(geminiHome(e), 'tmp');
+      const ids = new Set([geminiProjectHash(ws), geminiSlug(ws)]);
+      const owned = new Map<string, boolean>();
+      roots.push({
+        agent: 'gemini',
+        path: tmp,
+        depth: 4,
+        exists: false,
+        accepts: async (f) => {
+          const parts = nodePath.relative(tmp, f).split(nodePath.sep);
+          const project = parts[0] ?? '';
+          if (parts[1] !== 'chats' || !f.endsWith('.jsonl')) {
+            return false;
+          }
+          if (project === geminiProjectHash(ws)) {
+            return true;
+          }
+          if (!ids.has(project) && !/-\d+$/.test(project)) {
+            return false;
+          }
+          // A slug is shared by every project with that basename: check the ownership marker.
+          if (!owned.has(project)) {
+            owned.set(project, await markerIs(nodePath.join(tmp, project, '.project_root'), ws, project === geminiSlug(ws)));
+          }
+          return owned.get(project) === true;
+        },
+      });
+    }
+    if (on('amplifier')) {
+      const sessions = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
+      roots.push({
+        agent: 'amplifier',
+        path: sessions,
+        depth: 2,
+        exists: false,
+        accepts: (f) => nodePath.basename(f) === 'transcript.jsonl' || nodePath.basename(f) === 'events.jsonl',
+      });
+    }
+    for (const extra of this.opts.extraFolders ?? []) {
+      roots.push({ agent: 'claude-code', path: nodePath.resolve(extra), depth: 8, exists: false, accepts: (f) => f.endsWith('.jsonl') });
+    }
+    return roots;
+  }
+
+  private async tryWatch(root: WatchedRoot): Promise<void> {
+    if (this.disposed || this.watchers.has(root)) {
+      return;
+    }
+    try {
+      const info = await stat(root.path);
+      if (!info.isDirectory()) {
+        return;
+      }
+    } catch {
+      root.exists = false;
+      return;
+    }
+    if (this.disposed || this.watchers.has(root)) {
+      return;
+    }
+    root.exists = true;
+    const w = watch(root.path, {
+      ignoreInitial: false,
+      persistent: true,
+      depth: root.depth,
+      usePolling: this.opts.usePolling ?? false,
+      // Renames over a file (temp-and-rename rewrites) arrive as a change, not unlink + add.
+      atomic: true,
+      ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !p.endsWith('.jsonl'),
+    });
+    this.watchers.set(root, w);
+    w.on('add', (p) => this.track(this.onFile(root, p, 'add')));
+    w.on('change', (p) => this.track(this.onFile(root, p, 'change')));
+    w.on('unlink', (p) => this.onUnlink(root, p));
+    w.on('unlinkDir', (p) => {
+      if (p === root.path) {
+        this.lostRoot(root);
+      } else {
+        for (const f of [...this.known.keys()]) {
+          if (f.startsWith(p + nodePath.sep)) {
+            this.onUnlink(root, f);
+          }
+        }
+      }
+    });
+    w.on('error', (e) => this.logger.warn(`watcher error under ${root.path}: ${describeError(e)}`));
+    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+    this.logger.info(`watching ${root.path} for ${root.agent} sessions`);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inspecting.add(p);
+    void p.finally(() => this.inspecting.delete(p));
+  }
+
+  /** Resolves when no file event is being inspected. */
+  async idle(): Promise<void> {
+    while (this.inspecting.size > 0) {
+      await Promise.all([...this.inspecting]);
+    }
+  }
+
+  /** The watched folder itself was deleted: drop its sessions and look for it again. */
+  private lostRoot(root: WatchedRoot): void {
+    const w = this.watchers.get(root);
+    this.watchers.delete(root);
+    root.exists = false;
+    for (const [f] of [...this.known]) {
+      if (f.startsWith(root.path + nodePath.sep)) {
+        this.onUnlink(root, f);
+      }
+    }
+    this.logger.info(`${root.path} was removed; waiting for it to come back`);
+    // Closing inside chokidar's own event handler can leak a handle: defer it.
+    setTimeout(() => void w?.close(), 300).unref?.();
+  }
+
+  private async onFile(root: WatchedRoot, file: string, kind: 'add' | 'change'): Promise<void> {
+    if (this.disposed) {
+      return;
+    }
+    if (root.agent === 'amplifier' && nodePath.basename(file) === 'events.jsonl') {
+      this.events.fire({ type: 'events', file, change: kind });
+      return;
+    }
+    const agent = this.known.get(file);
+    if (agent !== undefined) {
+      this.events.fire({ type: 'change', file, agent });
+      return;
+    }
+    let ok: boolean;
+    try {
+      ok = await root.accepts(file);
+    } catch (e) {
+      this.logger.warn(`cannot inspect ${file}: ${describeError(e)}`);
+      return;
+    }
+    if (!ok || this.known.has(file) || this.disposed) {
+      return;
+    }
+    const detected = root.agent === 'claude-code' && this.opts.extraFolders?.some((x) => file.startsWith(nodePath.resolve(x))) ? (agentForPath(file) ?? 'claude-code') : root.agent;
+    this.known.set(file, detected);
+    this.events.fire({ type: 'add', file, agent: detected });
+  }
+
+  private onUnlink(root: WatchedRoot, file: string): void {
+    if (root.agent === 'amplifier' && nodePath.basename(file) === 'events.jsonl') {
+      this.events.fire({ type: 'events', file, change: 'unlink' });
+      return;
+    }
+    const agent = this.known.get(file);
+    this.rejected.delete(file);
+    if (agent === undefined) {
+      return;
+    }
+    this.known.delete(file);
+    this.events.fire({ type: 'unlink', file, agent });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.pollTimer) {
+      clearInterval(this.pollTimer);
+    }
+    const closing = [...this.watchers.values()];
+    this.watchers.clear();
+    for (const w of closing) {
+      void w.close();
+    }
+    this.events.dispose();
+  }
+
+  /** Closes the watchers and waits for them (tests, clean CLI exit). */
+  async close(): Promise<void> {
+    const closing = [...this.watchers.values()];
+    this.dispose();
+    await Promise.all(closing.map((w) => w.close()));
+  }
+}
+
+async function markerIs(marker: string, ws: string, fallback: boolean): Promise<boolean> {
+  try {
+    return (await readFile(marker, 'utf8')).trim() === ws;
+  } catch {
+    // Older layouts have no marker: the slug alone decides.
+    return fallback;
+  }
+}

@@ -1,0 +1,207 @@
+import { createHash, type Hash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
+import { errnoCode } from '../core/lib/errors';
+
+/** What a tail reader feeds: the bytes appended since the last read, in order. */
+export interface TailSink {
+  push(bytes: Uint8Array): void;
+  /**
+   * The file was truncated or replaced by different content: everything read so far is void.
+   * The sink starts over; the tail then delivers the new content from byte 0.
+   */
+  reset(reason: 'truncated' | 'replaced' | 'recreated'): void;
+  /** The file is gone (deleted, or renamed away). */
+  gone(): void;
+}
+
+export type TailState = 'reading' | 'idle' | 'gone';
+
+/** Read size: big enough for throughput, small enough that one huge append doesn't stall the loop. */
+const chunkBytes = 1 << 20;
+
+/**
+ * Tails one append-only file by byte offset: reads only what was appended, detects
+ * truncation (size below the offset) and replacement (a new inode — a rename over the file,
+ * Amplifier's temp-and-rename rewrite, Codex segment rotation). A replacement whose first
+ * bytes equal everything read so far is treated as an append (no re-read, nothing re-reported);
+ * otherwise the sink is reset and the file read again from the start.
+ *
+ * Calls are serialised: `poke()` while a read is running schedules one more read after it,
+ * so bursts of change events coalesce and no two reads of one file ever overlap.
+ */
+export class FileTail {
+  private offset = 0;
+  private ino: number | undefined;
+  private dev: number | undefined;
+  /** sha256 of bytes [0, offset): lets a replaced file be compared with what was read. */
+  private prefix: Hash = createHash('sha256');
+  private running: Promise<void> | undefined;
+  private again = false;
+  private state: TailState = 'idle';
+  private disposed = false;
+  private followUp: ReturnType<typeof setTimeout> | undefined;
+  private lastMtimeMs = 0;
+
+  /**
+   * @param followUpMs after each burst of reads, look once more this much later: file watchers
+   *   coalesce or drop events for quick successive renames, and a missed event must not
+   *   leave the tail behind the file.
+   */
+  constructor(
+    readonly path: string,
+    private readonly sink: TailSink,
+    private readonly onError: (e: unknown) => void = () => {},
+    private readonly followUpMs = 150,
+  ) {}
+
+  get bytesRead(): number {
+    return this.offset;
+  }
+
+  get status(): TailState {
+    return this.state;
+  }
+
+  /** Something may have changed: read what is new. Resolves when the file is caught up. */
+  poke(): Promise<void> {
+    if (this.disposed) {
+      return Promise.resolve();
+    }
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+      this.scheduleFollowUp();
+    });
+    return this.running;
+  }
+
+  private scheduleFollowUp(): void {
+    if (this.disposed || this.followUpMs <= 0 || this.followUp || this.state === 'gone') {
+      return;
+    }
+    const seen = { offset: this.offset, ino: this.ino, mtime: this.lastMtimeMs };
+    this.followUp = setTimeout(() => {
+      this.followUp = undefined;
+      void stat(this.path).then(
+        (info) => {
+          if (info.size !== seen.offset || info.ino !== seen.ino || info.mtimeMs !== seen.mtime) {
+            void this.poke();
+          }
+        },
+        () => void this.poke(),
+      );
+    }, this.followUpMs);
+    this.followUp.unref?.();
+  }
+
+  /** The watcher saw the file disappear. */
+  unlinked(): void {
+    if (this.state !== 'gone') {
+      this.state = 'gone';
+      this.offset = 0;
+      this.ino = undefined;
+      this.prefix = createHash('sha256');
+      this.sink.gone();
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.followUp) {
+      clearTimeout(this.followUp);
+      this.followUp = undefined;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.readNew();
+      } catch (e) {
+        const code = errnoCode(e);
+        if (code === 'ENOENT') {
+          this.unlinked();
+        } else {
+          this.onError(e);
+        }
+      }
+    } while (this.again && !this.disposed);
+  }
+
+  private async readNew(): Promise<void> {
+    const info = await stat(this.path);
+    if (!info.isFile()) {
+      return;
+    }
+    if (this.state === 'gone') {
+      this.state = 'idle';
+      this.sink.reset('recreated');
+    } else if (this.ino !== undefined && (info.ino !== this.ino || info.dev !== this.dev)) {
+      // Replaced: continue only if the new file begins with exactly what was read.
+      if (!(await this.samePrefix(info.size))) {
+        this.restart('replaced');
+      }
+    } else if (info.size < this.offset) {
+      this.restart('truncated');
+    }
+    this.ino = info.ino;
+    this.dev = info.dev;
+    this.lastMtimeMs = info.mtimeMs;
+    if (info.size <= this.offset) {
+      return;
+    }
+    this.state = 'reading';
+    const handle = await open(this.path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(chunkBytes);
+      // Read to the current end, including bytes appended while reading.
+      for (;;) {
+        const { bytesRead } = await handle.read(buf, 0, buf.length, this.offset);
+        if (bytesRead === 0 || this.disposed) {
+          break;
+        }
+        const chunk = buf.subarray(0, bytesRead);
+        this.prefix.update(chunk);
+        this.offset += bytesRead;
+        this.sink.push(chunk);
+      }
+    } finally {
+      await handle.close();
+      this.state = 'idle';
+    }
+  }
+
+  private restart(reason: 'truncated' | 'replaced'): void {
+    this.offset = 0;
+    this.prefix = createHash('sha256');
+    this.sink.reset(reason);
+  }
+
+  private async samePrefix(newSize: number): Promise<boolean> {
+    if (newSize < this.offset) {
+      return false;
+    }
+    const expected = this.prefix.copy().digest('hex');
+    const h = createHash('sha256');
+    const handle = await open(this.path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(chunkBytes);
+      let pos = 0;
+      while (pos < this.offset) {
+        const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, this.offset - pos), pos);
+        if (bytesRead === 0) {
+          return false;
+        }
+        h.update(buf.subarray(0, bytesRead));
+        pos += bytesRead;
+      }
+    } finally {
+      await handle.close();
+    }
+    return h.digest('hex') === expected;
+  }
+}

@@ -1,0 +1,366 @@
+import { watch, type FSWatcher } from 'chokidar';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import type { ChangeAuthor, ForeignChangeVerdict, WorkTreeView } from '../core/engine/rule';
+import { Emitter } from '../core/lib/event';
+import { errnoCode } from '../core/lib/errors';
+import { globMatcher } from '../core/lib/glob';
+import { describeError, nullLogger, type Logger } from '../core/lib/logger';
+
+/** One observed content change of a tracked file. */
+export interface TreeChange {
+  path: string;
+  at: number;
+  /** sha256 of the new content; null when the file was deleted. */
+  hash: string | null;
+  previous: string | null | undefined;
+  by: ChangeAuthor;
+}
+
+interface TrackedFile {
+  hash: string | null | undefined;
+  /** Recent changes, oldest first (bounded). */
+  history: TreeChange[];
+  hashing: Promise<void> | undefined;
+  again: boolean;
+}
+
+interface Seen {
+  at: number;
+  /** Content the session last saw; undefined until known. */
+  hash: string | null | undefined;
+}
+
+interface Inflight {
+  session: string;
+  /** The session's own id (for messages) and the transcript line of the write call. */
+  sessionId: string | undefined;
+  line: number | undefined;
+  callId: string;
+  start: number;
+  end: number | undefined;
+  afterHash: string | undefined;
+}
+
+export interface WorkTreeOptions {
+  root: string;
+  /** Globs (VS Code style) of paths never watched, relative to the root. */
+  ignore?: readonly string[];
+  logger?: Logger;
+  clock?: () => number;
+  /** The host knows when the user saved a file from an editor (the extension does). */
+  isUserSave?: (path: string, at: number) => boolean;
+  /** Ms around a write call in which a change is taken to be that call's own (transcripts lag). */
+  attributionGraceMs?: number;
+  /** Use polling (network file systems); off by default. */
+  usePolling?: boolean;
+}
+
+/** Hard limits that keep memory flat on large trees and long sessions. */
+const maxHistory = 32;
+const maxTracked = 20_000;
+const maxInflightAge = 10 * 60_000;
+const alwaysIgnored = ['**/.git/**', '**/node_modules/**', '**/.hg/**', '**/.svn/**'];
+
+/**
+ * The working tree next to the transcripts: which tracked file changed when, and who did it.
+ * Only files that sessions read or write (or the caller asks about) are hashed — never the
+ * whole tree. Every change is attributed to the session write that explains it (its content,
+ * or its call in flight for that path), to the user (an editor save), or to "someone else".
+ */
+export class WorkTree implements WorkTreeView {
+  private readonly tracked = new Map<string, TrackedFile>();
+  private readonly seen = new Map<string, Map<string, Seen>>();
+  private readonly inflight = new Map<string, Inflight[]>();
+  private watcher: FSWatcher | undefined;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly grace: number;
+  private readonly ignored: (rel: string) => boolean;
+  private readonly changed = new Emitter<TreeChange>();
+  /** Fires for every observed change of a tracked file, after attribution. */
+  readonly onDidChange = this.changed.event;
+  private ready: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: WorkTreeOptions) {
+    this.logger = opts.logger ?? nullLogger;
+    this.clock = opts.clock ?? Date.now;
+    this.grace = opts.attributionGraceMs ?? 1500;
+    this.ignored = globMatcher([...alwaysIgnored, ...(opts.ignore ?? [])]);
+  }
+
+  get root(): string {
+    return this.opts.root;
+  }
+
+  /** Starts watching; resolves when the initial directory scan is done. */
+  start(): Promise<void> {
+    if (this.watcher) {
+      return this.ready;
+    }
+    const root = this.opts.root;
+    this.watcher = watch(root, {
+      ignoreInitial: true,
+      persistent: true,
+      usePolling: this.opts.usePolling ?? false,
+      ignored: (p: string) => {
+        const rel = nodePath.relative(root, p).split(nodePath.sep).join('/');
+        return rel !== '' && !rel.startsWith('..') && this.ignored(rel);
+      },
+    });
+    this.watcher.on('add', (p) => this.onFsEvent(p));
+    this.watcher.on('change', (p) => this.onFsEvent(p));
+    this.watcher.on('unlink', (p) => this.onFsEvent(p));
+    this.watcher.on('error', (e) => this.logger.warn(`[tree] watcher error: ${describeError(e)}`));
+    const w = this.watcher;
+    this.ready = new Promise((resolve) => w.once('ready', () => resolve()));
+    return this.ready;
+  }
+
+  /** Start hashing a file (a session touched it, or the caller wants to know about it). */
+  track(path: string): Promise<void> {
+    let t = this.tracked.get(path);
+    if (!t) {
+      if (this.tracked.size >= maxTracked) {
+        this.evictOldest();
+      }
+      t = { hash: undefined, history: [], hashing: undefined, again: false };
+      this.tracked.set(path, t);
+      return this.rehash(path, t, false);
+    }
+    return t.hashing ?? Promise.resolve();
+  }
+
+  isTracked(path: string): boolean {
+    return this.tracked.has(path);
+  }
+
+  currentHash(path: string): string | null | undefined {
+    return this.tracked.get(path)?.hash;
+  }
+
+  history(path: string): readonly TreeChange[] {
+    return this.tracked.get(path)?.history ?? [];
+  }
+
+  /** Waits until every pending hash is computed (tests, and the guard before it answers). */
+  async settle(path?: string): Promise<void> {
+    const list = path ? [this.tracked.get(path)] : [...this.tracked.values()];
+    await Promise.all(list.map((t) => t?.hashing ?? Promise.resolve()));
+  }
+
+  // --- what sessions do (fed by the live monitor before the rules see each event) ---
+
+  /** The session read the file (or otherwise saw its whole content) now. */
+  sessionSaw(session: string, path: string): void {
+    void this.track(path);
+    this.setSeen(session, path, { at: this.clock(), hash: this.tracked.get(path)?.hash });
+  }
+
+  writeStarted(session: string, path: string, callId: string, meta: { sessionId?: string; line?: number } = {}): void {
+    void this.track(path);
+    const list = this.inflight.get(path) ?? [];
+    const now = this.clock();
+    // Forget windows long closed: they can no longer explain a change.
+    const fresh = list.filter((w) => w.end === undefined ? now - w.start < maxInflightAge : now - w.end < this.grace * 4);
+    fresh.push({ session, sessionId: meta.sessionId, line: meta.line, callId, start: now, end: undefined, afterHash: undefined });
+    this.inflight.set(path, fresh);
+  }
+
+  /** The write's result arrived; `afterHash` is the content it wrote, when the transcript records it. */
+  writeEnded(session: string, path: string, callId: string, afterHash: string | undefined): void {
+    const w = this.inflight.get(path)?.find((x) => x.session === session && x.callId === callId);
+    if (w) {
+      w.end = this.clock();
+      w.afterHash = afterHash;
+    }
+    // A change seen before the result arrived may now be recognisable as this write's.
+    const t = this.tracked.get(path);
+    if (t && afterHash) {
+      for (const c of t.history) {
+        if (c.hash === afterHash && c.by.kind !== 'session') {
+          c.by = authorOf(w ?? { session, sessionId: undefined, line: undefined });
+        }
+      }
+    }
+  }
+
+  /** After the rules judged the write: the session now knows the content it wrote. */
+  sessionWrote(session: string, path: string, afterHash: string | undefined): void {
+    const t = this.tracked.get(path);
+    const mine = t?.history.filter((c) => c.by.kind === 'session' && c.by.session === session).pop();
+    this.setSeen(session, path, { at: this.clock(), hash: afterHash ?? mine?.hash ?? undefined });
+  }
+
+  /**
+   * Did anyone but `session` change `path` after the session last saw it and before this
+   * write started? (WorkTreeView, used by the stale-write and concurrent-write rules.)
+   */
+  judgeWrite(session: string, path: string, callId: string): ForeignChangeVerdict | undefined {
+    const seen = this.seen.get(session)?.get(path);
+    const t = this.tracked.get(path);
+    if (!seen || !t) {
+      return undefined;
+    }
+    const w = this.inflight.get(path)?.find((x) => x.session === session && x.callId === callId);
+    const start = w?.start ?? this.clock();
+    const before = t.history.filter((c) => c.at > seen.at && c.at < start);
+    const foreign = before.filter((c) => !(c.by.kind === 'session' && c.by.session === session) && !this.explainedBy(c, session, start));
+    if (foreign.length === 0) {
+      return undefined;
+    }
+    // Changed and changed back: the session's view is right after all.
+    const last = before[before.length - 1]!;
+    if (seen.hash !== undefined && last.hash === seen.hash) {
+      return undefined;
+    }
+    const latest = foreign[foreign.length - 1]!;
+    return { by: latest.by, at: latest.at, seenAt: seen.at, changes: foreign.length };
+  }
+
+  /** A change just before the write started, with no other author: probably the write itself, seen early. */
+  private explainedBy(c: TreeChange, session: string, start: number): boolean {
+    return c.by.kind === 'unknown' && start - c.at < this.grace && this.inflightFor(c.path, c.at).some((w) => w.session === session);
+  }
+
+  private inflightFor(path: string, at: number): Inflight[] {
+    return (this.inflight.get(path) ?? []).filter((w) => at >= w.start - this.grace && (w.end === undefined || at <= w.end + this.grace));
+  }
+
+  private setSeen(session: string, path: string, s: Seen): void {
+    let m = this.seen.get(session);
+    if (!m) {
+      m = new Map();
+      this.seen.set(session, m);
+    }
+    m.set(path, s);
+  }
+
+  /** A session's transcript went away: forget what it saw and had in flight. */
+  forgetSession(session: string): void {
+    this.seen.delete(session);
+    for (const [p, list] of this.inflight) {
+      const rest = list.filter((w) => w.session !== session);
+      if (rest.length === 0) {
+        this.inflight.delete(p);
+      } else {
+        this.inflight.set(p, rest);
+      }
+    }
+  }
+
+  private onFsEvent(path: string): void {
+    const t = this.tracked.get(path);
+    if (t) {
+      void this.rehash(path, t, true);
+    }
+  }
+
+  /** Serialised per file: a burst of events gives one more hash after the running one. */
+  private rehash(path: string, t: TrackedFile, isChange: boolean): Promise<void> {
+    if (t.hashing) {
+      t.again = true;
+      return t.hashing;
+    }
+    const at = this.clock();
+    t.hashing = (async () => {
+      let observedAt = at;
+      do {
+        t.again = false;
+        const hash = await hashFile(path, this.logger);
+        if (hash !== t.hash) {
+          const previous = t.hash;
+          t.hash = hash;
+          if (isChange || previous !== undefined) {
+            this.record(path, t, { path, at: observedAt, hash, previous, by: this.attribute(path, hash, observedAt) });
+          }
+        }
+        observedAt = this.clock();
+      } while (t.again);
+    })().finally(() => {
+      t.hashing = undefined;
+    });
+    return t.hashing;
+  }
+
+  private attribute(path: string, hash: string | null, at: number): ChangeAuthor {
+    const windows = this.inflight.get(path) ?? [];
+    const byContent = windows.find((w) => hash !== null && w.afterHash === hash);
+    if (byContent) {
+      return authorOf(byContent);
+    }
+    const open = this.inflightFor(path, at);
+    if (open.length === 1) {
+      return authorOf(open[0]!);
+    }
+    if (this.opts.isUserSave?.(path, at)) {
+      return { kind: 'user' };
+    }
+    return { kind: 'unknown' };
+  }
+
+  private record(path: string, t: TrackedFile, c: TreeChange): void {
+    t.history.push(c);
+    if (t.history.length > maxHistory) {
+      t.history.splice(0, t.history.length - maxHistory);
+    }
+    // A session whose own write this was now knows the new content.
+    if (c.by.kind === 'session') {
+      const s = this.seen.get(c.by.session)?.get(path);
+      if (s && s.at >= c.at - this.grace) {
+        s.hash = c.hash;
+      }
+    }
+    this.changed.fire(c);
+  }
+
+  private evictOldest(): void {
+    const first = this.tracked.keys().next();
+    if (!first.done) {
+      this.tracked.delete(first.value);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.changed.dispose();
+    const w = this.watcher;
+    this.watcher = undefined;
+    await w?.close();
+  }
+}
+
+function authorOf(w: Pick<Inflight, 'session' | 'sessionId' | 'line'>): ChangeAuthor {
+  return {
+    kind: 'session',
+    session: w.session,
+    ...(w.sessionId !== undefined ? { sessionId: w.sessionId } : {}),
+    ...(w.line !== undefined ? { line: w.line } : {}),
+  };
+}
+
+/** sha256 of a file's bytes, streamed; null when it does not exist. */
+export async function hashFile(path: string, logger: Logger = nullLogger): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) {
+      return null;
+    }
+    const h = createHash('sha256');
+    for await (const chunk of createReadStream(path)) {
+      h.update(chunk as Buffer);
+    }
+    return h.digest('hex');
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      logger.warn(`[tree] cannot hash ${path}: ${describeError(e)}`);
+    }
+    return null;
+  }
+}
+
+export function hashText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}

@@ -1,0 +1,153 @@
+/**
+ * Live watching with real folders, real chokidar and real appends: what the watcher finds
+ * while files grow equals what `check` finds on the final files, each finding exactly once.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
+import { LiveEnv } from '../support/liveEnv';
+import { brief, prng, run, sortFindings } from '../support/run';
+import { sleep, waitFor } from '../support/wait';
+
+let env: LiveEnv;
+afterEach(async () => {
+  await env?.dispose();
+});
+
+/** A session with several problems, a multi-byte prompt, and no call left open at the end. */
+function brokenSession(ws: string, id = 'aaaaaaaa-1111-4000-8000-000000000001'): ClaudeTranscript {
+  const f = path.join(ws, 'src', 'app.ts');
+  return new ClaudeTranscript(id, ws)
+    .user('Réparer le fichier — 日本語 🧪')
+    .call('m1', 'toolu_A', 'Bash', { command: 'ls' })
+    .call('m1', 'toolu_B', 'Bash', { command: 'pwd' })
+    .result('toolu_A', 'a')
+    .say('m2', 'moving on without B')
+    .result('toolu_B', 'late b')
+    .result('toolu_A', 'again')
+    .result('toolu_Z', 'stray')
+    .edit('m3', 'toolu_C', f, 'one\ntwo\n', 'two', '2')
+    .say('m4', 'done ✓');
+}
+
+async function appendInRandomChunks(file: string, bytes: Uint8Array, seed: number): Promise<void> {
+  const rnd = prng(seed);
+  let at = 0;
+  while (at < bytes.length) {
+    const n = 1 + Math.floor(rnd() * 300);
+    appendFileSync(file, bytes.subarray(at, at + n));
+    at += n;
+    if (rnd() < 0.3) {
+      await sleep(Math.floor(rnd() * 15));
+    }
+  }
+}
+
+function checkFindings(file: string): string[] {
+  return brief(run(readFileSync(file), { file }).findings);
+}
+
+function liveFindings(e: LiveEnv, file: string): string[] {
+  return brief(sortFindings(e.monitor!.findings.forFile(file)));
+}
+
+void describe('live monitor', () => {
+  void test('random-chunk appends: findings equal check on the final file, each announced once', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 'aaaaaaaa-1111-4000-8000-000000000001.jsonl');
+    const t = brokenSession(env.workspace);
+    const bytes = new TextEncoder().encode(t.text());
+    writeFileSync(file, '');
+    await appendInRandomChunks(file, bytes, 7);
+    const expected = checkFindings(file);
+    assert.ok(expected.length >= 5, `the session is broken enough: ${expected.join(' ')}`);
+    await waitFor(() => liveFindings(env, file).length === expected.length, 5000, 'all findings');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), expected);
+    assert.deepEqual(brief(sortFindings([...env.announced])), expected, 'each finding announced exactly once');
+    const s = env.monitor!.session(file)!;
+    assert.equal(s.sessionId, 'aaaaaaaa-1111-4000-8000-000000000001');
+    assert.equal(s.firstPrompt, 'Réparer le fichier — 日本語 🧪');
+  });
+
+  void test('a folder that does not exist yet, a new session appearing, and Codex matched by cwd', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    const day = path.join(env.codexHome, 'sessions', '2026', '01', '02');
+    mkdirSync(day, { recursive: true });
+    const mine = path.join(day, 'rollout-2026-01-02T03-04-05-mine.jsonl');
+    const other = path.join(day, 'rollout-2026-01-02T03-04-06-other.jsonl');
+    writeFileSync(other, new CodexRollout('other', '/elsewhere').user('x').shell('c1', 'ls').user('y').text());
+    const r = new CodexRollout('mine', env.workspace).user('go').shell('c1', 'ls').user('again?');
+    await appendInRandomChunks(mine, new TextEncoder().encode(r.text()), 3);
+    await waitFor(() => env.monitor!.findings.forFile(mine).length === 1, 5000, 'the Codex finding');
+    assert.deepEqual(liveFindings(env, mine), checkFindings(mine));
+    assert.equal(env.monitor!.session(other), undefined, 'a rollout of another workspace is not followed');
+    assert.equal(env.monitor!.session(mine)!.sessionId, 'mine');
+  });
+
+  void test('truncation, replace-by-rename, deletion and re-creation', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 's1.jsonl');
+    const t = brokenSession(env.workspace, 's1');
+    writeFileSync(file, t.text());
+    const full = checkFindings(file);
+    await waitFor(() => liveFindings(env, file).length === full.length, 5000, 'initial findings');
+
+    // Truncate to the first 4 lines (only A answered, B pending: nothing certain yet).
+    truncateSync(file, Buffer.byteLength(t.lines.slice(0, 4).map((l) => l + '\n').join('')));
+    appendFileSync(file, ''); // a change event for some platforms
+    await waitFor(() => liveFindings(env, file).length === 0, 5000, 'findings of the cut lines to go');
+
+    // Replace by rename with different content (a rewrite by another program).
+    const other = new ClaudeTranscript('s1', env.workspace).user('new').result('toolu_Q', 'stray').say('m9', 'x');
+    const tmpFile = path.join(env.projectDir, '.s1.tmp');
+    writeFileSync(tmpFile, other.text());
+    renameSync(tmpFile, file);
+    await waitFor(() => liveFindings(env, file).join() === checkFindings(file).join(), 5000, 'findings of the new content');
+
+    // An append-only rewrite (Amplifier's temp-and-rename that keeps the prefix) is diffed, not re-reported.
+    const before = env.announced.length;
+    const grown = other.text() + new ClaudeTranscript('s1b', env.workspace).result('toolu_R', 'stray 2').text();
+    writeFileSync(tmpFile, grown);
+    renameSync(tmpFile, file);
+    await waitFor(() => liveFindings(env, file).length === 2, 5000, 'the appended finding');
+    assert.equal(env.announced.length, before + 1, 'only the new finding is announced');
+
+    // Deletion clears the file's findings; re-creation starts from scratch.
+    rmSync(file);
+    await waitFor(() => env.monitor!.session(file) === undefined, 5000, 'the session to go');
+    assert.deepEqual(env.monitor!.findings.forFile(file), []);
+    writeFileSync(file, t.text());
+    await waitFor(() => liveFindings(env, file).length === full.length, 5000, 'the re-created session');
+    assert.deepEqual(liveFindings(env, file), full);
+  });
+
+  void test('a folder deleted under the watcher, an unreadable file: logged, and watching goes on', async () => {
+    env = new LiveEnv();
+    mkdirSync(env.projectDir, { recursive: true });
+    await env.start({ watchTree: false });
+    const file = path.join(env.projectDir, 's2.jsonl');
+    writeFileSync(file, brokenSession(env.workspace, 's2').text());
+    await waitFor(() => env.monitor!.findings.forFile(file).length > 0, 5000, 'findings');
+    rmSync(path.join(env.claudeDir, 'projects'), { recursive: true });
+    await waitFor(() => env.monitor!.sessionList().length === 0, 5000, 'sessions to go with their folder');
+    assert.equal(env.monitor!.findings.size, 0);
+    // The folder comes back: watched again.
+    mkdirSync(env.projectDir, { recursive: true });
+    writeFileSync(file, brokenSession(env.workspace, 's2').text());
+    await waitFor(() => env.monitor!.findings.forFile(file).length > 0, 5000, 'findings after the folder came back');
+    if (process.getuid?.() !== 0) {
+      const locked = path.join(env.projectDir, 'locked.jsonl');
+      writeFileSync(locked, 'x\n', { mode: 0o000 });
+      await waitFor(() => env.logs.some((l) => l.includes('locked.jsonl')), 5000, 'a log line about the unreadable file');
+    }
+  });
+});

@@ -1,0 +1,309 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { TranscriptStream } from '../../../src/core/engine/stream';
+import type { ExecutionEvent, NormalizedEvent, Span } from '../../../src/core/model/events';
+import type { Finding } from '../../../src/core/model/finding';
+import { amplifierAdapter } from '../../../src/core/parse/amplifier/parser';
+import { parseAmplifierEventLine } from '../../../src/core/parse/amplifier/events';
+import { claudeAdapter } from '../../../src/core/parse/claude/parser';
+import { codexAdapter } from '../../../src/core/parse/codex/parser';
+import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
+import { streamRules } from '../../../src/core/rules/registry';
+
+/** The directory holding package.json and test/fixtures (tests run from out/test/unit/parse). */
+function repoRoot(): string {
+  for (const start of [__dirname, process.cwd()]) {
+    let dir = start;
+    for (;;) {
+      if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'test', 'fixtures'))) {
+        return dir;
+      }
+      const up = dirname(dir);
+      if (up === dir) {
+        break;
+      }
+      dir = up;
+    }
+  }
+  throw new Error('cannot find the repository root');
+}
+
+const fixtures = join(repoRoot(), 'test', 'fixtures', 'transcripts', 'amplifier');
+
+interface Run {
+  events: NormalizedEvent[];
+  findings: Finding[];
+  lines: string[];
+}
+
+function runBytes(file: string, chunks: readonly Uint8Array[]): Run {
+  const events: NormalizedEvent[] = [];
+  const findings: Finding[] = [];
+  const stream = new TranscriptStream({
+    file,
+    adapters: [amplifierAdapter],
+    rules: streamRules,
+    mode: 'batch',
+    sink: { add: (f) => findings.push(f), retract: () => undefined },
+    observe: (e) => events.push(e),
+  });
+  for (const c of chunks) {
+    stream.push(c);
+  }
+  stream.end();
+  const text = Buffer.concat(chunks.map((c) => Buffer.from(c))).toString('utf8');
+  return { events, findings, lines: text.split('\n') };
+}
+
+function runFile(path: string): Run {
+  return runBytes(path, [readFileSync(path)]);
+}
+
+function runLines(lines: readonly object[]): Run {
+  return runBytes('/tmp/transcript.jsonl', [Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')]);
+}
+
+function project(e: NormalizedEvent): string {
+  switch (e.kind) {
+    case 'text':
+      return `text ${e.at.line} ${e.role}${e.prompt ? ' prompt' : ''}${e.messageKey ? ' ' + e.messageKey : ''}`;
+    case 'call':
+      return `call ${e.at.line} ${e.callId} ${e.tool} [${e.accesses.map((a) => `${a.op} ${a.path}`).join(', ')}]`;
+    case 'result':
+      return `result ${e.at.line} ${e.callId}${e.isError ? ' error' : ''}${e.placeholder ? ' placeholder' : ''}${e.tool ? ' ' + e.tool : ''}`;
+    case 'malformed':
+      return `malformed ${e.at.line} ${e.reason}`;
+    default:
+      return `${e.kind} ${e.at.line}`;
+  }
+}
+
+function slice(run: Run, at: Span): string {
+  return (run.lines[at.line - 1] ?? '').slice(at.start, at.end);
+}
+
+function brief(f: Finding): string {
+  return `${f.rule} ${f.line}:${f.column}-${f.endColumn}`;
+}
+
+function assertSpans(run: Run): void {
+  for (const e of run.events) {
+    if (e.kind === 'call') {
+      assert.equal(slice(run, e.at), e.callId, `span of call ${e.callId}`);
+      for (const a of e.accesses) {
+        assert.ok(a.span, `access span of ${a.path}`);
+        assert.equal(slice(run, a.span), a.path);
+      }
+    } else if (e.kind === 'result') {
+      assert.equal(slice(run, e.at), e.callId, `span of result ${e.callId}`);
+    }
+  }
+}
+
+void describe('amplifierAdapter.sniff / claimsPath', () => {
+  void test('claims chat messages, not the lines of the other formats', () => {
+    assert.ok(amplifierAdapter.sniff({ role: 'user', content: 'hi' }));
+    assert.ok(amplifierAdapter.sniff({ role: 'assistant', content: [], tool_calls: [] }));
+    assert.ok(amplifierAdapter.sniff({ role: 'tool', tool_call_id: 'x', content: 'ok' }));
+    assert.ok(!amplifierAdapter.sniff({ role: 'system', content: 'You are…' }));
+    assert.ok(!amplifierAdapter.sniff({ type: 'response_item', payload: { type: 'message', role: 'user' } }));
+    assert.ok(!amplifierAdapter.sniff({ type: 'user', uuid: 'u', message: { role: 'user', content: 'x' } }));
+    assert.ok(!amplifierAdapter.sniff({ id: 'm', type: 'user', content: 'x' }));
+  });
+
+  void test('no earlier adapter claims an Amplifier line', () => {
+    for (const line of [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'x', name: 'bash', content: '{}' }]) {
+      for (const other of [codexAdapter, geminiAdapter, claudeAdapter]) {
+        assert.ok(!other.sniff(line), `${other.agent} must not claim ${JSON.stringify(line)}`);
+      }
+    }
+  });
+
+  void test('claims …/.amplifier/projects/<slug>/sessions/<id>/transcript.jsonl only', () => {
+    assert.ok(amplifierAdapter.claimsPath?.('/home/u/.amplifier/projects/-home-u-app/sessions/a2f9c4d1/transcript.jsonl'));
+    assert.ok(amplifierAdapter.claimsPath?.('C:\\Users\\u\\.amplifier\\projects\\C-Users-u-app\\sessions\\a2f9_reviewer\\transcript.jsonl'));
+    assert.ok(!amplifierAdapter.claimsPath?.('/home/u/.amplifier/projects/-home-u-app/sessions/a2f9c4d1/events.jsonl'));
+    assert.ok(!amplifierAdapter.claimsPath?.('/home/u/.amplifier/projects/-home-u-app/sessions/a2f9c4d1/transcript.jsonl.backup'));
+  });
+});
+
+void describe('Amplifier healthy session', () => {
+  const run = runFile(join(fixtures, 'healthy.jsonl'));
+
+  void test('one message per line; a call listed both as a block and in tool_calls counts once', () => {
+    assert.deepEqual(run.events.map(project), [
+      'text 1 user prompt',
+      'text 2 assistant line-2',
+      'call 2 toolu_01Read read_file [read /home/dev/app/util.py]',
+      'result 3 toolu_01Read read_file',
+      'text 4 assistant line-4',
+      'call 4 toolu_01Edit edit_file [edit /home/dev/app/util.py]',
+      'result 5 toolu_01Edit edit_file',
+      'text 6 assistant line-6',
+      // A <system-reminder> user message is injected context, not a prompt.
+      'text 7 user',
+      'text 8 user prompt',
+      'text 9 assistant line-9',
+      'call 9 toolu_01Bash bash []',
+      'result 10 toolu_01Bash bash',
+      'text 11 assistant line-11',
+    ]);
+    assertSpans(run);
+  });
+
+  void test('the full rule set finds nothing', () => {
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+});
+
+void describe('Amplifier pairing problems', () => {
+  void test('a call left without result before a new user turn: missing-result', () => {
+    const run = runFile(join(fixtures, 'missing-result.jsonl'));
+    assertSpans(run);
+    assert.deepEqual(run.findings.map(brief), ['missing-result 2:194-203']);
+    assert.equal(run.findings[0]?.callId, 'toolu_02B');
+    assert.match(run.findings[0]?.message ?? '', /before the user prompt on line 4/);
+  });
+
+  void test('placeholder from the orphan repair, then the real result: duplicate-result (afterPlaceholder)', () => {
+    const run = runFile(join(fixtures, 'placeholder.jsonl'));
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'result').map(project), [
+      'call 2 toolu_03D delegate []',
+      'result 3 toolu_03D error placeholder delegate',
+      'result 7 toolu_03D delegate',
+    ]);
+    assertSpans(run);
+    // Both true: the call now has two results, and the real one also sits turns away from its call.
+    assert.deepEqual(run.findings.map(brief), ['duplicate-result 7:35-44', 'misplaced-result 7:35-44']);
+    assert.match(run.findings[0]?.message ?? '', /arrived after a placeholder result was already recorded on line 3/);
+  });
+
+  void test('two assistant lines in a row are two messages: the first one’s calls are unanswered', () => {
+    const run = runLines([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"file_path": "/r/a.py"}' } }] },
+      { role: 'assistant', content: 'done' },
+    ]);
+    assert.deepEqual(run.findings.map((f) => `${f.rule} ${f.line} ${f.callId ?? ''}`), ['missing-result 2 call_1']);
+  });
+});
+
+void describe('Amplifier line semantics', () => {
+  void test('JSON-string arguments are parsed; the path span is found inside the escaped string', () => {
+    const run = runLines([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'write_file', arguments: '{"file_path": "/r/new.py", "content": "x"}' } }] },
+    ]);
+    const call = run.events.find((e) => e.kind === 'call');
+    assert.equal(call?.kind, 'call');
+    assert.deepEqual(call.kind === 'call' ? call.accesses.map((a) => [a.op, a.path, a.span ? slice(run, a.span) : '']) : [], [['write', '/r/new.py', '/r/new.py']]);
+  });
+
+  void test('tool_result blocks (in user or tool messages) are results; system lines are skipped', () => {
+    const run = runLines([
+      { role: 'system', content: 'You are a coding agent' },
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'tu_1', name: 'bash', input: { command: 'ls' } }, { type: 'tool_call', id: 'tc_2', name: 'bash', input: { command: 'pwd' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_call_id: 'tu_1', output: 'a.py' }] },
+      { role: 'tool', content: [{ type: 'tool_result', tool_call_id: 'tc_2', output: '/r' }] },
+    ]);
+    assert.deepEqual(run.events.map(project), [
+      'text 2 user prompt',
+      'text 3 assistant line-3',
+      'call 3 tu_1 bash []',
+      'call 3 tc_2 bash []',
+      'result 4 tu_1',
+      'result 5 tc_2',
+    ]);
+    assertSpans(run);
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
+  void test('error-shaped short outputs are errors; file contents that mention "error" are not', () => {
+    const run = runLines([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: '', tool_calls: ['a', 'b', 'c'].map((id) => ({ id, tool: 'bash', arguments: { command: 'true' } })) },
+      { role: 'tool', tool_call_id: 'a', name: 'bash', content: JSON.stringify({ success: false, error: { message: 'exit 1' } }) },
+      // `cat fixtures/port-error.json`: a file that happens to have an "error" key.
+      { role: 'tool', tool_call_id: 'b', name: 'bash', content: JSON.stringify({ error: 'E_PORT', port: 9000, retries: 3 }) },
+      // Foundation's fork repair writes this one (`messages.py`): a placeholder, not a real output.
+      { role: 'tool', tool_call_id: 'c', name: 'bash', content: '{"error": "Tool execution interrupted by session fork", "forked": true, "message": "…"}' },
+    ]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'result').map(project), ['result 3 a error bash', 'result 4 b bash', 'result 5 c error placeholder bash']);
+  });
+
+  void test('lines that are not messages, and tool messages without an id, are reported', () => {
+    const run = runLines([
+      { role: 'user', content: 'go' },
+      { content: 'no role' },
+      { role: 'tool', name: 'bash', content: 'orphaned text' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'x' }] },
+    ]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'malformed').map(project), ['malformed 2 invalid-shape', 'malformed 3 invalid-shape', 'malformed 4 invalid-shape']);
+    assert.deepEqual(run.findings.map((f) => `${f.rule} ${f.line}`), ['unparseable-line 2', 'unparseable-line 3', 'unparseable-line 4']);
+  });
+});
+
+void describe('parseAmplifierEventLine (events.jsonl)', () => {
+  void test('start, llm-request and end markers; everything else is ignored', () => {
+    const text = readFileSync(join(fixtures, 'events.jsonl'), 'utf8');
+    const lines = text.split('\n').filter((l) => l !== '');
+    const out: ExecutionEvent[] = [];
+    lines.forEach((line, i) => {
+      const e = parseAmplifierEventLine(JSON.parse(line) as Record<string, unknown>, { lineNo: i + 1, text: line });
+      if (e) {
+        out.push(e);
+        assert.equal(line.slice(e.at.start, e.at.end), (JSON.parse(line) as { event: string }).event, `span on line ${i + 1}`);
+      }
+    });
+    const sid = 'a2f9c4d1-6e3b-4c8a-9d7f-1b2e3c4d5e6f';
+    assert.deepEqual(
+      out.map((e) => `${e.at.line} ${e.phase} ${e.sessionId === sid ? 'sid' : e.sessionId} ${e.timestamp ?? ''}`),
+      [
+        '2 start sid 2026-03-05T10:00:00.120+00:00',
+        '3 start sid 2026-03-05T10:00:00.121+00:00',
+        '5 llm-request sid 2026-03-05T10:00:00.130+00:00',
+        // line 8 is an llm:request without session_id: no event.
+        '9 start sid 2026-03-05T19:02:11.000+00:00',
+        '10 llm-request sid 2026-03-05T19:02:11.300+00:00',
+        '12 end sid 2026-03-05T19:02:12.200+00:00',
+        '14 end sid 2026-03-05T19:02:12.310+00:00',
+        '15 end sid 2026-03-05T19:02:12.320+00:00',
+        '16 end sid 2026-03-05T19:02:12.330+00:00',
+      ],
+    );
+  });
+
+  void test('exact shape of one event; malformed lines give nothing', () => {
+    const line = '{"ts":"2026-03-05T10:00:00.120Z","lvl":"INFO","event":"execution:start","session_id":"s1","data":{}}';
+    assert.deepEqual(parseAmplifierEventLine(JSON.parse(line) as Record<string, unknown>, { lineNo: 7, text: line }), {
+      kind: 'execution',
+      at: { line: 7, start: 55, end: 70 },
+      phase: 'start',
+      sessionId: 's1',
+      timestamp: '2026-03-05T10:00:00.120Z',
+    });
+    assert.equal(line.slice(55, 70), 'execution:start');
+    assert.equal(parseAmplifierEventLine({ event: 'execution:start', session_id: 42 }, { lineNo: 1, text: '' }), undefined);
+    assert.equal(parseAmplifierEventLine({ event: 'constructor', session_id: 's1' }, { lineNo: 1, text: '' }), undefined);
+    assert.equal(parseAmplifierEventLine({ event: 'tool:pre', session_id: 's1' }, { lineNo: 1, text: '' }), undefined);
+  });
+});
+
+void describe('chunking', () => {
+  void test('splitting the bytes in two at every position gives the same events and findings', () => {
+    const path = join(fixtures, 'placeholder.jsonl');
+    const bytes = readFileSync(path);
+    const whole = runBytes(path, [bytes]);
+    assert.ok(whole.findings.length > 0);
+    const expectedEvents = JSON.stringify(whole.events);
+    const expectedFindings = JSON.stringify(whole.findings);
+    for (let i = 0; i <= bytes.length; i++) {
+      const split = runBytes(path, [bytes.subarray(0, i), bytes.subarray(i)]);
+      assert.equal(JSON.stringify(split.findings), expectedFindings, `split at byte ${i}`);
+      assert.equal(JSON.stringify(split.events), expectedEvents, `split at byte ${i}`);
+    }
+  });
+});

@@ -1,0 +1,439 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { TranscriptStream } from '../../../src/core/engine/stream';
+import type { NormalizedEvent, Span } from '../../../src/core/model/events';
+import type { Finding } from '../../../src/core/model/finding';
+import { claudeAdapter } from '../../../src/core/parse/claude/parser';
+import { codexAdapter } from '../../../src/core/parse/codex/parser';
+import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
+import { streamRules } from '../../../src/core/rules/registry';
+
+/** The directory holding package.json and test/fixtures (tests run from out/test/unit/parse). */
+function repoRoot(): string {
+  for (const start of [__dirname, process.cwd()]) {
+    let dir = start;
+    for (;;) {
+      if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'test', 'fixtures'))) {
+        return dir;
+      }
+      const up = dirname(dir);
+      if (up === dir) {
+        break;
+      }
+      dir = up;
+    }
+  }
+  throw new Error('cannot find the repository root');
+}
+
+const fixtures = join(repoRoot(), 'test', 'fixtures', 'transcripts', 'gemini');
+const sharedSample = '/work/shared/fixtures/real/gemini/kvsankar-agent-history/rejections-gemini_with_tool_error.jsonl';
+
+interface Run {
+  events: NormalizedEvent[];
+  findings: Finding[];
+  lines: string[];
+}
+
+function runBytes(file: string, chunks: readonly Uint8Array[]): Run {
+  const events: NormalizedEvent[] = [];
+  const findings: Finding[] = [];
+  const stream = new TranscriptStream({
+    file,
+    adapters: [geminiAdapter],
+    rules: streamRules,
+    mode: 'batch',
+    sink: { add: (f) => findings.push(f), retract: () => undefined },
+    observe: (e) => events.push(e),
+  });
+  for (const c of chunks) {
+    stream.push(c);
+  }
+  stream.end();
+  const text = Buffer.concat(chunks.map((c) => Buffer.from(c))).toString('utf8');
+  return { events, findings, lines: text.split('\n') };
+}
+
+function runFile(path: string): Run {
+  return runBytes(path, [readFileSync(path)]);
+}
+
+function runLines(lines: readonly object[], file = '/tmp/session.jsonl'): Run {
+  return runBytes(file, [Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')]);
+}
+
+/** One readable line per event: kind, transcript line, and what identifies it. */
+function project(e: NormalizedEvent): string {
+  switch (e.kind) {
+    case 'text':
+      return `text ${e.at.line} ${e.role}${e.prompt ? ' prompt' : ''}${e.messageKey ? ' ' + e.messageKey : ''}`;
+    case 'call':
+      return `call ${e.at.line} ${e.callId} ${e.tool} [${e.accesses.map((a) => `${a.op} ${a.path}`).join(', ')}]`;
+    case 'result':
+      return `result ${e.at.line} ${e.callId}${e.isError ? ' error' : ''}${e.placeholder ? ' placeholder' : ''}${e.tool ? ' ' + e.tool : ''}`;
+    case 'reset':
+      return `reset ${e.at.line} ${e.reason}`;
+    case 'malformed':
+      return `malformed ${e.at.line} ${e.reason}`;
+    default:
+      return `${e.kind} ${e.at.line}`;
+  }
+}
+
+function slice(run: Run, at: Span): string {
+  return (run.lines[at.line - 1] ?? '').slice(at.start, at.end);
+}
+
+function brief(f: Finding): string {
+  return `${f.rule} ${f.line}:${f.column}-${f.endColumn}`;
+}
+
+/** Every call and result span covers exactly its id; every access span exactly the path as written. */
+function assertSpans(run: Run): void {
+  for (const e of run.events) {
+    if (e.kind === 'call') {
+      assert.equal(slice(run, e.at), e.callId, `span of call ${e.callId}`);
+      for (const a of e.accesses) {
+        assert.ok(a.span, `access span of ${a.path}`);
+        assert.equal(slice(run, a.span), a.path);
+      }
+    } else if (e.kind === 'result') {
+      assert.equal(slice(run, e.at), e.callId, `span of result ${e.callId}`);
+    }
+  }
+}
+
+const R1 = 'read_file-1772442849501-6f1e2d3c4b5a';
+const E1 = 'replace-1772442853920-7a8b9c0d1e2f';
+const S1 = 'run_shell_command-1772442858330-8b9c0d1e2f3a';
+const R2 = 'read_file-1772442858331-9c0d1e2f3a4b';
+const E2 = 'replace-1772442944140-0d1e2f3a4b5c';
+const E3 = 'replace-1772442994030-1e2f3a4b5c6d';
+const CFG = '/home/dev/app/config.json';
+
+void describe('geminiAdapter.sniff / claimsPath', () => {
+  void test('claims the four Gemini line kinds and nothing of Claude Code or Codex', () => {
+    assert.ok(geminiAdapter.sniff({ sessionId: 's', projectHash: 'h', startTime: 't', lastUpdated: 't' }));
+    assert.ok(geminiAdapter.sniff({ id: 'm1', timestamp: 't', type: 'gemini', content: 'hi' }));
+    assert.ok(geminiAdapter.sniff({ id: 'm1', type: 'info', content: 'note' }));
+    assert.ok(geminiAdapter.sniff({ $set: { lastUpdated: 't' } }));
+    assert.ok(geminiAdapter.sniff({ $rewindTo: 'm1' }));
+    // Claude Code user lines carry type:'user' and a sessionId too, but always a uuid.
+    assert.ok(!geminiAdapter.sniff({ type: 'user', uuid: 'u', sessionId: 's', message: { role: 'user', content: 'x' } }));
+    assert.ok(!geminiAdapter.sniff({ timestamp: 't', type: 'session_meta', payload: { id: 'x' } }));
+    assert.ok(!geminiAdapter.sniff({ role: 'user', content: 'hi' }));
+  });
+
+  void test('claims chats/*.jsonl under ~/.gemini/tmp, sub-agent files included', () => {
+    assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/session-2026-03-02T09-14-3f2b8c1e.jsonl'));
+    assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/3f2b8c1e-aaaa/9d1c.jsonl'));
+    assert.ok(geminiAdapter.claimsPath?.('C:\\Users\\u\\.gemini\\tmp\\a41c9e0f\\chats\\session-2026-03-02T09-14-3f2b8c1e.jsonl'));
+    assert.ok(!geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/session-2026-03-02T09-14-3f2b8c1e.json'));
+    assert.ok(!geminiAdapter.claimsPath?.('/home/u/.claude/projects/-home-u-app/3f2b8c1e.jsonl'));
+  });
+});
+
+void describe('Gemini healthy session (re-appends, $set after each message, $rewindTo)', () => {
+  const run = runFile(join(fixtures, 'healthy.jsonl'));
+
+  void test('emits each message, call and result once, at the copy where it first appears', () => {
+    assert.deepEqual(run.events.map(project), [
+      'session 1',
+      'text 2 user prompt',
+      'text 4 assistant c8f5a1b3-2d4e-4f60-9bac-1d2e3f4a5b6c',
+      // line 6 re-appends g1 with tokens only: nothing new. line 7 adds the executing call.
+      `call 7 ${R1} read_file [read ${CFG}]`,
+      `result 8 ${R1} read_file`,
+      'text 9 assistant d9a6b2c4-3e5f-4071-acbd-2e3f4a5b6c7d',
+      `call 11 ${E1} replace [edit ${CFG}]`,
+      `result 12 ${E1} replace`,
+      'text 13 assistant e0b7c3d5-4f60-4182-bdce-3f4a5b6c7d8e',
+      `call 15 ${S1} run_shell_command []`,
+      `call 15 ${R2} read_file [read /home/dev/app/README.md]`,
+      // The two parallel calls finish in two later copies: one new result each.
+      `result 16 ${S1} run_shell_command`,
+      `result 17 ${R2} read_file`,
+      'text 18 assistant f1c8d4e6-5061-4293-cedf-4a5b6c7d8e9f',
+      'text 20 user prompt',
+      'text 22 assistant 1b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e',
+      `call 24 ${E2} replace [edit ${CFG}]`,
+      `result 25 ${E2} replace`,
+      'reset 26 rewind',
+      'text 27 user prompt',
+      'text 29 assistant 3d4e5f6a-7b8c-4d9e-9f0a-2b3c4d5e6f7a',
+      `call 31 ${E3} replace [edit ${CFG}]`,
+      `result 32 ${E3} replace`,
+      'session 33',
+    ]);
+  });
+
+  void test('spans: ids, paths, and the functionResponse id rather than the toolCall id', () => {
+    assertSpans(run);
+    for (const e of run.events) {
+      if (e.kind === 'result') {
+        const before = (run.lines[e.at.line - 1] ?? '').slice(0, e.at.start);
+        assert.ok(before.endsWith('"functionResponse":{"id":"'), `result ${e.callId} points into its functionResponse`);
+      }
+    }
+    const rewind = run.events.find((e) => e.kind === 'reset');
+    assert.ok(rewind);
+    assert.equal(slice(run, rewind.at), '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d');
+  });
+
+  void test('session info: id and start from the metadata line, title from $set.summary', () => {
+    const sessions = run.events.filter((e) => e.kind === 'session');
+    assert.deepEqual(
+      sessions.map(({ at: _at, ...rest }) => rest),
+      [
+        { kind: 'session', agent: 'gemini', sessionId: '3f2b8c1e-7d4a-4b9e-9c2f-5a1d6e8b0c47', startedAt: '2026-03-02T09:14:02.311Z' },
+        { kind: 'session', agent: 'gemini', title: 'Change the port to 9000 and turn debug off in config.json' },
+      ],
+    );
+  });
+
+  void test('the full rule set finds nothing', () => {
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+});
+
+void describe('Gemini $set.messages checkpoint', () => {
+  const run = runFile(join(fixtures, 'checkpoint.jsonl'));
+
+  void test('resets, then emits the checkpoint records afresh at the $set line', () => {
+    assert.deepEqual(run.events.map(project), [
+      'session 1',
+      'text 2 user prompt',
+      'text 4 assistant c8f5a1b3-2d4e-4f60-9bac-1d2e3f4a5b6c',
+      `call 6 ${R1} read_file [read ${CFG}]`,
+      `result 7 ${R1} read_file`,
+      'reset 8 replace',
+      'text 8 user prompt',
+      'text 8 assistant c8f5a1b3-2d4e-4f60-9bac-1d2e3f4a5b6c',
+      `call 8 ${R1} read_file [read ${CFG}]`,
+      `result 8 ${R1} read_file`,
+      'text 9 assistant d9a6b2c4-3e5f-4071-acbd-2e3f4a5b6c7d',
+      `call 11 ${E1} replace [edit ${CFG}]`,
+      `result 12 ${E1} replace`,
+    ]);
+    assertSpans(run);
+    // Inside the $set line, the text events point at their own record's id.
+    const texts = run.events.filter((e) => e.kind === 'text' && e.at.line === 8);
+    assert.deepEqual(
+      texts.map((e) => slice(run, e.at)),
+      ['b7e4f0a2-1c3d-4e5f-8a9b-0c1d2e3f4a5b', 'c8f5a1b3-2d4e-4f60-9bac-1d2e3f4a5b6c'],
+    );
+  });
+
+  void test('the rules accept a checkpoint that restates the history', () => {
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
+  void test('apart from duplicate-call-id, nothing is reported', () => {
+    assert.deepEqual(run.findings.filter((f) => f.rule !== 'duplicate-call-id').map(brief), []);
+  });
+});
+
+void describe('Gemini pairing problems', () => {
+  void test('a result that arrives in a re-append after a later message: missing-result, then misplaced-result', () => {
+    const run = runFile(join(fixtures, 'late-result.jsonl'));
+    const SH = 'run_shell_command-1772535724010-2f3a4b5c6d7e';
+    assert.deepEqual(run.events.map(project), [
+      'session 1',
+      'text 2 user prompt',
+      'text 4 assistant 5f6a7b8c-9d0e-4f1a-9b2c-4d5e6f7a8b9c',
+      `call 6 ${SH} run_shell_command []`,
+      'text 7 assistant 6a7b8c9d-0e1f-4a2b-8c3d-5e6f7a8b9c0d',
+      `result 9 ${SH} run_shell_command`,
+    ]);
+    assertSpans(run);
+    // The call is unanswered when the next assistant turn opens (true, as sent live), and its
+    // result then lands after that turn (true). Gemini's loader would put the record back in its
+    // first position on resume; the findings describe the order the requests saw.
+    assert.deepEqual(run.findings.map(brief), ['missing-result 6:218-262', 'misplaced-result 9:396-440']);
+    assert.match(run.findings[1]?.message ?? '', /after a later assistant turn \(line 7\)/);
+  });
+
+  void test('a functionResponse id that matches no call: orphan-result, and the call stays unanswered', () => {
+    const run = runFile(join(fixtures, 'orphan-result.jsonl'));
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'result').map(project), [
+      `call 6 read_file-1772611203010-3a4b5c6d7e8f read_file [read ${CFG}]`,
+      'result 7 read_file-1772611203011-4b5c6d7e8f9a read_file',
+    ]);
+    assertSpans(run);
+    assert.deepEqual(run.findings.map(brief), ['orphan-result 7:341-377', 'missing-result 6:198-234']);
+    assert.equal(run.findings[0]?.callId, 'read_file-1772611203011-4b5c6d7e8f9a');
+  });
+
+  void test('a functionResponse naming another tool: mismatched-result', () => {
+    const run = runFile(join(fixtures, 'mismatched-result.jsonl'));
+    assert.deepEqual(run.findings.map(brief), ['mismatched-result 7:341-377']);
+    assert.match(run.findings[0]?.message ?? '', /output of write_file, but the call was read_file/);
+  });
+
+  void test('an edit of a file the session never read: write-before-read on the path', () => {
+    const run = runLines([
+      { sessionId: 's1', projectHash: 'h', startTime: '2026-01-01T00:00:00.000Z', lastUpdated: '2026-01-01T00:00:00.000Z' },
+      { id: 'u1', timestamp: '2026-01-01T00:00:01.000Z', type: 'user', content: [{ text: 'fix it' }] },
+      {
+        id: 'g1',
+        timestamp: '2026-01-01T00:00:02.000Z',
+        type: 'gemini',
+        content: '',
+        toolCalls: [
+          {
+            id: 'replace-1',
+            name: 'replace',
+            args: { file_path: '/repo/a.ts', old_string: 'a', new_string: 'b' },
+            result: [{ functionResponse: { id: 'replace-1', name: 'replace', response: { output: 'Successfully modified file' } } }],
+            status: 'success',
+          },
+        ],
+      },
+    ]);
+    assert.deepEqual(run.findings.map((f) => f.rule), ['write-before-read']);
+    const f = run.findings[0]!;
+    assert.equal(slice(run, { line: f.line, start: f.column - 1, end: f.endColumn - 1 }), '/repo/a.ts');
+  });
+});
+
+void describe('Gemini record semantics', () => {
+  const meta = { sessionId: 's1', projectHash: 'h', startTime: '2026-01-01T00:00:00.000Z', lastUpdated: '2026-01-01T00:00:00.000Z' };
+  const user = { id: 'u1', timestamp: '2026-01-01T00:00:01.000Z', type: 'user', content: 'go' };
+  const call = (id: string, extra: object = {}) => ({ id, name: 'read_file', args: { file_path: '/r/a' }, status: 'executing', ...extra });
+  const response = (id: string, name = 'read_file', response: object = { output: 'x' }) => ({ functionResponse: { id, name, response } });
+
+  void test('a finished call without a recorded response is answered by its status; a later response is not a second result', () => {
+    const run = runLines([
+      meta,
+      user,
+      { id: 'g1', type: 'gemini', content: '', toolCalls: [call('c1', { status: 'cancelled', result: null }), call('c2', { status: 'error' })] },
+      { id: 'g1', type: 'gemini', content: '', toolCalls: [call('c1', { status: 'cancelled', result: null }), call('c2', { status: 'error', result: [response('c2', 'read_file', { error: 'boom' })] })] },
+    ]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'result').map(project), [
+      'call 3 c1 read_file [read /r/a]',
+      'call 3 c2 read_file [read /r/a]',
+      'result 3 c1 error',
+      'result 3 c2 error',
+    ]);
+    const statusSpans = run.events.filter((e) => e.kind === 'result').map((e) => slice(run, e.at));
+    assert.deepEqual(statusSpans, ['cancelled', 'error']);
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
+  void test('a checkpoint that copies the whole user turn into each call gives one result per response', () => {
+    const both = [response('c1'), response('c2')];
+    const run = runLines([
+      meta,
+      { $set: { messages: [user, { id: 'g1', type: 'gemini', content: '', toolCalls: [call('c1', { status: 'success', result: both }), call('c2', { status: 'success', result: both })] }] } },
+    ]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'result').map(project), [
+      'call 2 c1 read_file [read /r/a]',
+      'call 2 c2 read_file [read /r/a]',
+      'result 2 c1 read_file',
+      'result 2 c2 read_file',
+    ]);
+    assertSpans(run);
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
+  void test('$rewindTo forgets the dropped ids: a re-append of one is a new message; an unknown id drops everything', () => {
+    const run = runLines([
+      meta,
+      user,
+      { id: 'g1', type: 'gemini', content: 'a' },
+      { $rewindTo: 'g1' },
+      { id: 'g1', type: 'gemini', content: 'b' },
+      { id: 'u1', type: 'user', content: 'go' },
+      { $rewindTo: 'no-such-id' },
+      { id: 'u1', type: 'user', content: 'go again' },
+    ]);
+    assert.deepEqual(run.events.map(project), [
+      'session 1',
+      'text 2 user prompt',
+      'text 3 assistant g1',
+      'reset 4 rewind',
+      'text 5 assistant g1',
+      'reset 7 rewind',
+      'text 8 user prompt',
+    ]);
+  });
+
+  void test('info/error/warning records and unknown shapes are skipped; broken records are reported once', () => {
+    const badCall = { id: 'c1', args: {} };
+    const run = runLines([
+      meta,
+      { id: 'i1', type: 'info', content: 'Switched model' },
+      { id: 'w1', type: 'warning', content: 'Slow response' },
+      { something: 'new', version: 2 },
+      { id: 'g1', type: 'gemini', toolCalls: 'not a list' },
+      { id: 'g2', type: 'gemini', content: '', toolCalls: [badCall] },
+      { id: 'g2', type: 'gemini', content: '', toolCalls: [badCall] },
+    ]);
+    assert.deepEqual(run.events.map(project), ['session 1', 'malformed 5 invalid-shape', 'text 6 assistant g2', 'malformed 6 invalid-shape']);
+    assert.deepEqual(run.findings.map((f) => `${f.rule} ${f.line}`), ['unparseable-line 5', 'unparseable-line 6']);
+  });
+
+  void test('a sub-agent file: cwd from directories, parent from the folder, relative paths resolved', () => {
+    const run = runLines(
+      [
+        { ...meta, kind: 'subagent', directories: ['/home/dev/app'] },
+        { id: 'g1', type: 'gemini', content: '', toolCalls: [{ id: 'c1', name: 'read_file', args: { file_path: 'src/a.ts' }, status: 'executing' }] },
+      ],
+      '/home/dev/.gemini/tmp/app/chats/3f2b8c1e-parent/9d1c.jsonl',
+    );
+    const session = run.events[0];
+    assert.equal(session?.kind, 'session');
+    assert.equal(session.kind === 'session' ? session.cwd : undefined, '/home/dev/app');
+    assert.equal(session.kind === 'session' ? session.parentSessionId : undefined, '3f2b8c1e-parent');
+    const c = run.events.find((e) => e.kind === 'call');
+    assert.deepEqual(c?.kind === 'call' ? c.accesses.map((a) => a.path) : [], ['/home/dev/app/src/a.ts']);
+    assert.equal(c?.kind === 'call' && c.accesses[0]?.span ? slice(run, c.accesses[0].span) : '', 'src/a.ts');
+  });
+
+  void test('registry order: a Gemini user record (which has a sessionId) is not taken for Claude Code', () => {
+    const line = { id: 'u1', timestamp: 't', type: 'user', content: 'hi', sessionId: 's1' };
+    const found = [codexAdapter, geminiAdapter, claudeAdapter].find((a) => a.sniff(line));
+    assert.equal(found?.agent, 'gemini');
+    assert.ok(claudeAdapter.sniff(line), 'Claude Code would claim it if it came first');
+  });
+});
+
+void describe('the shared synthetic sample (kvsankar/agent-history, read in place)', () => {
+  void test('pairs every call with its own response; relative paths stay unresolved without a cwd', { skip: !existsSync(sharedSample) }, () => {
+    const run = runFile(sharedSample);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'result').map(project), [
+      'call 3 edit_file-001 edit_file []',
+      'result 3 edit_file-001 edit_file',
+      'call 5 edit_file-002 edit_file []',
+      'result 5 edit_file-002 error edit_file',
+      'call 7 read_file-001 read_file []',
+      'result 7 read_file-001 read_file',
+      'call 8 edit_file-003 edit_file []',
+      'result 8 edit_file-003 edit_file',
+    ]);
+    assertSpans(run);
+    // No finding, and rightly so for pairing: each record answers its own calls, the failed
+    // edit is an error result (still an answer), two gemini turns in a row are two messages.
+    // The first edit of config.json without a read is a write-before-read the rules cannot see:
+    // the sample has no `directories` and relative paths, so no access can be resolved.
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+});
+
+void describe('chunking', () => {
+  void test('splitting the bytes in two at every position gives the same events and findings', () => {
+    const path = join(fixtures, 'late-result.jsonl');
+    const bytes = readFileSync(path);
+    const whole = runBytes(path, [bytes]);
+    const expectedEvents = JSON.stringify(whole.events);
+    const expectedFindings = JSON.stringify(whole.findings);
+    assert.ok(whole.findings.length > 0);
+    for (let i = 0; i <= bytes.length; i++) {
+      const split = runBytes(path, [bytes.subarray(0, i), bytes.subarray(i)]);
+      assert.equal(JSON.stringify(split.findings), expectedFindings, `split at byte ${i}`);
+      assert.equal(JSON.stringify(split.events), expectedEvents, `split at byte ${i}`);
+    }
+  });
+});
