@@ -32,7 +32,9 @@ const node = {
 if (tests) {
   rmSync('out', { recursive: true, force: true });
   await esbuild.build({
-    entryPoints: [...tsFiles('src'), ...tsFiles('test'), ...tsFiles('bench')].filter((f) => !f.startsWith(join('src', 'webview'))),
+    entryPoints: [...tsFiles('src'), ...tsFiles('test'), ...tsFiles('bench')].filter(
+      (f) => !f.startsWith(join('src', 'webview')) && !f.startsWith(join('test', 'fixtures')),
+    ),
     outdir: 'out',
     outbase: '.',
     platform: 'node',

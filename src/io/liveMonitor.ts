@@ -44,9 +44,13 @@ export interface LiveMonitorOptions {
   watchTree?: boolean;
   treeIgnore?: readonly string[];
   isUserSave?: (path: string, at: number) => boolean;
+  /** See WorkTreeOptions.attributionGraceMs. */
+  attributionGraceMs?: number;
   hookLedger?: HookLedgerView;
   /** How often time-based rules (stalled calls) are asked to look again. */
   tickMs?: number;
+  /** How often recently active sessions are looked at regardless of watcher events. */
+  sweepMs?: number;
   pendingPollMs?: number;
   usePolling?: boolean;
   /** Sees every normalized event of every session (the timeline). */
@@ -74,6 +78,7 @@ export class LiveMonitor implements Disposable {
   /** Fires when a session appears, grows, or goes (undefined: several changed). */
   readonly onDidChangeSessions = this.sessionsChanged.event;
   private tickTimer: ReturnType<typeof setInterval> | undefined;
+  private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private readonly subscriptions: Disposable[] = [];
   private readonly reading = new Set<Promise<void>>();
   private disposed = false;
@@ -97,6 +102,7 @@ export class LiveMonitor implements Disposable {
         clock: this.clock,
         ...(opts.treeIgnore ? { ignore: opts.treeIgnore } : {}),
         ...(opts.isUserSave ? { isUserSave: opts.isUserSave } : {}),
+        ...(opts.attributionGraceMs !== undefined ? { attributionGraceMs: opts.attributionGraceMs } : {}),
         ...(opts.usePolling !== undefined ? { usePolling: opts.usePolling } : {}),
       });
     }
@@ -113,6 +119,8 @@ export class LiveMonitor implements Disposable {
     await this.idle();
     this.tickTimer = setInterval(() => this.tick(), this.opts.tickMs ?? 15_000);
     this.tickTimer.unref?.();
+    this.sweepTimer = setInterval(() => this.sweep(), this.opts.sweepMs ?? 2_000);
+    this.sweepTimer.unref?.();
   }
 
   /** Resolves when every pending read has caught up (tests; `watch` before printing its summary). */
@@ -144,6 +152,19 @@ export class LiveMonitor implements Disposable {
     await this.idle();
   }
 
+  /**
+   * A safety net under the file watchers: look at recently active sessions again. Watchers
+   * coalesce and drop events under load; the tail reads only if the file really changed.
+   */
+  private sweep(): void {
+    const now = this.clock();
+    for (const s of this.sessions.values()) {
+      if (now - s.summary.lastActivity < 10 * 60_000) {
+        this.read(s);
+      }
+    }
+  }
+
   /** Time passes: stalled-call and other time-based rules look again. */
   tick(now = this.clock()): void {
     for (const s of this.sessions.values()) {
@@ -160,7 +181,11 @@ export class LiveMonitor implements Disposable {
       return;
     }
     switch (e.type) {
-      case 'add': {
+      case 'add':
+      case 'change': {
+        // A change of a file with no session is a re-creation: chokidar reports a file deleted
+        // and written again within 100 ms as a change (its `atomic` option), and the tail may
+        // have seen the deletion first.
         if (this.sessions.has(e.file)) {
           this.read(this.sessions.get(e.file)!);
           return;
@@ -192,13 +217,6 @@ export class LiveMonitor implements Disposable {
         this.read(s);
         return;
       }
-      case 'change': {
-        const s = this.sessions.get(e.file);
-        if (s) {
-          this.read(s);
-        }
-        return;
-      }
       case 'unlink': {
         const s = this.sessions.get(e.file);
         if (s) {
@@ -210,18 +228,25 @@ export class LiveMonitor implements Disposable {
   }
 
   private read(s: LiveSession): void {
-    const p = s.tail.poke().then(() => {
-      if (this.findings.inGeneration(s.summary.file)) {
-        this.findings.endGeneration(s.summary.file);
-      }
-      if (s.tail.bytesRead !== s.summary.bytes) {
-        s.summary.bytes = s.tail.bytesRead;
-        s.summary.lastActivity = Math.max(s.summary.lastActivity, this.clock());
-        this.sessionsChanged.fire(s.summary);
-      }
-    });
+    const p = s.tail.poke();
     this.reading.add(p);
     void p.finally(() => this.reading.delete(p));
+  }
+
+  /** The tail read everything there was (after a watcher event or its own follow-up look). */
+  private caughtUp(file: string): void {
+    const s = this.sessions.get(file);
+    if (!s) {
+      return;
+    }
+    if (this.findings.inGeneration(file)) {
+      this.findings.endGeneration(file);
+    }
+    if (s.tail.bytesRead !== s.summary.bytes) {
+      s.summary.bytes = s.tail.bytesRead;
+      s.summary.lastActivity = Math.max(s.summary.lastActivity, this.clock());
+      this.sessionsChanged.fire(s.summary);
+    }
   }
 
   private newTail(file: string): FileTail {
@@ -250,7 +275,10 @@ export class LiveMonitor implements Disposable {
           this.sessionsChanged.fire(undefined);
         },
       },
-      (e) => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`),
+      {
+        onError: (e) => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`),
+        onCaughtUp: () => this.caughtUp(file),
+      },
     );
   }
 
@@ -345,6 +373,9 @@ export class LiveMonitor implements Disposable {
     if (this.tickTimer) {
       clearInterval(this.tickTimer);
     }
+    if (this.sweepTimer) {
+      clearInterval(this.sweepTimer);
+    }
     for (const d of this.subscriptions) {
       d.dispose();
     }
@@ -364,6 +395,9 @@ export class LiveMonitor implements Disposable {
     this.disposed = true;
     if (this.tickTimer) {
       clearInterval(this.tickTimer);
+    }
+    if (this.sweepTimer) {
+      clearInterval(this.sweepTimer);
     }
     for (const d of this.subscriptions) {
       d.dispose();

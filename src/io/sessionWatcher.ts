@@ -67,6 +67,7 @@ export class SessionWatcher implements Disposable {
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   /** File events still being inspected (a Codex rollout's first line is read before it is admitted). */
   private readonly inspecting = new Set<Promise<void>>();
+  private readonly rootInodes = new Map<WatchedRoot, number>();
   private readonly logger: Logger;
   private disposed = false;
 
@@ -91,6 +92,8 @@ export class SessionWatcher implements Disposable {
       for (const r of this.roots) {
         if (!this.watchers.has(r)) {
           void this.tryWatch(r);
+        } else {
+          void this.checkStillThere(r);
         }
       }
     }, this.opts.pendingPollMs ?? 1000);
@@ -195,6 +198,7 @@ export class SessionWatcher implements Disposable {
       if (!info.isDirectory()) {
         return;
       }
+      this.rootInodes.set(root, info.ino);
     } catch {
       root.exists = false;
       return;
@@ -232,6 +236,24 @@ export class SessionWatcher implements Disposable {
     this.logger.info(`watching ${root.path} for ${root.agent} sessions`);
   }
 
+  /**
+   * chokidar does not always report the deletion of the watched folder itself (and a folder
+   * deleted and re-created quickly is a new inode it never sees): check it is still the same one.
+   */
+  private async checkStillThere(root: WatchedRoot): Promise<void> {
+    const ino = this.rootInodes.get(root);
+    try {
+      const info = await stat(root.path);
+      if (ino !== undefined && info.ino !== ino) {
+        this.lostRoot(root);
+      }
+    } catch {
+      if (this.watchers.has(root)) {
+        this.lostRoot(root);
+      }
+    }
+  }
+
   private track(p: Promise<void>): void {
     this.inspecting.add(p);
     void p.finally(() => this.inspecting.delete(p));
@@ -247,6 +269,9 @@ export class SessionWatcher implements Disposable {
   /** The watched folder itself was deleted: drop its sessions and look for it again. */
   private lostRoot(root: WatchedRoot): void {
     const w = this.watchers.get(root);
+    if (!w) {
+      return;
+    }
     this.watchers.delete(root);
     root.exists = false;
     for (const [f] of [...this.known]) {

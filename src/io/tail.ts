@@ -16,6 +16,19 @@ export interface TailSink {
 
 export type TailState = 'reading' | 'idle' | 'gone';
 
+export interface TailOptions {
+  onError?: (e: unknown) => void;
+  /** After every burst of reads, whoever started it (a watcher event or the tail's own follow-up). */
+  onCaughtUp?: () => void;
+  /**
+   * After each burst of reads, look once more this much later. chokidar drops a change
+   * event that comes within 50 ms of the previous one for the same file (no trailing event),
+   * and watchers coalesce quick successive renames: a missed event must not leave the tail
+   * behind the file.
+   */
+  followUpMs?: number;
+}
+
 /** Read size: big enough for throughput, small enough that one huge append doesn't stall the loop. */
 const chunkBytes = 1 << 20;
 
@@ -42,17 +55,19 @@ export class FileTail {
   private followUp: ReturnType<typeof setTimeout> | undefined;
   private lastMtimeMs = 0;
 
-  /**
-   * @param followUpMs after each burst of reads, look once more this much later: file watchers
-   *   coalesce or drop events for quick successive renames, and a missed event must not
-   *   leave the tail behind the file.
-   */
+  private readonly onError: (e: unknown) => void;
+  private readonly onCaughtUp: () => void;
+  private readonly followUpMs: number;
+
   constructor(
     readonly path: string,
     private readonly sink: TailSink,
-    private readonly onError: (e: unknown) => void = () => {},
-    private readonly followUpMs = 150,
-  ) {}
+    opts: TailOptions = {},
+  ) {
+    this.onError = opts.onError ?? (() => {});
+    this.onCaughtUp = opts.onCaughtUp ?? (() => {});
+    this.followUpMs = opts.followUpMs ?? 150;
+  }
 
   get bytesRead(): number {
     return this.offset;
@@ -73,6 +88,9 @@ export class FileTail {
     }
     this.running = this.loop().finally(() => {
       this.running = undefined;
+      if (!this.disposed) {
+        this.onCaughtUp();
+      }
       this.scheduleFollowUp();
     });
     return this.running;

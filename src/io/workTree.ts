@@ -52,7 +52,11 @@ export interface WorkTreeOptions {
   clock?: () => number;
   /** The host knows when the user saved a file from an editor (the extension does). */
   isUserSave?: (path: string, at: number) => boolean;
-  /** Ms around a write call in which a change is taken to be that call's own (transcripts lag). */
+  /**
+   * Ms around a write call in which an unexplained change is taken to be that call's own:
+   * the agent may record its call line a little after the file changed, and both reach us
+   * through file watchers. Large enough for that lag, small next to how fast people type.
+   */
   attributionGraceMs?: number;
   /** Use polling (network file systems); off by default. */
   usePolling?: boolean;
@@ -87,7 +91,7 @@ export class WorkTree implements WorkTreeView {
   constructor(private readonly opts: WorkTreeOptions) {
     this.logger = opts.logger ?? nullLogger;
     this.clock = opts.clock ?? Date.now;
-    this.grace = opts.attributionGraceMs ?? 1500;
+    this.grace = opts.attributionGraceMs ?? 300;
     this.ignored = globMatcher([...alwaysIgnored, ...(opts.ignore ?? [])]);
   }
 
@@ -207,7 +211,7 @@ export class WorkTree implements WorkTreeView {
     const w = this.inflight.get(path)?.find((x) => x.session === session && x.callId === callId);
     const start = w?.start ?? this.clock();
     const before = t.history.filter((c) => c.at > seen.at && c.at < start);
-    const foreign = before.filter((c) => !(c.by.kind === 'session' && c.by.session === session) && !this.explainedBy(c, session, start));
+    const foreign = before.filter((c) => !(c.by.kind === 'session' && c.by.session === session) && !this.explainedBy(c, session, callId, start));
     if (foreign.length === 0) {
       return undefined;
     }
@@ -220,9 +224,18 @@ export class WorkTree implements WorkTreeView {
     return { by: latest.by, at: latest.at, seenAt: seen.at, changes: foreign.length };
   }
 
-  /** A change just before the write started, with no other author: probably the write itself, seen early. */
-  private explainedBy(c: TreeChange, session: string, start: number): boolean {
-    return c.by.kind === 'unknown' && start - c.at < this.grace && this.inflightFor(c.path, c.at).some((w) => w.session === session);
+  /**
+   * A change just before the write's call was seen, by no one known, when the write's own
+   * content is unknown (shell writes, Codex patches): probably the write itself, observed
+   * before its transcript line. Writes whose content the transcript records are matched by
+   * content instead, so a foreign change right before them is still caught.
+   */
+  private explainedBy(c: TreeChange, session: string, callId: string, start: number): boolean {
+    return (
+      c.by.kind === 'unknown' &&
+      start - c.at < this.grace &&
+      this.inflightFor(c.path, c.at).some((w) => w.session === session && w.callId === callId && w.afterHash === undefined)
+    );
   }
 
   private inflightFor(path: string, at: number): Inflight[] {

@@ -26,6 +26,8 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh)\b/;
+
 const separators = new Set(['&&', '||', ';', '|', '&', '\n', '(', ')']);
 const redirects = new Set(['>', '>>', '>|', '&>', '&>>', '1>', '1>>', '2>', '2>>', '<', '<<<']);
 
@@ -36,6 +38,11 @@ const redirects = new Set(['>', '>>', '>|', '&>', '&>>', '1>', '1>>', '2>', '2>>
  * (variables, globs, substitutions) is skipped rather than guessed.
  */
 export function classifyShell(command: string, cwd?: string): ShellAccess[] {
+  // Most commands touch no file we can name: skip the tokenizer unless one of the commands
+  // or operators we recognise appears at all.
+  if (!mayTouchFiles.test(command)) {
+    return [];
+  }
   let tokens: Token[];
   try {
     tokens = tokenize(command);

@@ -67,6 +67,11 @@ export const toolTables: Record<AgentKind, Record<string, ToolSpec>> = {
   amplifier,
 };
 
+/** Does this agent's table know the tool (so its input can name files)? */
+export function hasToolSpec(agent: AgentKind, tool: string): boolean {
+  return Object.hasOwn(toolTables[agent], tool);
+}
+
 export interface Classification {
   category: ToolCategory;
   accesses: FileAccess[];
@@ -77,7 +82,7 @@ export interface Classification {
  * paths come back absolute, resolved against `cwd`.
  */
 export function classifyToolCall(agent: AgentKind, tool: string, input: unknown, cwd: string | undefined): Classification {
-  const spec = toolTables[agent][tool];
+  const spec = Object.hasOwn(toolTables[agent], tool) ? toolTables[agent][tool] : undefined;
   if (!spec) {
     // MCP and unknown tools: nothing we can say about files.
     return { category: 'other', accesses: [] };

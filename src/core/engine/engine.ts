@@ -45,6 +45,7 @@ export class RuleEngine {
   readonly conversation = new Conversation();
   readonly knowledge = new FileKnowledge();
   private readonly active: ActiveRule[] = [];
+  private readonly listeners = new Map<keyof RuleListener, ActiveRule[]>();
   private session: SessionInfo | undefined;
   private agent: AgentKind | 'unknown' = 'unknown';
   private readonly logger: Logger;
@@ -90,15 +91,31 @@ export class RuleEngine {
   handle(e: NormalizedEvent): void {
     switch (e.kind) {
       case 'session': {
-        // Claude Code repeats the envelope on every line; only a change is news.
-        const merged: SessionInfo = { ...this.session, ...definedOnly(e), kind: 'session', at: e.at, agent: e.agent };
-        const { at: _a, ...cmpNew } = merged;
-        const { at: _b, ...cmpOld } = this.session ?? { at: e.at };
-        const changed = this.session === undefined || JSON.stringify(cmpNew) !== JSON.stringify(cmpOld);
+        // Claude Code repeats the envelope on every line, and a copied Codex session repeats
+        // its session_meta: only a change is news.
+        const prev = this.session;
+        const merged: SessionInfo = {
+          kind: 'session',
+          at: e.at,
+          agent: e.agent,
+          sessionId: e.sessionId ?? prev?.sessionId,
+          cwd: e.cwd ?? prev?.cwd,
+          title: e.title ?? prev?.title,
+          startedAt: e.startedAt ?? prev?.startedAt,
+          parentSessionId: e.parentSessionId ?? prev?.parentSessionId,
+        };
+        const changed =
+          prev === undefined ||
+          prev.agent !== merged.agent ||
+          prev.sessionId !== merged.sessionId ||
+          prev.cwd !== merged.cwd ||
+          prev.title !== merged.title ||
+          prev.startedAt !== merged.startedAt ||
+          prev.parentSessionId !== merged.parentSessionId;
         this.session = merged;
         this.agent = e.agent;
         if (changed) {
-          this.dispatch(e.at, (l) => l.onSession?.(merged));
+          this.dispatch(e.at, 'onSession', (l) => l.onSession?.(merged));
         }
         return;
       }
@@ -110,45 +127,45 @@ export class RuleEngine {
         return this.onResult(e);
       case 'reset':
         this.conversation.reset();
-        this.dispatch(e.at, (l) => l.onReset?.(e));
+        this.dispatch(e.at, 'onReset', (l) => l.onReset?.(e));
         return;
       case 'turn-end':
-        this.dispatch(e.at, (l) => l.onTurnEnd?.(e.at, e.aborted));
+        this.dispatch(e.at, 'onTurnEnd', (l) => l.onTurnEnd?.(e.at, e.aborted));
         return;
       case 'malformed':
-        this.dispatch(e.at, (l) => l.onMalformed?.(e));
+        this.dispatch(e.at, 'onMalformed', (l) => l.onMalformed?.(e));
         return;
       case 'execution':
-        this.dispatch(e.at, (l) => l.onExecution?.(e));
+        this.dispatch(e.at, 'onExecution', (l) => l.onExecution?.(e));
         return;
     }
   }
 
   /** End of a finished file: rules may now judge what never came. */
   end(): void {
-    this.dispatch(undefined, (l) => l.onEnd?.());
+    this.dispatch(undefined, 'onEnd', (l) => l.onEnd?.());
   }
 
   tick(now: number): void {
-    this.dispatch(undefined, (l) => l.onTick?.(now));
+    this.dispatch(undefined, 'onTick', (l) => l.onTick?.(now));
   }
 
   private onText(e: TextEvent): void {
     const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp);
     this.conversation.noteText(e, msg);
-    this.dispatch(e.at, (l) => l.onText?.(e, msg));
+    this.dispatch(e.at, 'onText', (l) => l.onText?.(e, msg));
   }
 
   private onCall(e: ToolCall): void {
     const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp);
     const rec = this.conversation.addCall(e, msg);
-    this.dispatch(e.at, (l) => l.onCall?.(rec));
+    this.dispatch(e.at, 'onCall', (l) => l.onCall?.(rec));
   }
 
   private onResult(e: ToolResult): void {
     const msg = this.messageFor('user', undefined, e.at, e.timestamp);
     const rec = this.conversation.addResult(e, msg);
-    this.dispatch(e.at, (l) => l.onResult?.(rec));
+    this.dispatch(e.at, 'onResult', (l) => l.onResult?.(rec));
     // Knowledge changes only after every rule judged the result against what came before.
     const call = rec.call;
     if (call && !e.isError && call.results.length === 1) {
@@ -179,7 +196,7 @@ export class RuleEngine {
     }
     const msg = conv.openMessage(role, at, key, timestamp);
     const previous = conv.messages[msg.index - 1];
-    this.dispatch(at, (l) => l.onMessage?.(msg, previous));
+    this.dispatch(at, 'onMessage', (l) => l.onMessage?.(msg, previous));
     return msg;
   }
 
@@ -201,13 +218,22 @@ export class RuleEngine {
     }
   }
 
-  private dispatch(at: Span | undefined, fn: (l: RuleListener) => void): void {
-    for (const entry of this.active) {
+  /**
+   * Calls one handler of every rule that has it. The rules listening for each handler are
+   * looked up once, not on every event: a transcript has millions of events.
+   */
+  private dispatch<K extends keyof RuleListener>(at: Span | undefined, handler: K, call: (l: RuleListener) => void): void {
+    let list = this.listeners.get(handler);
+    if (!list) {
+      list = this.active.filter((e) => typeof e.listener[handler] === 'function');
+      this.listeners.set(handler, list);
+    }
+    for (const entry of list) {
       if (entry.disabled) {
         continue;
       }
       try {
-        fn(entry.listener);
+        call(entry.listener);
       } catch (e) {
         this.crash(entry, e, at ?? { line: 1, start: 0, end: 0 }, 'handler');
       }
@@ -316,16 +342,24 @@ export function findingId(rule: string, file: string, key: string): string {
   return `${rule}|${file}|${key}`;
 }
 
-function format(template: string, data: Record<string, string | number>): string {
-  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (m, name: string) => (name in data ? String(data[name]) : m));
-}
+/** Message templates split once into literal text and `{{name}}` slots (every finding formats one). */
+const compiledTemplates = new Map<string, (string | { slot: string })[]>();
 
-function definedOnly<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) {
-    if (v !== undefined) {
-      (out as Record<string, unknown>)[k] = v;
+function format(template: string, data: Record<string, string | number>): string {
+  let parts = compiledTemplates.get(template);
+  if (!parts) {
+    parts = [];
+    let last = 0;
+    for (const m of template.matchAll(/\{\{\s*(\w+)\s*\}\}/g)) {
+      parts.push(template.slice(last, m.index), { slot: m[1]! });
+      last = m.index + m[0].length;
     }
+    parts.push(template.slice(last));
+    compiledTemplates.set(template, parts);
+  }
+  let out = '';
+  for (const p of parts) {
+    out += typeof p === 'string' ? p : p.slot in data ? String(data[p.slot]) : `{{${p.slot}}}`;
   }
   return out;
 }

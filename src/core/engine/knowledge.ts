@@ -112,7 +112,8 @@ export class FileKnowledge {
     let seenAt: Span;
     let seenBy: 'read' | 'write';
     if (k.base) {
-      if (normalise(k.base.text) === normalise(write.before)) {
+      // The common case, checked without copying either text.
+      if (k.base.text === write.before || normalise(k.base.text) === normalise(write.before)) {
         return undefined;
       }
       seenAt = k.base.at;

@@ -19,6 +19,8 @@ export interface TranscriptStreamOptions {
   services?: RuleServices;
   logger?: Logger;
   fallbackSessionId?: string;
+  /** Hash call inputs for the hook-bound rules (default: when a hook ledger is given). */
+  hashInputs?: boolean;
   /** Sees every normalized event before the rules do (the live monitor notes wall-clock times). */
   before?: (e: NormalizedEvent) => void;
   /** Sees every normalized event after the rules did (the sessions view, the timeline). */
@@ -49,6 +51,7 @@ export class TranscriptStream {
     this.parser = new TranscriptParser({
       file: opts.file,
       adapters: opts.adapters,
+      hashInputs: opts.hashInputs ?? opts.services?.hookLedger !== undefined,
       ...(opts.agent ? { agent: opts.agent } : {}),
       onDetect: (agent) => this.engine.setAgent(agent),
       emit:

@@ -5,6 +5,11 @@ import type { RawLine } from './lineSplitter';
 export interface AdapterContext {
   /** The transcript's path (used for display and as a fallback session id). */
   readonly file: string;
+  /**
+   * Hash each call's input (for the hook-bound rules). Off unless a hook ledger is in use:
+   * hashing every input of a large corpus is pure cost otherwise.
+   */
+  readonly hashInputs: boolean;
   emit(e: NormalizedEvent): void;
 }
 

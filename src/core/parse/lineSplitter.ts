@@ -92,8 +92,9 @@ export class LineSplitter {
       this.pendingBytes += bytes.length;
       return;
     }
-    // Copy: the caller may reuse its read buffer for the next chunk.
-    this.pending.push(bytes.slice());
+    // Copy: the caller may reuse its read buffer for the next chunk. (Not `bytes.slice()`:
+    // on a Node Buffer, slice is a view, not a copy.)
+    this.pending.push(new Uint8Array(bytes));
     this.pendingBytes += bytes.length;
   }
 
@@ -136,13 +137,17 @@ export class LineSplitter {
     let text = '';
     let invalidUtf8 = false;
     if (!tooLong && body.length > 0) {
-      try {
-        text = this.fatal.decode(body);
-      } catch {
-        invalidUtf8 = true;
-        text = this.lenient.decode(body);
+      // The lenient decoder is the fast path; only a line that came out with U+FFFD in it
+      // (rare: real text seldom contains the replacement character) is decoded again strictly
+      // to tell invalid bytes from a literal U+FFFD.
+      text = this.lenient.decode(body);
+      if (text.includes('\uFFFD')) {
+        try {
+          this.fatal.decode(body);
+        } catch {
+          invalidUtf8 = true;
+        }
       }
-      // A UTF-8 byte order mark is only meaningful on the first line; TextDecoder strips it there.
     }
     return { lineNo: this.lineNo, text, byteOffset, byteLength, invalidUtf8, tooLong, terminated };
   }

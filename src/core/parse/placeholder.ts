@@ -12,11 +12,33 @@ const placeholderPatterns = [
   /^\s*<synthetic[ _-]?result/i,
 ];
 
+/** Placeholders are one short sentence; anything longer is real output and not worth the regexes. */
+const maxPlaceholderLength = 400;
+
 export function isPlaceholderText(text: string | undefined): boolean {
-  if (text === undefined || text.length > 2000) {
+  if (text === undefined || text.length > maxPlaceholderLength) {
     return false;
   }
   return placeholderPatterns.some((p) => p.test(text));
+}
+
+/** Placeholder check straight on a result's content, without joining a long output into one string. */
+export function isPlaceholderContent(content: unknown): boolean {
+  if (typeof content === 'string') {
+    return isPlaceholderText(content);
+  }
+  if (Array.isArray(content)) {
+    if (content.length !== 1) {
+      return false;
+    }
+    const only: unknown = content[0];
+    const text = typeof only === 'object' && only !== null ? (only as { text?: unknown }).text : undefined;
+    return typeof text === 'string' && isPlaceholderText(text);
+  }
+  if (typeof content === 'object' && content !== null) {
+    return isPlaceholderText(resultText(content));
+  }
+  return false;
 }
 
 /** The text of a tool result's content (a string or text blocks); undefined for anything else. */

@@ -16,6 +16,8 @@ export interface TranscriptParserOptions {
   /** Force a format (e.g. from discovery) instead of sniffing. */
   agent?: AgentKind;
   maxLineBytes?: number;
+  /** See AdapterContext.hashInputs. */
+  hashInputs?: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ export class TranscriptParser {
 
   private use(adapter: FormatAdapter): void {
     this.adapter = adapter;
-    this.parser = adapter.create({ file: this.opts.file, emit: this.opts.emit });
+    this.parser = adapter.create({ file: this.opts.file, hashInputs: this.opts.hashInputs ?? false, emit: this.opts.emit });
     this.opts.onDetect?.(adapter.agent);
   }
 
@@ -92,7 +94,7 @@ export class TranscriptParser {
         detail: 'the line is not valid UTF-8 (invalid bytes were replaced to read the rest)',
       });
     }
-    if (raw.text.trim() === '') {
+    if (isBlank(raw.text)) {
       return;
     }
     let value: unknown;
@@ -143,4 +145,15 @@ export class TranscriptParser {
   get hasContent(): boolean {
     return this.sawContent;
   }
+}
+
+/** Whitespace only? Without `trim()`, which would copy a line that may be megabytes long. */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a && c !== 0xfeff) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -20,8 +20,12 @@ export const missingResult = defineRule({
     },
   },
   create(ctx) {
-    /** Calls whose missing result was forgiven by a history reset (they are no longer sent). */
-    const forgiven = new Set<CallRecord>();
+    /**
+     * Calls that may still be reported: each call enters once and leaves when it is answered,
+     * reported, or forgiven by a history reset — so a session with many unanswered calls costs
+     * no more per message than one with none.
+     */
+    let open: CallRecord[] = [];
     const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false): void => {
       ctx.report({
         messageId,
@@ -39,42 +43,44 @@ export const missingResult = defineRule({
         related: nextAt ? [{ at: nextAt, message: next }] : [],
       });
     };
-    const unanswered = (): CallRecord[] => ctx.conversation.pendingCalls().filter((c) => !forgiven.has(c) && c.message.epoch === ctx.conversation.epoch);
-    return {
-      onMessage(msg) {
-        if (msg.role !== 'assistant') {
-          return;
+    /** Reports the open calls `pick` selects (and drops answered ones); the rest stay open. */
+    const sweep = (pick: (c: CallRecord) => boolean, messageId: string, next: string, nextAt: Span | undefined, demote = false): void => {
+      const still: CallRecord[] = [];
+      for (const c of open) {
+        if (c.results.length > 0) {
+          continue;
         }
-        for (const call of unanswered()) {
-          if (call.message !== msg) {
-            report(call, 'beforeNext', 'next assistant turn', msg.at);
-          }
+        if (pick(c)) {
+          report(c, messageId, next, nextAt, demote);
+        } else {
+          still.push(c);
+        }
+      }
+      open = still;
+    };
+    return {
+      onCall(rec) {
+        open.push(rec);
+      },
+      onMessage(msg) {
+        if (msg.role === 'assistant' && open.length > 0) {
+          sweep((c) => c.message !== msg, 'beforeNext', 'next assistant turn', msg.at);
         }
       },
       onText(e, msg) {
-        if (e.role !== 'user') {
-          return;
-        }
-        for (const call of unanswered()) {
-          if (call.message.index === msg.index - 1) {
-            report(call, 'beforeNext', e.prompt ? 'user prompt' : 'user message', e.at);
-          }
+        if (e.role === 'user' && open.length > 0) {
+          sweep((c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch, 'beforeNext', e.prompt ? 'user prompt' : 'user message', e.at);
         }
       },
       onTurnEnd(at, aborted) {
-        for (const call of unanswered()) {
-          report(call, aborted ? 'aborted' : 'beforeNext', aborted ? 'aborted turn' : 'end of the turn', at);
-        }
+        sweep(() => true, aborted ? 'aborted' : 'beforeNext', aborted ? 'aborted turn' : 'end of the turn', at);
       },
       onReset() {
-        for (const call of ctx.conversation.pendingCalls()) {
-          forgiven.add(call);
-        }
+        // The calls of the old history are no longer sent: nothing is missing any more.
+        open = [];
       },
       onEnd() {
-        for (const call of unanswered()) {
-          report(call, 'atEnd', 'end of file', undefined, true);
-        }
+        sweep(() => true, 'atEnd', 'end of file', undefined, true);
       },
     };
   },

@@ -68,3 +68,15 @@ void describe('LineSplitter', () => {
     assert.equal(lines[1]!.byteOffset, 5001);
   });
 });
+
+void test('held bytes are copied: a caller may reuse its read buffer (as the tail reader does)', () => {
+  const s = new LineSplitter();
+  const out: string[] = [];
+  const buf = Buffer.alloc(8);
+  buf.write('{"a":');
+  s.push(buf.subarray(0, 5), (l) => out.push(l.text));
+  buf.write('1}\n', 0);
+  buf.fill(0x78, 3);
+  s.push(buf.subarray(0, 3), (l) => out.push(l.text));
+  assert.deepEqual(out, ['{"a":1}']);
+});

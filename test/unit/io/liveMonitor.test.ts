@@ -66,7 +66,7 @@ void describe('live monitor', () => {
     await appendInRandomChunks(file, bytes, 7);
     const expected = checkFindings(file);
     assert.ok(expected.length >= 5, `the session is broken enough: ${expected.join(' ')}`);
-    await waitFor(() => liveFindings(env, file).length === expected.length, 5000, 'all findings');
+    await waitFor(() => liveFindings(env, file).length === expected.length, 5000, () => `all findings: live ${liveFindings(env, file).join(' ')} vs check ${expected.join(' ')}; ${env.logs.join('; ')}`);
     await env.monitor!.idle();
     assert.deepEqual(liveFindings(env, file), expected);
     assert.deepEqual(brief(sortFindings([...env.announced])), expected, 'each finding announced exactly once');

@@ -1,5 +1,5 @@
 /** Polls until `pred` returns a truthy value; throws with `what` after `ms`. */
-export async function waitFor<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
+export async function waitFor<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, ms: number, what: string | (() => string)): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await pred();
@@ -7,7 +7,7 @@ export async function waitFor<T>(pred: () => T | undefined | false | Promise<T |
       return v;
     }
     if (Date.now() > end) {
-      throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+      throw new Error(`timed out after ${ms} ms waiting for ${typeof what === 'string' ? what : what()}`);
     }
     await sleep(15);
   }

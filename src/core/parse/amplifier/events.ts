@@ -1,6 +1,7 @@
 import type { ExecutionEvent } from '../../model/events';
 import { valueSpan, type LineRef } from '../span';
 import { amplifierEventLineSchema } from './schema';
+import { parseWith } from '../guard';
 
 /**
  * Lifecycle markers of one execution in Amplifier's `events.jsonl` (FORMATS.md §4). There is
@@ -30,7 +31,7 @@ export function parseAmplifierEventLine(value: Record<string, unknown>, raw: Lin
   if (phase === undefined) {
     return undefined;
   }
-  const parsed = amplifierEventLineSchema.safeParse(value);
+  const parsed = parseWith(amplifierEventLineSchema, value);
   if (!parsed.success) {
     return undefined;
   }

@@ -13,6 +13,7 @@ import {
   toolCallBlockSchema,
   toolResultBlockSchema,
 } from './schema';
+import { parseWith } from '../guard';
 
 const conversationRoles: ReadonlySet<unknown> = new Set(['user', 'assistant', 'tool']);
 
@@ -46,7 +47,7 @@ class AmplifierParser implements FormatParser {
   constructor(private readonly ctx: AdapterContext) {}
 
   line(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = amplifierMessageSchema.safeParse(value);
+    const parsed = parseWith(amplifierMessageSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a line that is not a chat message (no role, or fields of the wrong type)');
       return;
@@ -74,7 +75,7 @@ class AmplifierParser implements FormatParser {
       if (block.type === 'tool_result') {
         this.resultBlock(block, undefined, raw);
       } else if (block.type === 'text') {
-        const tb = textBlockSchema.safeParse(block);
+        const tb = parseWith(textBlockSchema, block);
         this.userText(tb.success ? tb.data.text : '', raw);
       }
     }
@@ -93,7 +94,7 @@ class AmplifierParser implements FormatParser {
     // A response may list a call both in `tool_calls` and as a content block: one call.
     const seen = new Set<string>();
     for (const tc of toolCalls) {
-      const p = amplifierToolCallSchema.safeParse(tc);
+      const p = parseWith(amplifierToolCallSchema, tc);
       const name = p.success ? (p.data.tool ?? p.data.function?.name ?? p.data.name) : undefined;
       if (!p.success || name === undefined) {
         this.invalid(raw, 'a tool call without id or name');
@@ -106,7 +107,7 @@ class AmplifierParser implements FormatParser {
       if (block.type !== 'tool_call' && block.type !== 'tool_use') {
         continue;
       }
-      const b = toolCallBlockSchema.safeParse(block);
+      const b = parseWith(toolCallBlockSchema, block);
       if (!b.success) {
         this.invalid(raw, `a ${block.type} block without id or name`);
         continue;
@@ -134,7 +135,7 @@ class AmplifierParser implements FormatParser {
       category: cls.category,
       accesses,
       messageKey,
-      inputHash: inputHash(args),
+      ...(this.ctx.hashInputs ? { inputHash: inputHash(args) } : {}),
     });
   }
 
@@ -154,7 +155,7 @@ class AmplifierParser implements FormatParser {
   }
 
   private resultBlock(block: Record<string, unknown>, name: string | undefined, raw: RawLine): void {
-    const b = toolResultBlockSchema.safeParse(block);
+    const b = parseWith(toolResultBlockSchema, block);
     const id = b.success ? (b.data.tool_call_id ?? b.data.tool_use_id) : undefined;
     if (!b.success || id === undefined) {
       this.invalid(raw, 'a tool_result block without tool_call_id');
@@ -186,7 +187,7 @@ function blocks(content: unknown): Record<string, unknown>[] {
   }
   const out: Record<string, unknown>[] = [];
   for (const b of content) {
-    if (contentBlockSchema.safeParse(b).success) {
+    if (parseWith(contentBlockSchema, b).success) {
       out.push(b as Record<string, unknown>);
     }
   }

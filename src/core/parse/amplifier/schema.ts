@@ -6,7 +6,7 @@ import { z } from 'zod';
  * `events.jsonl` log lines. Loose objects: only the fields we read are checked.
  */
 
-export const amplifierMessageSchema = z.looseObject({
+export const amplifierMessageSchema = z.object({
   role: z.string(),
   content: z.unknown().optional(),
   tool_calls: z.array(z.unknown()).nullable().optional(),
@@ -15,26 +15,26 @@ export const amplifierMessageSchema = z.looseObject({
 });
 
 /** `tool_calls[]`: the name is `tool` (Amplifier), `function.name` (OpenAI) or `name`. */
-export const amplifierToolCallSchema = z.looseObject({
+export const amplifierToolCallSchema = z.object({
   id: z.string().min(1),
   tool: z.string().optional(),
   name: z.string().optional(),
-  function: z.looseObject({ name: z.string().optional(), arguments: z.unknown().optional() }).optional(),
+  function: z.object({ name: z.string().optional(), arguments: z.unknown().optional() }).optional(),
   arguments: z.unknown().optional(),
   input: z.unknown().optional(),
 });
 
-export const contentBlockSchema = z.looseObject({ type: z.string() });
+export const contentBlockSchema = z.object({ type: z.string() });
 
 /** `{type:'tool_call'}` (Amplifier's ToolCallBlock) or `{type:'tool_use'}` (Anthropic-shaped history). */
-export const toolCallBlockSchema = z.looseObject({
+export const toolCallBlockSchema = z.object({
   type: z.enum(['tool_call', 'tool_use']),
   id: z.string().min(1),
   name: z.string().min(1),
   input: z.unknown().optional(),
 });
 
-export const toolResultBlockSchema = z.looseObject({
+export const toolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   tool_call_id: z.string().min(1).optional(),
   tool_use_id: z.string().min(1).optional(),
@@ -42,10 +42,10 @@ export const toolResultBlockSchema = z.looseObject({
   content: z.unknown().optional(),
 });
 
-export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+export const textBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
 
 /** `events.jsonl`: `{ts, lvl, schema:{name,ver}, event, session_id, data}`; `data` is never read here. */
-export const amplifierEventLineSchema = z.looseObject({
+export const amplifierEventLineSchema = z.object({
   ts: z.string().optional(),
   lvl: z.string().optional(),
   event: z.string(),

@@ -1,10 +1,10 @@
 import { classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
-import type { FileAccess, ReadSnapshot, Span, ToolResult, WriteSnapshot } from '../../model/events';
+import type { FileAccess, Span, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
-import { resultText, isPlaceholderText } from '../placeholder';
+import { isPlaceholderContent } from '../placeholder';
 import {
   assistantLineSchema,
   readResultSchema,
@@ -17,6 +17,7 @@ import {
   userLineSchema,
   writeResultSchema,
 } from './schema';
+import { parseWith } from '../guard';
 
 /** Record types that are never part of the API-visible conversation (FORMATS.md §1.2). */
 const chainTypes = new Set(['user', 'assistant', 'system']);
@@ -57,6 +58,13 @@ export const claudeAdapter: FormatAdapter = {
   },
 };
 
+/** The chain fields every event of a line carries. */
+interface Stamp {
+  timestamp: string | undefined;
+  uuid: string | undefined;
+  parentUuid: string | null | undefined;
+}
+
 interface CallNote {
   tool: string;
   path?: string;
@@ -77,7 +85,7 @@ class ClaudeParser implements FormatParser {
   line(value: Record<string, unknown>, raw: RawLine): void {
     const type = value['type'];
     if (type === 'summary' || type === 'ai-title' || type === 'custom-title') {
-      const t = titleLineSchema.safeParse(value);
+      const t = parseWith(titleLineSchema, value);
       const title = t.success ? (t.data.customTitle ?? t.data.title ?? t.data.aiTitle ?? t.data.summary) : undefined;
       if (title) {
         this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'claude-code', title: preview(title, 120) });
@@ -134,29 +142,29 @@ class ClaudeParser implements FormatParser {
   }
 
   private assistant(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = assistantLineSchema.safeParse(value);
+    const parsed = parseWith(assistantLineSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'an assistant record without message.content');
       return;
     }
     const line = parsed.data;
-    const key = line.message.id;
-    const common = {
-      ...(key !== undefined ? { messageKey: key } : {}),
-      ...(line.timestamp !== undefined ? { timestamp: line.timestamp } : {}),
-      ...(line.uuid !== undefined ? { uuid: line.uuid } : {}),
-      ...(line.parentUuid !== undefined ? { parentUuid: line.parentUuid } : {}),
-    };
+    // Fields are set even when undefined: one object shape per event kind keeps V8 on its
+    // fast paths, and spreading optional fields was a measurable share of the parse time.
+    const messageKey = line.message.id;
+    const { timestamp, uuid, parentUuid } = line;
     for (const block of line.message.content) {
       if (block.type === 'tool_use') {
-        const tu = toolUseBlockSchema.safeParse(block);
+        const tu = parseWith(toolUseBlockSchema, block);
         if (!tu.success) {
           this.invalid(raw, 'a tool_use block without id or name');
           continue;
         }
         const { id, name, input } = tu.data;
         const cls = classifyToolCall('claude-code', name, input, this.cwd);
-        const accesses: FileAccess[] = cls.accesses.map((a) => ({ ...a, span: pathSpan(raw, input, a.path) }));
+        const accesses: FileAccess[] = cls.accesses;
+        for (const a of accesses) {
+          a.span = pathSpan(raw, input, a.path);
+        }
         const note: CallNote = { tool: name };
         if (accesses[0]) {
           note.path = accesses[0].path;
@@ -172,17 +180,20 @@ class ClaudeParser implements FormatParser {
           tool: name,
           category: cls.category,
           accesses,
-          inputHash: inputHash(input),
-          ...common,
+          inputHash: this.ctx.hashInputs ? inputHash(input) : undefined,
+          messageKey,
+          timestamp,
+          uuid,
+          parentUuid,
         });
       } else if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
-        this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, ...common });
+        this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid });
       }
     }
   }
 
   private user(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = userLineSchema.safeParse(value);
+    const parsed = parseWith(userLineSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a user record without message.content');
       return;
@@ -191,11 +202,7 @@ class ClaudeParser implements FormatParser {
     if (line.isVisibleInTranscriptOnly && !line.isCompactSummary) {
       return;
     }
-    const common = {
-      ...(line.timestamp !== undefined ? { timestamp: line.timestamp } : {}),
-      ...(line.uuid !== undefined ? { uuid: line.uuid } : {}),
-      ...(line.parentUuid !== undefined ? { parentUuid: line.parentUuid } : {}),
-    };
+    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: line.parentUuid };
     const content = line.message.content;
     if (typeof content === 'string') {
       this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common);
@@ -204,7 +211,7 @@ class ClaudeParser implements FormatParser {
     const resultBlocks = content.filter((b) => b.type === 'tool_result');
     for (const block of content) {
       if (block.type === 'tool_result') {
-        const tr = toolResultBlockSchema.safeParse(block);
+        const tr = parseWith(toolResultBlockSchema, block);
         if (!tr.success) {
           this.invalid(raw, 'a tool_result block without tool_use_id');
           continue;
@@ -213,21 +220,23 @@ class ClaudeParser implements FormatParser {
         const meta = resultBlocks.length === 1 ? line.toolUseResult : undefined;
         this.ctx.emit(this.result(tr.data, meta, raw, common));
       } else if (block.type === 'text') {
-        const tb = textBlockSchema.safeParse(block);
+        const tb = parseWith(textBlockSchema, block);
         this.userText(tb.success ? tb.data.text : '', line.isMeta === true, raw, common);
       }
     }
   }
 
-  private userText(text: string, meta: boolean, raw: RawLine, common: object): void {
+  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp): void {
     const prompt = !meta && !nonPromptText.test(text.trimStart());
     this.ctx.emit({
       kind: 'text',
       at: lineSpan(raw),
       role: 'user',
       prompt,
-      ...(prompt ? { preview: preview(text) } : {}),
-      ...common,
+      preview: prompt ? preview(text) : undefined,
+      timestamp: common.timestamp,
+      uuid: common.uuid,
+      parentUuid: common.parentUuid,
     });
   }
 
@@ -235,7 +244,7 @@ class ClaudeParser implements FormatParser {
     block: { tool_use_id: string; content?: unknown; is_error?: boolean | null | undefined },
     meta: unknown,
     raw: RawLine,
-    common: object,
+    common: Stamp,
   ): ToolResult {
     const id = block.tool_use_id;
     const note = this.calls.get(id);
@@ -245,35 +254,41 @@ class ClaudeParser implements FormatParser {
       at: valueSpan(raw, id, 'tool_use_id'),
       callId: id,
       isError,
-      placeholder: isPlaceholderText(resultText(block.content)),
-      ...common,
+      placeholder: isPlaceholderContent(block.content),
+      timestamp: common.timestamp,
+      uuid: common.uuid,
+      parentUuid: common.parentUuid,
     };
     if (meta === undefined || typeof meta === 'string' || isError) {
       return result;
     }
-    const read = readResultSchema.safeParse(meta);
-    if (read.success) {
-      result.shape = 'read';
-      result.filePath = read.data.file.filePath;
-      const f = read.data.file;
-      if (read.data.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
-        const snap: ReadSnapshot = { path: f.filePath, content: f.content, startLine: f.startLine, numLines: f.numLines, totalLines: f.totalLines };
-        result.read = snap;
+    // Tell the shapes apart by their keys before validating: a failed zod parse builds a full
+    // error report, far too costly to use as a type test on every result.
+    const m = meta as Record<string, unknown>;
+    if ('file' in m) {
+      const read = parseWith(readResultSchema, meta);
+      if (read.success) {
+        const f = read.data.file;
+        result.shape = 'read';
+        result.filePath = f.filePath;
+        if (read.data.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
+          result.read = { path: f.filePath, content: f.content, startLine: f.startLine, numLines: f.numLines, totalLines: f.totalLines };
+        }
+        return result;
       }
-      return result;
-    }
-    const write = writeResultSchema.safeParse(meta);
-    if (write.success) {
-      const w = write.data;
-      result.filePath = w.filePath;
-      result.shape = w.type !== undefined ? 'write' : 'edit';
-      const snap = writeSnapshot(w, note);
-      if (snap) {
-        result.write = snap;
+    } else if ('filePath' in m) {
+      const write = parseWith(writeResultSchema, meta);
+      if (write.success) {
+        const w = write.data;
+        result.filePath = w.filePath;
+        result.shape = w.type !== undefined ? 'write' : 'edit';
+        const snap = writeSnapshot(w, note);
+        if (snap) {
+          result.write = snap;
+        }
+        return result;
       }
-      return result;
-    }
-    if (shellResultSchema.safeParse(meta).success) {
+    } else if ('stdout' in m && parseWith(shellResultSchema, meta).success) {
       result.shape = 'shell';
       return result;
     }
@@ -282,7 +297,7 @@ class ClaudeParser implements FormatParser {
   }
 
   private system(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = systemLineSchema.safeParse(value);
+    const parsed = parseWith(systemLineSchema, value);
     if (parsed.success && parsed.data.subtype === 'compact_boundary') {
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
     }

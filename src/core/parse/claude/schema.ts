@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /*
- * Shapes of the Claude Code records we read (FORMATS.md §1). Objects are loose: unknown
- * fields are tolerated, and only the fields the rules need are checked, so a huge tool
- * output is never walked twice.
+ * Shapes of the Claude Code records we read (FORMATS.md §1). Unknown fields are tolerated
+ * (stripped from the parsed value, never an error), and only the fields the rules need are
+ * checked, so a huge tool output is never walked twice. Plain `z.object` rather than
+ * `looseObject`: copying every unknown key made validation cost as much as JSON.parse.
  */
 
 const envelope = {
@@ -19,51 +20,58 @@ const envelope = {
   agentId: z.string().optional(),
 };
 
-export const contentBlockSchema = z.looseObject({ type: z.string() });
+/**
+ * A content block: any object with a string `type`, kept as it is — its own fields are
+ * checked by the block's schema (tool_use, tool_result, text) where they are used.
+ */
+export const contentBlockSchema = z.custom<{ type: string } & Record<string, unknown>>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string',
+  { message: 'a content block needs a string type' },
+);
 
-export const toolUseBlockSchema = z.looseObject({
+export const toolUseBlockSchema = z.object({
   type: z.literal('tool_use'),
   id: z.string().min(1),
   name: z.string(),
   input: z.unknown(),
 });
 
-export const toolResultBlockSchema = z.looseObject({
+export const toolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
   content: z.unknown().optional(),
   is_error: z.boolean().nullable().optional(),
 });
 
-export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+export const textBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
 
-export const assistantLineSchema = z.looseObject({
+export const assistantLineSchema = z.object({
   ...envelope,
   type: z.literal('assistant'),
-  message: z.looseObject({
+  message: z.object({
     id: z.string().optional(),
     role: z.literal('assistant').optional(),
     content: z.array(contentBlockSchema),
   }),
 });
 
-export const userLineSchema = z.looseObject({
+export const userLineSchema = z.object({
   ...envelope,
   type: z.literal('user'),
-  message: z.looseObject({
+  message: z.object({
     role: z.literal('user').optional(),
     content: z.union([z.string(), z.array(contentBlockSchema)]),
   }),
   toolUseResult: z.unknown().optional(),
 });
 
-export const systemLineSchema = z.looseObject({
+export const systemLineSchema = z.object({
   ...envelope,
   type: z.literal('system'),
   subtype: z.string().optional(),
 });
 
-export const titleLineSchema = z.looseObject({
+export const titleLineSchema = z.object({
   type: z.enum(['summary', 'ai-title', 'custom-title']),
   summary: z.string().optional(),
   title: z.string().optional(),
@@ -72,9 +80,9 @@ export const titleLineSchema = z.looseObject({
 });
 
 /** `toolUseResult` of Read: `{type:'text', file:{filePath, content, startLine, numLines, totalLines}}`. */
-export const readResultSchema = z.looseObject({
+export const readResultSchema = z.object({
   type: z.string().optional(),
-  file: z.looseObject({
+  file: z.object({
     filePath: z.string(),
     content: z.string().optional(),
     startLine: z.number().optional(),
@@ -83,10 +91,10 @@ export const readResultSchema = z.looseObject({
   }),
 });
 
-const hunkSchema = z.looseObject({ oldStart: z.number(), oldLines: z.number() });
+const hunkSchema = z.object({ oldStart: z.number(), oldLines: z.number() });
 
 /** `toolUseResult` of Edit/MultiEdit/Write. */
-export const writeResultSchema = z.looseObject({
+export const writeResultSchema = z.object({
   filePath: z.string(),
   type: z.enum(['create', 'update']).optional(),
   content: z.string().optional(),
@@ -96,14 +104,14 @@ export const writeResultSchema = z.looseObject({
   originalFile: z.string().nullable().optional(),
   originalFileContents: z.string().nullable().optional(),
   edits: z
-    .array(z.looseObject({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() }))
+    .array(z.object({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() }))
     .optional(),
   structuredPatch: z.array(hunkSchema).optional(),
   userModified: z.boolean().optional(),
 });
 
 /** `toolUseResult` of Bash. */
-export const shellResultSchema = z.looseObject({
+export const shellResultSchema = z.object({
   stdout: z.string(),
   stderr: z.string().optional(),
   interrupted: z.boolean().optional(),

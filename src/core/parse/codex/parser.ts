@@ -1,4 +1,4 @@
-import { classifyToolCall } from '../../classify/tools';
+import { classifyToolCall, hasToolSpec } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
@@ -17,6 +17,7 @@ import {
   sessionMetaSchema,
   turnContextSchema,
 } from './schema';
+import { parseWith } from '../guard';
 
 const rolloutTypes = new Set([
   'session_meta',
@@ -49,12 +50,13 @@ class CodexParser implements FormatParser {
   private cwd: string | undefined;
   private sawMeta = false;
   private reportedNoMeta = false;
-  private readonly tools = new Map<string, string>();
+  /** apply_patch calls, whose failure is read from their output text. */
+  private readonly patchCalls = new Set<string>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
   line(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = rolloutLineSchema.safeParse(value);
+    const parsed = parseWith(rolloutLineSchema, value);
     if (!parsed.success) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a rollout line without type (Codex)' });
       return;
@@ -75,7 +77,7 @@ class CodexParser implements FormatParser {
       case 'session_meta':
         return this.sessionMeta(payload, raw);
       case 'turn_context': {
-        const tc = turnContextSchema.safeParse(payload);
+        const tc = parseWith(turnContextSchema, payload);
         if (tc.success && tc.data.cwd && tc.data.cwd !== this.cwd) {
           this.cwd = tc.data.cwd;
           this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'codex', cwd: this.cwd });
@@ -86,7 +88,7 @@ class CodexParser implements FormatParser {
         this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
         return;
       case 'event_msg': {
-        const ev = eventMsgSchema.safeParse(payload);
+        const ev = parseWith(eventMsgSchema, payload);
         if (ev.success && (ev.data.type === 'turn_aborted' || ev.data.type === 'task_complete')) {
           this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: ev.data.type === 'turn_aborted' });
         }
@@ -100,7 +102,7 @@ class CodexParser implements FormatParser {
   }
 
   private sessionMeta(payload: unknown, raw: RawLine): void {
-    const meta = sessionMetaSchema.safeParse(payload);
+    const meta = parseWith(sessionMetaSchema, payload);
     if (!meta.success) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'session_meta without an id (Codex)' });
       return;
@@ -121,7 +123,7 @@ class CodexParser implements FormatParser {
   }
 
   private responseItem(payload: unknown, raw: RawLine, timestamp: string | undefined): void {
-    const item = responseItemSchema.safeParse(payload);
+    const item = parseWith(responseItemSchema, payload);
     if (!item.success) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a response_item without type (Codex)' });
       return;
@@ -129,7 +131,7 @@ class CodexParser implements FormatParser {
     const ts = timestamp !== undefined ? { timestamp } : {};
     switch (item.data.type) {
       case 'message': {
-        const m = messageItemSchema.safeParse(payload);
+        const m = parseWith(messageItemSchema, payload);
         if (!m.success) {
           return;
         }
@@ -150,12 +152,14 @@ class CodexParser implements FormatParser {
         return;
       }
       case 'function_call': {
-        const fc = functionCallSchema.safeParse(payload);
+        const fc = parseWith(functionCallSchema, payload);
         if (!fc.success) {
           return this.invalid(raw, 'a function_call without name or call_id');
         }
         let input: unknown = {};
-        if (fc.data.arguments !== undefined) {
+        // The arguments are a second JSON document: read them only when something needs them
+        // (a tool whose files we can name, or the hook-bound rules' input hash).
+        if (fc.data.arguments !== undefined && (this.ctx.hashInputs || hasToolSpec('codex', fc.data.name))) {
           try {
             input = JSON.parse(fc.data.arguments);
           } catch {
@@ -166,14 +170,14 @@ class CodexParser implements FormatParser {
         return this.call(fc.data.call_id, fc.data.name, input, raw, ts);
       }
       case 'custom_tool_call': {
-        const cc = customToolCallSchema.safeParse(payload);
+        const cc = parseWith(customToolCallSchema, payload);
         if (!cc.success) {
           return this.invalid(raw, 'a custom_tool_call without name or call_id');
         }
         return this.call(cc.data.call_id, cc.data.name, { input: cc.data.input ?? '' }, raw, ts);
       }
       case 'local_shell_call': {
-        const ls = localShellCallSchema.safeParse(payload);
+        const ls = parseWith(localShellCallSchema, payload);
         const id = ls.success ? (ls.data.call_id ?? ls.data.id) : undefined;
         if (!ls.success || id === undefined) {
           return this.invalid(raw, 'a local_shell_call without call_id');
@@ -190,7 +194,7 @@ class CodexParser implements FormatParser {
       case 'function_call_output':
       case 'custom_tool_call_output':
       case 'local_shell_call_output': {
-        const out = callOutputSchema.safeParse(payload);
+        const out = parseWith(callOutputSchema, payload);
         if (!out.success) {
           return this.invalid(raw, 'a tool output without call_id');
         }
@@ -199,7 +203,7 @@ class CodexParser implements FormatParser {
           kind: 'result',
           at: valueSpan(raw, out.data.call_id, 'call_id'),
           callId: out.data.call_id,
-          isError: outputFailed(text, this.tools.get(out.data.call_id)),
+          isError: outputFailed(text, this.patchCalls.has(out.data.call_id)),
           placeholder: isPlaceholderText(text),
           ...ts,
         });
@@ -216,8 +220,13 @@ class CodexParser implements FormatParser {
 
   private call(callId: string, name: string, input: unknown, raw: RawLine, ts: { timestamp?: string }): void {
     const cls = classifyToolCall('codex', name, input, this.cwd);
-    this.tools.set(callId, name);
-    const accesses: FileAccess[] = cls.accesses.map((a) => ({ ...a, span: pathSpan(raw, a.path, this.cwd) }));
+    if (name === 'apply_patch') {
+      this.patchCalls.add(callId);
+    }
+    const accesses: FileAccess[] = cls.accesses;
+    for (const a of accesses) {
+      a.span = pathSpan(raw, a.path, this.cwd);
+    }
     this.ctx.emit({
       kind: 'call',
       at: valueSpan(raw, callId, 'call_id'),
@@ -225,7 +234,7 @@ class CodexParser implements FormatParser {
       tool: name,
       category: cls.category,
       accesses,
-      inputHash: inputHash(input),
+      ...(this.ctx.hashInputs ? { inputHash: inputHash(input) } : {}),
       ...ts,
     });
   }
@@ -262,7 +271,7 @@ function outputText(output: unknown): string | undefined {
  * Codex does not serialise a success flag (FORMATS.md §2.3): failure is read from the
  * output text of shell tools and apply_patch.
  */
-function outputFailed(text: string | undefined, tool: string | undefined): boolean {
+function outputFailed(text: string | undefined, isPatch: boolean): boolean {
   if (text === undefined) {
     return false;
   }
@@ -280,7 +289,7 @@ function outputFailed(text: string | undefined, tool: string | undefined): boole
   if (exit) {
     return exit[1] !== '0';
   }
-  if (tool === 'apply_patch' && /apply_patch verification failed|^error:/i.test(text)) {
+  if (isPatch && /apply_patch verification failed|^error:/i.test(text)) {
     return true;
   }
   return text === 'aborted' || /^aborted by user/i.test(text);

@@ -2,13 +2,13 @@ import { z } from 'zod';
 
 /* Codex CLI rollout lines: `{timestamp, type, payload}` (FORMATS.md §2). Loose objects throughout. */
 
-export const rolloutLineSchema = z.looseObject({
+export const rolloutLineSchema = z.object({
   timestamp: z.string().optional(),
   type: z.string(),
   payload: z.unknown(),
 });
 
-export const sessionMetaSchema = z.looseObject({
+export const sessionMetaSchema = z.object({
   id: z.string(),
   timestamp: z.string().optional(),
   cwd: z.string().optional(),
@@ -16,41 +16,41 @@ export const sessionMetaSchema = z.looseObject({
   parent_thread_id: z.string().nullable().optional(),
 });
 
-export const turnContextSchema = z.looseObject({ cwd: z.string().optional() });
+export const turnContextSchema = z.object({ cwd: z.string().optional() });
 
-export const responseItemSchema = z.looseObject({ type: z.string() });
+export const responseItemSchema = z.object({ type: z.string() });
 
-export const messageItemSchema = z.looseObject({
+export const messageItemSchema = z.object({
   type: z.literal('message'),
   role: z.string(),
   content: z.unknown().optional(),
 });
 
-export const functionCallSchema = z.looseObject({
+export const functionCallSchema = z.object({
   type: z.literal('function_call'),
   name: z.string(),
   arguments: z.string().optional(),
   call_id: z.string().min(1),
 });
 
-export const customToolCallSchema = z.looseObject({
+export const customToolCallSchema = z.object({
   type: z.literal('custom_tool_call'),
   name: z.string(),
   input: z.string().optional(),
   call_id: z.string().min(1),
 });
 
-export const localShellCallSchema = z.looseObject({
+export const localShellCallSchema = z.object({
   type: z.literal('local_shell_call'),
   call_id: z.string().min(1).optional(),
   id: z.string().optional(),
-  action: z.looseObject({ command: z.array(z.string()).optional(), working_directory: z.string().nullable().optional() }).optional(),
+  action: z.object({ command: z.array(z.string()).optional(), working_directory: z.string().nullable().optional() }).optional(),
 });
 
-export const callOutputSchema = z.looseObject({
+export const callOutputSchema = z.object({
   type: z.enum(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']),
   call_id: z.string().min(1),
   output: z.unknown().optional(),
 });
 
-export const eventMsgSchema = z.looseObject({ type: z.string() });
+export const eventMsgSchema = z.object({ type: z.string() });

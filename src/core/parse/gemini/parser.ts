@@ -18,6 +18,7 @@ import {
   type GeminiMessage,
   type GeminiToolCall,
 } from './schema';
+import { parseWith } from '../guard';
 
 const messageTypes: ReadonlySet<unknown> = new Set(geminiMessageTypes);
 
@@ -90,7 +91,7 @@ class GeminiParser implements FormatParser {
   }
 
   private metadata(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = geminiMetadataSchema.safeParse(value);
+    const parsed = parseWith(geminiMetadataSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a session metadata line with malformed fields');
       return;
@@ -113,7 +114,7 @@ class GeminiParser implements FormatParser {
   }
 
   private set(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = geminiSetSchema.safeParse(value);
+    const parsed = parseWith(geminiSetSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a $set update whose fields have the wrong types');
       return;
@@ -155,7 +156,7 @@ class GeminiParser implements FormatParser {
    * what comes after the reset. A later re-append of a dropped id counts as a new message.
    */
   private rewind(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = geminiRewindSchema.safeParse(value);
+    const parsed = parseWith(geminiRewindSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a $rewindTo whose target is not a message id');
       return;
@@ -171,7 +172,7 @@ class GeminiParser implements FormatParser {
 
   /** Emits what is new in this copy of a record; returns where the record starts in the line. */
   private message(value: Record<string, unknown>, raw: RawLine, place: Place): number {
-    const parsed = geminiMessageSchema.safeParse(value);
+    const parsed = parseWith(geminiMessageSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a message record without a valid id, type or toolCalls list');
       return place.from;
@@ -239,7 +240,7 @@ class GeminiParser implements FormatParser {
     const seen = new Map<string, number>();
     let cursor = from;
     (rec.toolCalls ?? []).forEach((value, index) => {
-      const p = geminiToolCallSchema.safeParse(value);
+      const p = parseWith(geminiToolCallSchema, value);
       if (!p.success) {
         if (!state.badCalls.has(index)) {
           state.badCalls.add(index);
@@ -272,7 +273,7 @@ class GeminiParser implements FormatParser {
       category: cls.category,
       accesses,
       messageKey,
-      inputHash: inputHash(args),
+      ...(this.ctx.hashInputs ? { inputHash: inputHash(args) } : {}),
       ...(tc.timestamp !== undefined ? { timestamp: tc.timestamp } : {}),
     });
   }
@@ -363,7 +364,7 @@ function functionResponses(parts: unknown): FunctionResponse[] {
   const list = Array.isArray(parts) ? parts : parts === undefined || parts === null ? [] : [parts];
   const out: FunctionResponse[] = [];
   for (const p of list) {
-    const fr = functionResponsePartSchema.safeParse(p);
+    const fr = parseWith(functionResponsePartSchema, p);
     if (fr.success) {
       out.push(fr.data.functionResponse);
     }

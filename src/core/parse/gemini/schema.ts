@@ -3,7 +3,7 @@ import { z } from 'zod';
 /*
  * Gemini CLI session lines (FORMATS.md §3.2, `chatRecordingTypes.ts` in google-gemini/gemini-cli):
  * a metadata line, MessageRecords (re-appended whole whenever they change), `{$set}` metadata
- * updates and `{$rewindTo}` truncations. Objects are loose and only the fields we read are
+ * updates and `{$rewindTo}` truncations. Unknown fields are tolerated (stripped) and only the fields we read are
  * checked, so a 50 KB tool output is never walked by the schema.
  */
 
@@ -13,7 +13,7 @@ export const geminiMessageTypes = ['user', 'gemini', 'info', 'error', 'warning']
 /** Tool call statuses after which the call will not change any more (`scheduler/types.ts`). */
 export const terminalStatuses: ReadonlySet<string> = new Set(['success', 'error', 'cancelled']);
 
-export const geminiMetadataSchema = z.looseObject({
+export const geminiMetadataSchema = z.object({
   sessionId: z.string().min(1),
   projectHash: z.string(),
   startTime: z.string().optional(),
@@ -27,7 +27,7 @@ export const geminiMetadataSchema = z.looseObject({
  * One record of the conversation. `toolCalls` elements are checked one by one
  * (`geminiToolCallSchema`) so that one broken call does not hide its siblings.
  */
-export const geminiMessageSchema = z.looseObject({
+export const geminiMessageSchema = z.object({
   id: z.string().min(1),
   timestamp: z.string().optional(),
   type: z.enum(geminiMessageTypes),
@@ -36,7 +36,7 @@ export const geminiMessageSchema = z.looseObject({
   toolCalls: z.array(z.unknown()).nullable().optional(),
 });
 
-export const geminiToolCallSchema = z.looseObject({
+export const geminiToolCallSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   args: z.unknown().optional(),
@@ -47,16 +47,16 @@ export const geminiToolCallSchema = z.looseObject({
 });
 
 /** `{functionResponse:{id, name, response:{output}|{error}}}`, one Part of a tool call's result. */
-export const functionResponsePartSchema = z.looseObject({
-  functionResponse: z.looseObject({
+export const functionResponsePartSchema = z.object({
+  functionResponse: z.object({
     id: z.string().min(1).optional(),
     name: z.string().optional(),
     response: z.unknown().optional(),
   }),
 });
 
-export const geminiSetSchema = z.looseObject({
-  $set: z.looseObject({
+export const geminiSetSchema = z.object({
+  $set: z.object({
     sessionId: z.string().optional(),
     summary: z.string().optional(),
     directories: z.array(z.string()).optional(),
@@ -65,7 +65,7 @@ export const geminiSetSchema = z.looseObject({
   }),
 });
 
-export const geminiRewindSchema = z.looseObject({ $rewindTo: z.string() });
+export const geminiRewindSchema = z.object({ $rewindTo: z.string() });
 
 export type GeminiMessage = z.infer<typeof geminiMessageSchema>;
 export type GeminiToolCall = z.infer<typeof geminiToolCallSchema>;

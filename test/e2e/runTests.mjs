@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// npm run test:e2e [-- options]: the extension's integration tests (test/integration, built
+// to out/test/integration) in a real VS Code, through @vscode/test-electron's runTests.
+//
+// Which VS Code:
+//   default               code-server + headless Chromium, through test/e2e/code-shim.mjs
+//                         (our machines can't download a desktop build; setup.sh installs
+//                         code-server once per machine, into ~/.cache)
+//   VSCODE_EXECUTABLE=…   that desktop VS Code binary
+//   --download / AGS_E2E_DOWNLOAD=1
+//                         test-electron's usual download of a desktop build, where allowed
+// Options:
+//   --grep PATTERN        only the tests whose full title matches (AGS_E2E_GREP)
+//   --env KEY=VALUE       extra environment for the extension host (repeatable)
+//   --settings FILE.json  merged into the user settings (code-server only; repeatable)
+//   --timeout SECONDS     whole run, default 300 (code-server only)
+//   --keep                keep the run dir and the workspace copy for a post-mortem
+//   --verbose             stream the workbench and code-server logs
+// Environment: AGS_E2E_SKIP_SETUP=1 skips setup.sh; the driver then needs CODE_SERVER_DIR and
+// CODE_SERVER_NODE from the environment. Screenshots and logs go to test-results/e2e/.
+//
+// Needs a built extension (npm run build) and built tests (npm run build:test).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runTests, TestRunFailedError } from '@vscode/test-electron';
+
+const { values: opts } = parseArgs({
+  options: {
+    download: { type: 'boolean', default: process.env.AGS_E2E_DOWNLOAD === '1' },
+    grep: { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
+    settings: { type: 'string', multiple: true, default: [] },
+    timeout: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const shim = path.join(here, 'code-shim.mjs');
+const extensionTestsPath = path.join(root, 'out', 'test', 'integration', 'index.js');
+const fail = (message) => { console.error(`[e2e] ${message}`); process.exit(2); };
+
+const { main } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+if (!fs.existsSync(path.join(root, main))) fail(`${main} is missing: run \`npm run build\` first`);
+if (!fs.existsSync(extensionTestsPath)) fail(`${path.relative(root, extensionTestsPath)} is missing: run \`npm run build:test\` first`);
+
+/** Runs setup.sh (idempotent, ~1 s once installed) and returns the variables it prints. */
+function setupCodeServer() {
+  if (process.env.AGS_E2E_SKIP_SETUP === '1') return {};
+  const setup = spawnSync('bash', [path.join(here, 'setup.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (setup.status !== 0) fail(`test/e2e/setup.sh failed (exit ${setup.status ?? setup.signal})`);
+  return Object.fromEntries([...setup.stdout.matchAll(/^(CODE_SERVER_(?:DIR|NODE))=(.*)$/gm)].map(([, key, value]) => [key, value]));
+}
+
+const mode = process.env.VSCODE_EXECUTABLE ? 'desktop' : opts.download ? 'download' : 'code-server';
+const extensionTestsEnv = Object.fromEntries(opts.env.map((pair) => {
+  const eq = pair.indexOf('=');
+  if (eq < 1) fail(`--env expects KEY=VALUE, got "${pair}"`);
+  return [pair.slice(0, eq), pair.slice(eq + 1)];
+}));
+if (opts.grep) extensionTestsEnv.AGS_E2E_GREP = opts.grep;
+if (mode === 'code-server') {
+  // The shim and the driver it starts read their options from the environment, because
+  // test-electron passes nothing else through.
+  Object.assign(extensionTestsEnv, setupCodeServer(), {
+    AGS_E2E_ARTIFACTS: path.join(root, 'test-results', 'e2e'),
+    AGS_E2E_SETTINGS: opts.settings.map((f) => path.resolve(f)).join(path.delimiter),
+    ...(opts.timeout && { AGS_E2E_TIMEOUT: opts.timeout }),
+    ...(opts.keep && { AGS_E2E_KEEP: '1' }),
+    ...(opts.verbose && { AGS_E2E_VERBOSE: '1' }),
+  });
+  // test-electron spawns it directly, so it must be executable even where the file mode
+  // got lost (an archive, a copy).
+  try {
+    fs.accessSync(shim, fs.constants.X_OK);
+  } catch {
+    fs.chmodSync(shim, 0o755);
+  }
+}
+
+// A fresh copy of the fixture workspace for every run: the tests may write to it.
+const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-ws-'));
+fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+
+const started = Date.now();
+let exitCode = 0;
+try {
+  await runTests({
+    vscodeExecutablePath: mode === 'desktop' ? process.env.VSCODE_EXECUTABLE : mode === 'code-server' ? shim : undefined,
+    extensionDevelopmentPath: root,
+    extensionTestsPath,
+    launchArgs: [workspace],
+    extensionTestsEnv,
+  });
+} catch (err) {
+  // TestRunFailedError carries VS Code's (here: the driver's) exit code; anything else
+  // means the run could not start.
+  if (err instanceof TestRunFailedError) exitCode = err.code ?? 1;
+  else { console.error(err); exitCode = 1; }
+} finally {
+  if (opts.keep) console.log(`[e2e] workspace kept: ${workspace}`);
+  else fs.rmSync(workspace, { recursive: true, force: true });
+}
+console.log(`[e2e] ${mode} run finished in ${((Date.now() - started) / 1000).toFixed(1)} s with exit code ${exitCode}`);
+process.exitCode = exitCode;

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { encodeClaudeProject } from '../../../src/core/discovery/locations';
+import { ClaudeTranscript } from '../support/claude';
+import { repoRoot } from '../support/repo';
+import { waitFor } from '../support/wait';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-watch-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+void describe('agent-guard watch', () => {
+  void test('prints what it watches, each finding once as jsonl, and exits cleanly on SIGINT', async () => {
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(ws, { recursive: true });
+    const claude = path.join(tmp, 'claude');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    const existing = path.join(proj, 'old.jsonl');
+    writeFileSync(existing, new ClaudeTranscript('old', ws).user('go').result('toolu_X', 'stray').text());
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--format', 'jsonl'], {
+      cwd: ws,
+      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      assert.match(err, /Claude Code +.*projects.*-ws\n/);
+      assert.match(err, /Codex CLI +.*codex.sessions \(not there yet; waiting for it\)/);
+      assert.match(err, /found 1 session \(Claude Code 1\)/);
+      await waitFor(() => out.split('\n').filter(Boolean).length >= 1, 5000, 'the existing finding');
+
+      const live = path.join(proj, 'live.jsonl');
+      const t = new ClaudeTranscript('live', ws).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).say('m2', 'skipped the result');
+      for (const line of t.lines) {
+        appendFileSync(live, line + '\n');
+      }
+      await waitFor(() => out.split('\n').filter(Boolean).length >= 2, 5000, 'the live finding');
+      const rows = out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { rule: string; file: string; line: number; session: string; agent: string });
+      assert.deepEqual(
+        rows.map((r) => `${r.rule}:${path.basename(r.file)}:${r.line}:${r.session}:${r.agent}`),
+        ['orphan-result:old.jsonl:2:old:claude-code', 'missing-result:live.jsonl:2:live:claude-code'],
+      );
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 0, err);
+    assert.match(err, /SIGINT, stopping/);
+    assert.equal(out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
+  });
+});

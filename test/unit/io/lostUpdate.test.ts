@@ -1,0 +1,120 @@
+/**
+ * A lost update end to end, with real files: a session reads a file, something changes it
+ * on disk, then the session's transcript shows a write to it.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
+import { LiveEnv } from '../support/liveEnv';
+import { sleep, waitFor } from '../support/wait';
+
+let env: LiveEnv;
+afterEach(async () => {
+  await env?.dispose();
+});
+
+const patch = (rel: string): string => `*** Begin Patch\n*** Update File: ${rel}\n@@\n-const a = 1;\n+const a = 2;\n*** End Patch`;
+
+/** A Codex rollout that is appended to step by step, each step processed before the next. */
+async function setup(): Promise<{ rollout: string; file: string; r: CodexRollout; step: (fn: (r: CodexRollout) => void) => Promise<void> }> {
+  env = new LiveEnv();
+  const file = path.join(env.workspace, 'src', 'app.ts');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, 'const a = 1;\nconst b = 2;\n');
+  await env.start();
+  const day = path.join(env.codexHome, 'sessions', '2026', '01', '02');
+  mkdirSync(day, { recursive: true });
+  const rollout = path.join(day, 'rollout-2026-01-02T03-04-05-s1.jsonl');
+  const r = new CodexRollout('s1', env.workspace);
+  let written = 0;
+  const step = async (fn: (r: CodexRollout) => void): Promise<void> => {
+    fn(r);
+    appendFileSync(rollout, r.lines.slice(written).map((l) => l + '\n').join(''));
+    const target = r.lines.length;
+    written = target;
+    await waitFor(() => (env.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 5000, `line ${target} read`);
+    await env.monitor!.idle();
+  };
+  return { rollout, file, r, step };
+}
+
+void describe('lost update', () => {
+  void test('changed on disk by someone else after the read: stale-write names the change', async () => {
+    const { rollout, file, step } = await setup();
+    await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await env.monitor!.tree!.settle(file);
+    // Someone else (the user in another editor, a formatter) changes the file.
+    writeFileSync(file, 'const a = 1;\nconst b = 3; // changed by hand\n');
+    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 5000, 'the foreign change');
+    // Longer than the attribution grace: a change this close to a patch whose content is not
+    // recorded would be taken for the patch itself.
+    await sleep(400);
+    await step((r) => r.patch('c2', patch('src/app.ts')).output('c2', 'Done!', true).say('done'));
+    const findings = env.monitor!.findings.forFile(rollout);
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['stale-write:live@5'],
+    );
+    const f = findings[0]!;
+    assert.match(f.message, /apply_patch wrote src\/app\.ts, which an unattributed process changed at \d\d:\d\d:\d\d, after this session last saw it/);
+    assert.deepEqual(
+      f.related.map((x) => [path.basename(x.file), x.line]),
+      [
+        [path.basename(rollout), 4],
+        ['app.ts', 1],
+      ],
+      'links the read and the changed file',
+    );
+    assert.deepEqual(f.subject, { path: file });
+  });
+
+  void test('the same sequence with the change made by the session itself: nothing', async () => {
+    const { rollout, file, step } = await setup();
+    await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await env.monitor!.tree!.settle(file);
+    // The session's own shell write: its call is in the transcript while the file changes.
+    await step((r) => r.shell('c2', "sed -i 's/b = 2/b = 3/' src/app.ts"));
+    writeFileSync(file, 'const a = 1;\nconst b = 3;\n');
+    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 5000, 'the session’s change');
+    await step((r) => r.output('c2', ''));
+    await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
+    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
+    assert.equal(env.monitor!.tree!.history(file)[0]!.by.kind, 'session');
+  });
+
+  void test('two sessions writing one file blind to each other: concurrent-write and stale-write', async () => {
+    const { rollout, file, step } = await setup();
+    mkdirSync(env.projectDir, { recursive: true });
+    const claudeFile = path.join(env.projectDir, 'c1.jsonl');
+    const t = new ClaudeTranscript('c1', env.workspace);
+    let written = 0;
+    const claudeStep = async (fn: (t: ClaudeTranscript) => void): Promise<void> => {
+      fn(t);
+      appendFileSync(claudeFile, t.lines.slice(written).map((l) => l + '\n').join(''));
+      written = t.lines.length;
+      await waitFor(() => (env.monitor!.session(claudeFile)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'claude line read');
+      await env.monitor!.idle();
+    };
+    const v1 = 'const a = 1;\nconst b = 2;\n';
+    // Both sessions read the file.
+    await claudeStep((x) => x.user('edit b').read('m1', 'toolu_R', file, v1));
+    await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', v1));
+    await env.monitor!.tree!.settle(file);
+    // Claude writes it (call, the write landing, result).
+    await claudeStep((x) => x.call('m2', 'toolu_W', 'Edit', { file_path: file, old_string: 'b = 2', new_string: 'b = 9' }));
+    writeFileSync(file, 'const a = 1;\nconst b = 9;\n');
+    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 5000, 'claude’s write');
+    await claudeStep((x) => x.editResult('toolu_W', file, v1, 'b = 2', 'b = 9').say('m3', 'done'));
+    // Codex, which never read Claude's write, patches the file.
+    await step((r) => r.patch('c2', patch('src/app.ts')).output('c2', 'Done!', true).say('done'));
+    const findings = env.monitor!.findings.forFile(rollout);
+    assert.deepEqual(findings.map((f) => `${f.rule}:${f.messageId}`).sort(), ['concurrent-write:interleaved', 'stale-write:live']);
+    const cw = findings.find((f) => f.rule === 'concurrent-write')!;
+    assert.match(cw.message, /without reading the write session c1 made to it/);
+    assert.deepEqual([path.basename(cw.related[0]!.file), cw.related[0]!.line], ['c1.jsonl', t.lineOf('toolu_W')]);
+    assert.deepEqual(env.monitor!.findings.forFile(claudeFile), [], 'the first writer did nothing wrong');
+  });
+});
