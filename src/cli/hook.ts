@@ -1,2 +1,13 @@
-// The guard hook entry point (built to dist/hook.js); implemented with the guard.
-process.exitCode = 0;
+import type { CliIo } from './io';
+
+/**
+ * The guard hook (`agent-guard hook`, bundled on its own as dist/hook.js). Placeholder until
+ * the guard lands: it allows everything.
+ */
+export function runHookCommand(_argv: string[], _io: CliIo): Promise<number> {
+  return Promise.resolve(0);
+}
+
+if (require.main === module) {
+  process.exitCode = 0;
+}

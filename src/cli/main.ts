@@ -1,5 +1,8 @@
 import * as os from 'node:os';
 import { checkUsage, runCheck } from './check';
+import { runHookCommand } from './hook';
+import { hooksUsage, runHooks } from './hooks';
+import { repairUsage, runRepair } from './repair';
 import { runWatch, watchUsage } from './watch';
 import { exitCodes, UsageError, type CliIo } from './io';
 import { version } from './version';
@@ -17,6 +20,21 @@ Commands:
 Run 'agent-guard <command> --help' for a command's options.
 `;
 
+function usageFor(command: string | undefined): string {
+  switch (command) {
+    case 'check':
+      return checkUsage;
+    case 'watch':
+      return watchUsage;
+    case 'repair':
+      return repairUsage;
+    case 'hooks':
+      return hooksUsage;
+    default:
+      return "Run 'agent-guard help' for usage.\n";
+  }
+}
+
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -25,6 +43,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await runCheck(rest, io);
       case 'watch':
         return await runWatch(rest, io);
+      case 'repair':
+        return await runRepair(rest, io);
+      case 'hook':
+        return await runHookCommand(rest, io);
+      case 'hooks':
+        return await runHooks(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -40,7 +64,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`agent-guard: ${e.message}\n${command === 'check' ? checkUsage : command === 'watch' ? watchUsage : "Run 'agent-guard help' for usage.\n"}`);
+      io.stderr.write(`agent-guard: ${e.message}\n${usageFor(command)}`);
       return exitCodes.usage;
     }
     // Anything else is a bug or an I/O failure outside a file: one clear line, no stack.
