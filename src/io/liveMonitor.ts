@@ -8,7 +8,7 @@ import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, scoped, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import type { NormalizedEvent } from '../core/model/events';
+import type { NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
 import { allRules } from '../core/rules/all';
 import { FindingStore } from './findingStore';
@@ -138,6 +138,20 @@ export class LiveMonitor implements Disposable {
 
   session(file: string): SessionSummary | undefined {
     return this.sessions.get(file)?.summary;
+  }
+
+  /** Where a tool call sits in its transcript (to open it). */
+  callLocation(file: string, callId: string): Span | undefined {
+    return this.sessions.get(file)?.stream.engine.conversation.call(callId)?.call.at;
+  }
+
+  /** Where the session last read (or else wrote) a file: the transcript line holding what it saw. */
+  lastSeen(file: string, path: string): { at: Span; how: 'read' | 'write' } | undefined {
+    const k = this.sessions.get(file)?.stream.engine.knowledge.get(path);
+    if (k?.lastRead) {
+      return { at: k.lastRead, how: 'read' };
+    }
+    return k?.lastWrite ? { at: k.lastWrite, how: 'write' } : undefined;
   }
 
   /** Reads every session again from the start (re-check all); unchanged findings are not re-announced. */
@@ -291,6 +305,7 @@ export class LiveMonitor implements Disposable {
       file,
       adapters,
       rules: this.opts.rules ?? allRules,
+      ...(this.opts.config ? { config: this.opts.config } : {}),
       mode: 'live',
       sink: this.findings,
       // Trust the folder only where it is the agent's own layout; extra folders are sniffed.

@@ -1,5 +1,21 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { AgentGuard, type AgentGuardApi } from './agentGuard';
 
-export function activate(_context: vscode.ExtensionContext): void {}
+/**
+ * A composition root and nothing else: build the extension, hand its lifetime to VS Code.
+ * VS Code shows no notification when an extension fails to activate, so we do.
+ */
+export function activate(context: vscode.ExtensionContext): AgentGuardApi {
+  try {
+    const guard = new AgentGuard(context);
+    context.subscriptions.push(guard);
+    return guard.api;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Agent Session Guard could not start: ${e instanceof Error ? e.message : String(e)}`);
+    throw e;
+  }
+}
 
-export function deactivate(): void {}
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

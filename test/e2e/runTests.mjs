@@ -85,6 +85,17 @@ if (mode === 'code-server') {
 }
 
 // A fresh copy of the fixture workspace for every run: the tests may write to it.
+// The agents' session folders of the run: fresh and empty, so the tests write transcripts
+// exactly where Claude Code and Codex would (through the variables those agents honour).
+const agentsHome = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-agents-'));
+Object.assign(extensionTestsEnv, {
+  AGS_AGENTS_HOME: agentsHome,
+  CLAUDE_CONFIG_DIR: path.join(agentsHome, 'claude'),
+  CODEX_HOME: path.join(agentsHome, 'codex'),
+  GEMINI_CLI_HOME: path.join(agentsHome, 'gemini-home'),
+  AMPLIFIER_HOME: path.join(agentsHome, 'amplifier'),
+});
+
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-ws-'));
 fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
 
@@ -105,7 +116,10 @@ try {
   else { console.error(err); exitCode = 1; }
 } finally {
   if (opts.keep) console.log(`[e2e] workspace kept: ${workspace}`);
-  else fs.rmSync(workspace, { recursive: true, force: true });
+  else {
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(agentsHome, { recursive: true, force: true });
+  }
 }
 console.log(`[e2e] ${mode} run finished in ${((Date.now() - started) / 1000).toFixed(1)} s with exit code ${exitCode}`);
 process.exitCode = exitCode;

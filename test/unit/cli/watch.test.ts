@@ -59,3 +59,31 @@ void describe('agent-guard watch', () => {
     assert.equal(out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
   });
 });
+
+void describe('agent-guard watch --rule', () => {
+  void test('a rule turned off is off in watch too', async () => {
+    const ws = path.join(tmp, 'ws2');
+    mkdirSync(ws, { recursive: true });
+    const claude = path.join(tmp, 'claude2');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    writeFileSync(path.join(proj, 's.jsonl'), new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).say('m2', 'no result').text());
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--format', 'jsonl', '--rule', 'orphan-result=off', '--no-tree'], {
+      cwd: ws,
+      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      await waitFor(() => out.includes('missing-result'), 5000, 'the missing-result finding');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    assert.ok(!out.includes('orphan-result'), out);
+  });
+});

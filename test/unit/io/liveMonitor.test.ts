@@ -66,7 +66,7 @@ void describe('live monitor', () => {
     await appendInRandomChunks(file, bytes, 7);
     const expected = checkFindings(file);
     assert.ok(expected.length >= 5, `the session is broken enough: ${expected.join(' ')}`);
-    await waitFor(() => liveFindings(env, file).length === expected.length, 5000, () => `all findings: live ${liveFindings(env, file).join(' ')} vs check ${expected.join(' ')}; ${env.logs.join('; ')}`);
+    await waitFor(() => liveFindings(env, file).length === expected.length, 15_000, () => `all findings: live ${liveFindings(env, file).join(' ')} vs check ${expected.join(' ')}; ${env.logs.join('; ')}`);
     await env.monitor!.idle();
     assert.deepEqual(liveFindings(env, file), expected);
     assert.deepEqual(brief(sortFindings([...env.announced])), expected, 'each finding announced exactly once');
@@ -85,7 +85,7 @@ void describe('live monitor', () => {
     writeFileSync(other, new CodexRollout('other', '/elsewhere').user('x').shell('c1', 'ls').user('y').text());
     const r = new CodexRollout('mine', env.workspace).user('go').shell('c1', 'ls').user('again?');
     await appendInRandomChunks(mine, new TextEncoder().encode(r.text()), 3);
-    await waitFor(() => env.monitor!.findings.forFile(mine).length === 1, 5000, 'the Codex finding');
+    await waitFor(() => env.monitor!.findings.forFile(mine).length === 1, 15_000, 'the Codex finding');
     assert.deepEqual(liveFindings(env, mine), checkFindings(mine));
     assert.equal(env.monitor!.session(other), undefined, 'a rollout of another workspace is not followed');
     assert.equal(env.monitor!.session(mine)!.sessionId, 'mine');
@@ -99,34 +99,34 @@ void describe('live monitor', () => {
     const t = brokenSession(env.workspace, 's1');
     writeFileSync(file, t.text());
     const full = checkFindings(file);
-    await waitFor(() => liveFindings(env, file).length === full.length, 5000, 'initial findings');
+    await waitFor(() => liveFindings(env, file).length === full.length, 15_000, 'initial findings');
 
     // Truncate to the first 4 lines (only A answered, B pending: nothing certain yet).
     truncateSync(file, Buffer.byteLength(t.lines.slice(0, 4).map((l) => l + '\n').join('')));
     appendFileSync(file, ''); // a change event for some platforms
-    await waitFor(() => liveFindings(env, file).length === 0, 5000, 'findings of the cut lines to go');
+    await waitFor(() => liveFindings(env, file).length === 0, 15_000, 'findings of the cut lines to go');
 
     // Replace by rename with different content (a rewrite by another program).
     const other = new ClaudeTranscript('s1', env.workspace).user('new').result('toolu_Q', 'stray').say('m9', 'x');
     const tmpFile = path.join(env.projectDir, '.s1.tmp');
     writeFileSync(tmpFile, other.text());
     renameSync(tmpFile, file);
-    await waitFor(() => liveFindings(env, file).join() === checkFindings(file).join(), 5000, 'findings of the new content');
+    await waitFor(() => liveFindings(env, file).join() === checkFindings(file).join(), 15_000, 'findings of the new content');
 
     // An append-only rewrite (Amplifier's temp-and-rename that keeps the prefix) is diffed, not re-reported.
     const before = env.announced.length;
     const grown = other.text() + new ClaudeTranscript('s1b', env.workspace).result('toolu_R', 'stray 2').text();
     writeFileSync(tmpFile, grown);
     renameSync(tmpFile, file);
-    await waitFor(() => liveFindings(env, file).length === 2, 5000, 'the appended finding');
+    await waitFor(() => liveFindings(env, file).length === 2, 15_000, 'the appended finding');
     assert.equal(env.announced.length, before + 1, 'only the new finding is announced');
 
     // Deletion clears the file's findings; re-creation starts from scratch.
     rmSync(file);
-    await waitFor(() => env.monitor!.session(file) === undefined, 5000, 'the session to go');
+    await waitFor(() => env.monitor!.session(file) === undefined, 15_000, 'the session to go');
     assert.deepEqual(env.monitor!.findings.forFile(file), []);
     writeFileSync(file, t.text());
-    await waitFor(() => liveFindings(env, file).length === full.length, 5000, 'the re-created session');
+    await waitFor(() => liveFindings(env, file).length === full.length, 15_000, 'the re-created session');
     assert.deepEqual(liveFindings(env, file), full);
   });
 
@@ -136,18 +136,18 @@ void describe('live monitor', () => {
     await env.start({ watchTree: false });
     const file = path.join(env.projectDir, 's2.jsonl');
     writeFileSync(file, brokenSession(env.workspace, 's2').text());
-    await waitFor(() => env.monitor!.findings.forFile(file).length > 0, 5000, 'findings');
+    await waitFor(() => env.monitor!.findings.forFile(file).length > 0, 15_000, 'findings');
     rmSync(path.join(env.claudeDir, 'projects'), { recursive: true });
-    await waitFor(() => env.monitor!.sessionList().length === 0, 5000, 'sessions to go with their folder');
+    await waitFor(() => env.monitor!.sessionList().length === 0, 15_000, 'sessions to go with their folder');
     assert.equal(env.monitor!.findings.size, 0);
     // The folder comes back: watched again.
     mkdirSync(env.projectDir, { recursive: true });
     writeFileSync(file, brokenSession(env.workspace, 's2').text());
-    await waitFor(() => env.monitor!.findings.forFile(file).length > 0, 5000, 'findings after the folder came back');
+    await waitFor(() => env.monitor!.findings.forFile(file).length > 0, 15_000, 'findings after the folder came back');
     if (process.getuid?.() !== 0) {
       const locked = path.join(env.projectDir, 'locked.jsonl');
       writeFileSync(locked, 'x\n', { mode: 0o000 });
-      await waitFor(() => env.logs.some((l) => l.includes('locked.jsonl')), 5000, 'a log line about the unreadable file');
+      await waitFor(() => env.logs.some((l) => l.includes('locked.jsonl')), 15_000, 'a log line about the unreadable file');
     }
   });
 });

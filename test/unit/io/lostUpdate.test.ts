@@ -35,7 +35,7 @@ async function setup(): Promise<{ rollout: string; file: string; r: CodexRollout
     appendFileSync(rollout, r.lines.slice(written).map((l) => l + '\n').join(''));
     const target = r.lines.length;
     written = target;
-    await waitFor(() => (env.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 5000, `line ${target} read`);
+    await waitFor(() => (env.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 15_000, `line ${target} read`);
     await env.monitor!.idle();
   };
   return { rollout, file, r, step };
@@ -48,7 +48,7 @@ void describe('lost update', () => {
     await env.monitor!.tree!.settle(file);
     // Someone else (the user in another editor, a formatter) changes the file.
     writeFileSync(file, 'const a = 1;\nconst b = 3; // changed by hand\n');
-    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 5000, 'the foreign change');
+    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 15_000, 'the foreign change');
     // Longer than the attribution grace: a change this close to a patch whose content is not
     // recorded would be taken for the patch itself.
     await sleep(400);
@@ -78,7 +78,7 @@ void describe('lost update', () => {
     // The session's own shell write: its call is in the transcript while the file changes.
     await step((r) => r.shell('c2', "sed -i 's/b = 2/b = 3/' src/app.ts"));
     writeFileSync(file, 'const a = 1;\nconst b = 3;\n');
-    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 5000, 'the session’s change');
+    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 15_000, 'the session’s change');
     await step((r) => r.output('c2', ''));
     await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
     assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
@@ -95,7 +95,7 @@ void describe('lost update', () => {
       fn(t);
       appendFileSync(claudeFile, t.lines.slice(written).map((l) => l + '\n').join(''));
       written = t.lines.length;
-      await waitFor(() => (env.monitor!.session(claudeFile)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'claude line read');
+      await waitFor(() => (env.monitor!.session(claudeFile)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 15_000, 'claude line read');
       await env.monitor!.idle();
     };
     const v1 = 'const a = 1;\nconst b = 2;\n';
@@ -106,7 +106,7 @@ void describe('lost update', () => {
     // Claude writes it (call, the write landing, result).
     await claudeStep((x) => x.call('m2', 'toolu_W', 'Edit', { file_path: file, old_string: 'b = 2', new_string: 'b = 9' }));
     writeFileSync(file, 'const a = 1;\nconst b = 9;\n');
-    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 5000, 'claude’s write');
+    await waitFor(() => env.monitor!.tree!.history(file).length === 1, 15_000, 'claude’s write');
     await claudeStep((x) => x.editResult('toolu_W', file, v1, 'b = 2', 'b = 9').say('m3', 'done'));
     // Codex, which never read Claude's write, patches the file.
     await step((r) => r.patch('c2', patch('src/app.ts')).output('c2', 'Done!', true).say('done'));

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { AgentKind } from '../model/agent';
+import type { RuleConfig, RuleLevel } from './ruleConfig';
+
+/**
+ * The extension's settings (`agentGuard.*`), one schema. package.json's
+ * `contributes.configuration` is the UI; a test keeps the two in step.
+ */
+export const settingsPrefix = 'agentGuard';
+
+const level = z.enum(['error', 'warning', 'info', 'off']);
+const guardAction = z.enum(['deny', 'warn', 'off']);
+
+export const settingsSchema = z.object({
+  'agents.claudeCode': z.boolean().default(true),
+  'agents.codex': z.boolean().default(true),
+  'agents.gemini': z.boolean().default(true),
+  'agents.amplifier': z.boolean().default(true),
+  sessionFolders: z.array(z.string()).default([]),
+  rules: z.record(z.string(), level).default({}),
+  ignoredPaths: z.array(z.string()).default([]),
+  watchWorkingTree: z.boolean().default(true),
+  liveMinutes: z.number().min(1).max(24 * 60).default(5),
+  stalledCallMinutes: z.number().min(1).max(24 * 60).default(10),
+  'guard.staleWrite': guardAction.default('deny'),
+  'guard.dirtyBuffer': guardAction.default('deny'),
+  'guard.unreadWrite': guardAction.default('deny'),
+  'guard.concurrentWrite': guardAction.default('deny'),
+  'guard.failClosed': z.boolean().default(false),
+  'editorGuard.mode': z.enum(['block', 'warn', 'off']).default('warn'),
+});
+
+export type Settings = z.output<typeof settingsSchema>;
+export type SettingKey = keyof Settings;
+
+export const settingKeys = Object.keys(settingsSchema.shape) as SettingKey[];
+
+export const defaultSettings: Settings = settingsSchema.parse({});
+
+export interface SettingsProblem {
+  key: string;
+  message: string;
+}
+
+/**
+ * Parses raw values read from the host, key by key: an invalid value falls back to its
+ * default and is reported (naming the setting), never fatal.
+ */
+export function parseSettings(read: (key: SettingKey) => unknown): { settings: Settings; problems: SettingsProblem[] } {
+  const problems: SettingsProblem[] = [];
+  const out: Record<string, unknown> = {};
+  for (const key of settingKeys) {
+    const raw = read(key);
+    const field = settingsSchema.shape[key];
+    const r = field.safeParse(raw);
+    if (r.success) {
+      out[key] = r.data;
+    } else {
+      problems.push({ key: `${settingsPrefix}.${key}`, message: r.error.issues.map((i) => i.message).join('; ') });
+      out[key] = defaultSettings[key];
+    }
+  }
+  return { settings: out as Settings, problems };
+}
+
+export function enabledAgents(s: Settings): Record<AgentKind, boolean> {
+  return {
+    'claude-code': s['agents.claudeCode'],
+    codex: s['agents.codex'],
+    gemini: s['agents.gemini'],
+    amplifier: s['agents.amplifier'],
+  };
+}
+
+export function ruleConfigFromSettings(s: Settings): RuleConfig {
+  const levels: Record<string, RuleLevel> = { ...s.rules };
+  return { levels, options: { 'stalled-call': { minutes: s.stalledCallMinutes } } };
+}

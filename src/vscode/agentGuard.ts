@@ -1,0 +1,139 @@
+import * as vscode from 'vscode';
+import type { Finding } from '../core/model/finding';
+import { registerCommands } from './commands/register';
+import { affectsUs, readSettings } from './config';
+import { DiagnosticsPublisher } from './diagnostics';
+import { FindingActions } from './codeActions';
+import { contextKeys, snapshotScheme } from './ids';
+import { Disposable } from './lifecycle';
+import { createLog } from './log';
+import { MonitorScope } from './monitors';
+import type { Services } from './services';
+import { SessionsView } from './sessionsView';
+import { SnapshotProvider } from './snapshots';
+import { StatusBar } from './statusBar';
+
+/** What the extension returns from activate(): used by the integration tests, stable for other extensions. */
+export interface AgentGuardApi {
+  /** Resolves when the current monitors have read the existing sessions. */
+  ready(): Promise<void>;
+  findings(): Finding[];
+  /** Pushes pending diagnostics to VS Code now. */
+  flushDiagnostics(): void;
+}
+
+/** An editor save counts as the user's change for this long (file watchers report it a little later). */
+const userSaveWindowMs = 3000;
+
+/**
+ * The extension's composition root: builds the services, owns every disposable, and
+ * rebuilds the monitors (its restartable part) when the settings or the folders change.
+ */
+export class AgentGuard extends Disposable implements Services {
+  readonly log = this.register(createLog());
+  readonly diagnostics = this.register(new DiagnosticsPublisher());
+  private readonly view: SessionsView;
+  private readonly status = this.register(new StatusBar());
+  private current: MonitorScope | undefined;
+  /** Subscriptions to the current scope, disposed with it. */
+  private scopeSubscriptions: vscode.Disposable[] = [];
+  private readonly saves = new Map<string, number>();
+  private liveMs = 5 * 60_000;
+
+  constructor(readonly context: vscode.ExtensionContext) {
+    super();
+    this.view = this.register(new SessionsView(() => this.liveMs));
+    for (const d of registerCommands(this)) {
+      this.register(d);
+    }
+    this.register(vscode.workspace.registerTextDocumentContentProvider(snapshotScheme, new SnapshotProvider()));
+    this.register(
+      vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new FindingActions(this.diagnostics), {
+        providedCodeActionKinds: FindingActions.kinds,
+      }),
+    );
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affectsUs(e)) {
+          this.log.info('[config] settings changed; applying them');
+          this.restart();
+        }
+      }),
+    );
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.restart()));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.set(d.uri.fsPath, Date.now())));
+    // Live/idle is a matter of time passing: refresh the summaries now and then.
+    const timer = setInterval(() => {
+      this.status.update(this.current, this.liveMs);
+      this.view.refresh();
+    }, 30_000);
+    this.register({ dispose: () => clearInterval(timer) });
+    this.register({ dispose: () => this.disposeScope() });
+    this.restart();
+  }
+
+  scope(): MonitorScope | undefined {
+    return this.current;
+  }
+
+  get api(): AgentGuardApi {
+    return {
+      ready: async () => {
+        await this.current?.ready;
+      },
+      findings: () => this.current?.findings() ?? [],
+      flushDiagnostics: () => this.diagnostics.flush(),
+    };
+  }
+
+  private isUserSave(path: string, at: number): boolean {
+    const saved = this.saves.get(path);
+    return saved !== undefined && Math.abs(at - saved) < userSaveWindowMs;
+  }
+
+  /** Disposes the old monitors, then builds new ones from the current settings and folders. */
+  private restart(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this.disposeScope();
+    const settings = readSettings(this.log);
+    this.liveMs = settings.liveMinutes * 60_000;
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    void vscode.commands.executeCommand('setContext', contextKeys.ready, false);
+    const scope = new MonitorScope(folders, settings, this.log, { isUserSave: (p, at) => this.isUserSave(p, at) });
+    this.current = scope;
+    this.scopeSubscriptions = [
+      scope.onDidChangeFindings((c) => {
+        this.diagnostics.apply(c);
+        this.view.refresh();
+        this.status.update(scope, this.liveMs);
+      }),
+      scope.onDidChangeSessions(() => {
+        this.view.refresh();
+        this.status.update(scope, this.liveMs);
+        void vscode.commands.executeCommand('setContext', contextKeys.noSessions, scope.sessions().length === 0);
+      }),
+    ];
+    this.diagnostics.reset(scope.findings());
+    this.view.setScope(scope);
+    this.status.update(scope, this.liveMs);
+    void scope.ready.then(() => {
+      if (this.current === scope) {
+        void vscode.commands.executeCommand('setContext', contextKeys.ready, true);
+        void vscode.commands.executeCommand('setContext', contextKeys.noSessions, scope.sessions().length === 0);
+        this.status.update(scope, this.liveMs);
+        this.view.refresh();
+      }
+    });
+  }
+
+  private disposeScope(): void {
+    for (const d of this.scopeSubscriptions) {
+      d.dispose();
+    }
+    this.scopeSubscriptions = [];
+    this.current?.dispose();
+    this.current = undefined;
+  }
+}

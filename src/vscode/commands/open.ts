@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import type { Finding } from '../../core/model/finding';
+import type { Span } from '../../core/model/events';
+import { findingRange } from '../diagnostics';
+import type { Services } from '../services';
+import { asFinding, asSessionFile } from './findingArg';
+
+/** Opens a file with a range selected; transcripts over VS Code's sync limit get a clear message. */
+export async function reveal(uri: vscode.Uri, range: vscode.Range): Promise<vscode.TextEditor | undefined> {
+  try {
+    const editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true });
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    return editor;
+  } catch (e) {
+    void vscode.window.showErrorMessage(
+      `Cannot open ${uri.fsPath} at line ${range.start.line + 1}: ${e instanceof Error ? e.message : String(e)}. Very large transcripts (over 50 MB) cannot be opened in an editor; \`agent-guard check\` prints the line.`,
+    );
+    return undefined;
+  }
+}
+
+async function pickFinding(s: Services): Promise<Finding | undefined> {
+  const all = s.scope()?.findings() ?? [];
+  if (all.length === 0) {
+    void vscode.window.showInformationMessage('Agent Session Guard has no findings.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    all.map((f) => ({ label: f.message, description: `${f.rule} · line ${f.line}`, finding: f })),
+    { placeHolder: 'Open which finding?', matchOnDescription: true },
+  );
+  return pick?.finding;
+}
+
+export const openFinding = (s: Services) => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {
+  const f = asFinding(arg) ?? (await pickFinding(s));
+  return f ? reveal(vscode.Uri.file(f.file), findingRange(f)) : undefined;
+};
+
+export const openCall = (s: Services) => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {
+  const f = asFinding(arg) ?? (await pickFinding(s));
+  if (!f) {
+    return undefined;
+  }
+  const at: Span | undefined = f.callId !== undefined ? s.scope()?.monitorOf(f.file)?.callLocation(f.file, f.callId) : undefined;
+  if (at) {
+    return reveal(vscode.Uri.file(f.file), new vscode.Range(at.line - 1, at.start, at.line - 1, at.end));
+  }
+  const related = f.related.find((r) => r.file === f.file && / call/.test(r.message));
+  if (related) {
+    return reveal(vscode.Uri.file(f.file), new vscode.Range(related.line - 1, (related.column ?? 1) - 1, related.line - 1, (related.endColumn ?? related.column ?? 1) - 1));
+  }
+  return reveal(vscode.Uri.file(f.file), findingRange(f));
+};
+
+export const openWorkspaceFile = (s: Services) => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {
+  const f = asFinding(arg) ?? (await pickFinding(s));
+  if (!f?.subject) {
+    void vscode.window.showInformationMessage('This finding is not about a workspace file.');
+    return undefined;
+  }
+  const first = f.subject.lines?.[0];
+  const range = first ? new vscode.Range(first.start - 1, 0, first.start - 1 + Math.max(first.count, 1) - 1, 0) : new vscode.Range(0, 0, 0, 0);
+  return reveal(vscode.Uri.file(f.subject.path), range);
+};
+
+export const openTranscript = () => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {
+  const file = asSessionFile(arg) ?? asFinding(arg)?.file;
+  return file ? reveal(vscode.Uri.file(file), new vscode.Range(0, 0, 0, 0)) : undefined;
+};

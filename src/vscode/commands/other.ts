@@ -1,0 +1,62 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { findingToJson } from '../../core/model/findingJson';
+import { SnapshotProvider } from '../snapshots';
+import type { Services } from '../services';
+import { asFinding } from './findingArg';
+
+export const copyFinding = () => async (arg?: unknown): Promise<string | undefined> => {
+  const f = asFinding(arg);
+  if (!f) {
+    return undefined;
+  }
+  const json = JSON.stringify(findingToJson(f), null, 2);
+  await vscode.env.clipboard.writeText(json);
+  void vscode.window.setStatusBarMessage('Agent Session Guard: finding copied as JSON', 3000);
+  return json;
+};
+
+/** `vscode.diff` between what the session last saw of the file and the file now. */
+export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void> => {
+  const f = asFinding(arg);
+  const target = f?.subject?.path;
+  if (!f || !target) {
+    void vscode.window.showInformationMessage('This finding is not about a workspace file.');
+    return;
+  }
+  const seen = s.scope()?.monitorOf(f.file)?.lastSeen(f.file, target);
+  const relatedRead = f.related.find((r) => r.file === f.file && /last (read|saw|wrote)/.test(r.message));
+  const line = seen?.at.line ?? relatedRead?.line;
+  if (line === undefined) {
+    void vscode.window.showInformationMessage(`The transcript records no read of ${path.basename(target)} by this session.`);
+    return;
+  }
+  const left = SnapshotProvider.uriFor(target, f.file, line);
+  await vscode.commands.executeCommand(
+    'vscode.diff',
+    left,
+    vscode.Uri.file(target),
+    `${path.basename(target)}: what the session saw (transcript line ${line}) ↔ now`,
+    { preview: true },
+  );
+};
+
+export const recheck = (s: Services) => async (): Promise<void> => {
+  await vscode.window.withProgress({ location: { viewId: 'agentGuard.sessions' }, title: 'Re-checking sessions' }, async () => {
+    await s.scope()?.recheck();
+  });
+};
+
+export const clear = (s: Services) => (): void => {
+  for (const m of s.scope()?.all ?? []) {
+    m.findings.clear();
+  }
+};
+
+export const showLog = (s: Services) => (): void => {
+  s.log.show(true);
+};
+
+export const openSettings = () => async (): Promise<void> => {
+  await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:agent-session-guard.agent-session-guard');
+};

@@ -1,0 +1,20 @@
+import * as vscode from 'vscode';
+import { parseSettings, settingsPrefix, type Settings } from '../core/config/settings';
+import type { Logger } from '../core/lib/logger';
+
+/**
+ * Reads the settings through the core's schema: an invalid value falls back to its default
+ * and is logged with the setting's name. Nothing is cached here; callers re-read on change.
+ */
+export function readSettings(log: Logger, scope?: vscode.ConfigurationScope): Settings {
+  const config = vscode.workspace.getConfiguration(settingsPrefix, scope);
+  const { settings, problems } = parseSettings((key) => config.get(key));
+  for (const p of problems) {
+    log.warn(`[config] ${p.key}: ${p.message} — using the default instead`);
+  }
+  return settings;
+}
+
+export function affectsUs(e: vscode.ConfigurationChangeEvent): boolean {
+  return e.affectsConfiguration(settingsPrefix);
+}

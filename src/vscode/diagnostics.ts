@@ -1,0 +1,183 @@
+import * as vscode from 'vscode';
+import type { Finding, Severity } from '../core/model/finding';
+import { ruleById } from '../core/rules/registry';
+import { allRules } from '../core/rules/all';
+import type { FindingChange } from '../io/findingStore';
+import { productName } from './ids';
+import { Disposable } from './lifecycle';
+
+/** VS Code keeps at most this many diagnostics per file and collection (microsoft/vscode#181045). */
+export const maxDiagnosticsPerFile = 1000;
+
+/** Coalesces bursts of findings (a session read from the start) into one update per file. */
+const flushDelayMs = 40;
+
+const severity: Record<Severity, vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+};
+
+/**
+ * Findings as diagnostics, in one collection: on the transcript line and span of the
+ * offending id or path, and — for findings about a workspace file — on that file too, at the
+ * lines the transcript names, with a link back. Transcripts are never opened as documents to
+ * do this: the URI is enough for the Problems panel.
+ */
+export class DiagnosticsPublisher extends Disposable {
+  private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agentGuard'));
+  /** Findings by the file their diagnostic goes on (a transcript, or a workspace file). */
+  private readonly byTarget = new Map<string, Map<string, Finding>>();
+  private readonly dirty = new Set<string>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor() {
+    super();
+    this.register({ dispose: () => this.timer && clearTimeout(this.timer) });
+  }
+
+  apply(change: FindingChange): void {
+    for (const f of change.removed) {
+      this.remove(f);
+    }
+    for (const f of [...change.added, ...change.updated]) {
+      this.remove(f);
+      this.put(f.file, f);
+      if (f.subject && f.subject.path !== f.file) {
+        this.put(f.subject.path, f);
+      }
+    }
+    this.schedule();
+  }
+
+  /** Replaces everything (a restart of the monitors). */
+  reset(findings: readonly Finding[]): void {
+    for (const target of this.byTarget.keys()) {
+      this.dirty.add(target);
+    }
+    this.byTarget.clear();
+    this.apply({ added: [...findings], removed: [], updated: [] });
+  }
+
+  /** The finding a diagnostic shows (for quick fixes, which get copies of the diagnostics). */
+  findingFor(uri: vscode.Uri, d: vscode.Diagnostic): Finding | undefined {
+    const list = this.byTarget.get(uri.fsPath);
+    if (!list) {
+      return undefined;
+    }
+    const rule = typeof d.code === 'object' ? String(d.code.value) : String(d.code);
+    for (const f of list.values()) {
+      if (f.rule === rule && messageFor(f, uri.fsPath) === d.message) {
+        return f;
+      }
+    }
+    return undefined;
+  }
+
+  /** Flushes pending updates now (tests; the jump command before it reveals). */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    for (const target of this.dirty) {
+      const uri = vscode.Uri.file(target);
+      const list = [...(this.byTarget.get(target)?.values() ?? [])];
+      if (list.length === 0) {
+        this.collection.delete(uri);
+      } else {
+        this.collection.set(uri, toDiagnostics(list, target));
+      }
+    }
+    this.dirty.clear();
+  }
+
+  private put(target: string, f: Finding): void {
+    let m = this.byTarget.get(target);
+    if (!m) {
+      m = new Map();
+      this.byTarget.set(target, m);
+    }
+    m.set(f.id, f);
+    this.dirty.add(target);
+  }
+
+  private remove(f: Finding): void {
+    for (const target of [f.file, f.subject?.path]) {
+      if (target !== undefined && this.byTarget.get(target)?.delete(f.id)) {
+        this.dirty.add(target);
+      }
+    }
+  }
+
+  private schedule(): void {
+    if (!this.timer && this.dirty.size > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, flushDelayMs);
+    }
+  }
+}
+
+const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+/** The diagnostics of one file, most severe first, capped with one summary line. */
+export function toDiagnostics(findings: readonly Finding[], target: string): vscode.Diagnostic[] {
+  const sorted = [...findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.line - b.line);
+  const shown = sorted.length > maxDiagnosticsPerFile ? sorted.slice(0, maxDiagnosticsPerFile - 1) : sorted;
+  const out = shown.map((f) => toDiagnostic(f, target));
+  if (sorted.length > shown.length) {
+    const rest = sorted.length - shown.length;
+    const d = new vscode.Diagnostic(
+      new vscode.Range(0, 0, 0, 0),
+      `${rest} more finding${rest === 1 ? '' : 's'} on this file are not shown (VS Code shows at most ${maxDiagnosticsPerFile} per file); the Agent Sessions view and \`agent-guard check\` list them all.`,
+      vscode.DiagnosticSeverity.Information,
+    );
+    d.source = productName;
+    out.push(d);
+  }
+  return out;
+}
+
+function messageFor(f: Finding, target: string): string {
+  return target === f.file ? f.message : `${f.message} (recorded in the ${f.agent} session ${f.session})`;
+}
+
+export function toDiagnostic(f: Finding, target: string): vscode.Diagnostic {
+  const onTranscript = target === f.file;
+  const range = onTranscript ? findingRange(f) : subjectRange(f);
+  const d = new vscode.Diagnostic(range, messageFor(f, target), severity[f.severity]);
+  d.source = productName;
+  const rule = ruleById(f.rule, allRules);
+  d.code = rule ? { value: f.rule, target: vscode.Uri.parse(rule.meta.docs.url) } : f.rule;
+  const related = f.related.map(
+    (r) =>
+      new vscode.DiagnosticRelatedInformation(
+        new vscode.Location(vscode.Uri.file(r.file), new vscode.Range(r.line - 1, (r.column ?? 1) - 1, r.line - 1, (r.endColumn ?? r.column ?? 1) - 1)),
+        r.message,
+      ),
+  );
+  if (onTranscript) {
+    if (f.subject) {
+      related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(f.subject.path), subjectRange(f)), 'the file it concerns'));
+    }
+  } else {
+    related.unshift(new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(f.file), findingRange(f)), 'the transcript line'));
+  }
+  d.relatedInformation = related;
+  return d;
+}
+
+export function findingRange(f: Finding): vscode.Range {
+  return new vscode.Range(f.line - 1, f.column - 1, f.endLine - 1, Math.max(f.endColumn - 1, f.column - 1));
+}
+
+function subjectRange(f: Finding): vscode.Range {
+  const first = f.subject?.lines?.[0];
+  if (!first) {
+    return new vscode.Range(0, 0, 0, 0);
+  }
+  // Lines whose text we do not have: cover them whole (a large end column is clamped by the editor).
+  return new vscode.Range(first.start - 1, 0, first.start - 1 + Math.max(first.count, 1) - 1, Number.MAX_SAFE_INTEGER);
+}

@@ -1,0 +1,12 @@
+import type * as vscode from 'vscode';
+import type { Logger } from '../core/lib/logger';
+import type { DiagnosticsPublisher } from './diagnostics';
+import type { MonitorScope } from './monitors';
+
+/** What commands and providers may use: passed in, never imported as globals. */
+export interface Services {
+  readonly log: vscode.LogOutputChannel & Logger;
+  readonly diagnostics: DiagnosticsPublisher;
+  /** The current monitors (they are rebuilt when settings change). */
+  scope(): MonitorScope | undefined;
+}

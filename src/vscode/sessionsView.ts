@@ -1,0 +1,163 @@
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import { agentLabels, type AgentKind } from '../core/model/agent';
+import type { Finding } from '../core/model/finding';
+import type { SessionSummary } from '../io/liveMonitor';
+import { commandIds, viewIds } from './ids';
+import { Disposable } from './lifecycle';
+import type { MonitorScope } from './monitors';
+
+export type SessionNode =
+  | { kind: 'agent'; agent: AgentKind; sessions: SessionSummary[] }
+  | { kind: 'session'; session: SessionSummary; findings: Finding[] }
+  | { kind: 'finding'; finding: Finding };
+
+/**
+ * The sessions view: agents → sessions (title or first prompt, start, live or idle, finding
+ * count) → findings. Renders what the monitors computed; no logic of its own.
+ */
+export class SessionsView extends Disposable implements vscode.TreeDataProvider<SessionNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<SessionNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly view: vscode.TreeView<SessionNode>;
+  private scope: MonitorScope | undefined;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly liveMs: () => number) {
+    super();
+    this.view = this.register(vscode.window.createTreeView(viewIds.sessions, { treeDataProvider: this, showCollapseAll: true }));
+    this.register({ dispose: () => this.refreshTimer && clearTimeout(this.refreshTimer) });
+  }
+
+  setScope(scope: MonitorScope | undefined): void {
+    this.scope = scope;
+    this.refresh();
+  }
+
+  /** Coalesced: a session being read from the start fires many changes. */
+  refresh(): void {
+    if (this.refreshTimer) {
+      return;
+    }
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.updateMessage();
+      this.changed.fire(undefined);
+    }, 100);
+  }
+
+  private updateMessage(): void {
+    const scope = this.scope;
+    if (!scope) {
+      this.view.message = undefined;
+      return;
+    }
+    const roots = scope.watchedRoots();
+    // The welcome content says what is watched in general; this says exactly where.
+    this.view.message =
+      scope.sessions().length === 0
+        ? `Watching: ${roots.map((r) => `${agentLabels[r.agent]} ${r.path}${r.exists ? '' : ' (not there yet)'}`).join(' · ')}`
+        : undefined;
+  }
+
+  getChildren(node?: SessionNode): SessionNode[] {
+    const scope = this.scope;
+    if (!scope) {
+      return [];
+    }
+    if (!node) {
+      const byAgent = new Map<AgentKind, SessionSummary[]>();
+      for (const s of scope.sessions()) {
+        byAgent.set(s.agent, [...(byAgent.get(s.agent) ?? []), s]);
+      }
+      return [...byAgent.entries()]
+        .sort(([a], [b]) => agentLabels[a].localeCompare(agentLabels[b]))
+        .map(([agent, sessions]) => ({ kind: 'agent', agent, sessions: sessions.sort((x, y) => y.lastActivity - x.lastActivity) }));
+    }
+    if (node.kind === 'agent') {
+      return node.sessions.map((session) => ({ kind: 'session', session, findings: scope.findingsFor(session.file) }));
+    }
+    if (node.kind === 'session') {
+      return [...node.findings]
+        .sort((a, b) => a.line - b.line || a.column - b.column)
+        .map((finding) => ({ kind: 'finding', finding }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: SessionNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'agent': {
+        const item = new vscode.TreeItem(agentLabels[node.agent], vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `${node.sessions.length} session${node.sessions.length === 1 ? '' : 's'}`;
+        item.iconPath = new vscode.ThemeIcon('hubot');
+        item.contextValue = 'agent';
+        return item;
+      }
+      case 'session':
+        return this.sessionItem(node.session, node.findings);
+      case 'finding':
+        return findingItem(node.finding);
+    }
+  }
+
+  private sessionItem(s: SessionSummary, findings: readonly Finding[]): vscode.TreeItem {
+    const title = s.title ?? s.firstPrompt ?? s.sessionId;
+    const item = new vscode.TreeItem(title, findings.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const live = Date.now() - s.lastActivity < this.liveMs();
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    const parts = [live ? 'live' : 'idle', s.startedAt ? relativeTime(Date.parse(s.startedAt)) : undefined, findings.length > 0 ? `${findings.length} finding${findings.length === 1 ? '' : 's'}` : 'no findings'];
+    item.description = parts.filter(Boolean).join(' · ');
+    item.iconPath = live
+      ? new vscode.ThemeIcon('pulse', new vscode.ThemeColor(errors > 0 ? 'errorForeground' : 'charts.green'))
+      : new vscode.ThemeIcon(errors > 0 ? 'error' : 'circle-outline', errors > 0 ? new vscode.ThemeColor('errorForeground') : undefined);
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendText(title + '\n\n');
+    md.appendMarkdown(`**${agentLabels[s.agent]}** session \`${s.sessionId.replace(/`/g, '')}\`\n\n`);
+    if (s.startedAt) {
+      md.appendText(`Started ${new Date(s.startedAt).toLocaleString()}\n\n`);
+    }
+    md.appendText(`Last written ${new Date(s.lastActivity).toLocaleString()} · ${formatBytes(s.bytes)}\n\n${s.file}`);
+    item.tooltip = md;
+    item.resourceUri = vscode.Uri.file(s.file);
+    item.contextValue = 'session';
+    item.id = `session:${s.file}`;
+    return item;
+  }
+}
+
+function findingItem(f: Finding): vscode.TreeItem {
+  const item = new vscode.TreeItem(f.message, vscode.TreeItemCollapsibleState.None);
+  item.description = `${f.rule} · line ${f.line}`;
+  item.iconPath = new vscode.ThemeIcon(
+    f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info',
+    new vscode.ThemeColor(f.severity === 'error' ? 'errorForeground' : f.severity === 'warning' ? 'editorWarning.foreground' : 'editorInfo.foreground'),
+  );
+  item.tooltip = new vscode.MarkdownString().appendText(`${f.message}\n\n${f.rule} — ${nodePath.basename(f.file)}:${f.line}:${f.column}`);
+  item.command = { command: commandIds.openFinding, title: 'Open Transcript at Finding', arguments: [f] };
+  // What the context menu may offer for this finding.
+  item.contextValue = ['finding', f.callId !== undefined ? 'call' : '', f.subject ? 'file' : '', f.subject ? 'diff' : ''].filter(Boolean).join('-');
+  item.id = `finding:${f.id}`;
+  return item;
+}
+
+export function relativeTime(ms: number, now = Date.now()): string {
+  if (!Number.isFinite(ms)) {
+    return '';
+  }
+  const s = Math.round((now - ms) / 1000);
+  if (s < 60) {
+    return 'just now';
+  }
+  if (s < 3600) {
+    return `${Math.round(s / 60)} min ago`;
+  }
+  if (s < 86_400) {
+    return `${Math.round(s / 3600)} h ago`;
+  }
+  return new Date(ms).toLocaleDateString();
+}
+
+function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KB` : `${(n / (1 << 20)).toFixed(1)} MB`;
+}

@@ -1,0 +1,106 @@
+/// <reference types="mocha" />
+// A finding about a workspace file shows on that file too; quick fixes and the read/now diff.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { ClaudeTranscript } from '../unit/support/claude';
+import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
+import { uiCheck, waitFor } from './support/ui';
+
+suite('workspace files', () => {
+  let api: AgentGuardApi;
+  let file: string;
+  let target: string;
+  let t: ClaudeTranscript;
+  const v1 = 'export const greeting = "hello";\nexport const answer = 41;\nexport const name = "app";\n';
+  const changed = 'export const greeting = "hello, world";\nexport const answer = 41;\nexport const name = "app";\n';
+
+  suiteSetup(async () => {
+    api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();
+    await api.ready();
+    target = path.join(workspaceDir(), 'src', 'stale.ts');
+    fs.writeFileSync(target, changed);
+    file = path.join(claudeProjectDir(), 'b2c3d4e5-0000-4000-8000-000000000002.jsonl');
+    // The session read v1, the file then changed (line 1), and its edit of line 1 overwrote it.
+    t = new ClaudeTranscript('b2c3d4e5-0000-4000-8000-000000000002', workspaceDir())
+      .user('Make the greeting friendlier')
+      .read('msg_1', 'toolu_READ', target, v1)
+      .edit('msg_2', 'toolu_EDIT', target, changed, 'export const greeting = "hello, world";', 'export const greeting = "hi there";')
+      .say('msg_3', 'Done.');
+    await appendLines(file, t.lines, 10);
+  });
+
+  test('the stale write shows on the transcript and on the file, linked both ways', async () => {
+    const onFile = await waitFor(
+      () => {
+        api.flushDiagnostics();
+        const d = vscode.languages.getDiagnostics(vscode.Uri.file(target));
+        return d.length > 0 ? d : undefined;
+      },
+      8000,
+      'a diagnostic on the workspace file',
+    );
+    const d = onFile[0]!;
+    assert.equal(typeof d.code === 'object' ? d.code.value : d.code, 'stale-write');
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(d.range.start.line, 0, 'at the line that changed behind the session');
+    const back = d.relatedInformation?.[0];
+    assert.ok(back);
+    assert.equal(back.location.uri.fsPath, file);
+    assert.equal(back.location.range.start.line, t.lineOf('toolu_EDIT') - 1);
+    const onTranscript = vscode.languages.getDiagnostics(vscode.Uri.file(file));
+    assert.equal(onTranscript.length, 1);
+    assert.ok(onTranscript[0]!.relatedInformation?.some((r) => r.location.uri.fsPath === target));
+  });
+
+  test('quick fixes offer the jumps and the diff', async () => {
+    const d = vscode.languages.getDiagnostics(vscode.Uri.file(file))[0]!;
+    // Quick fixes are asked for on an open document (as when the user hovers the problem).
+    await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(file), d.range);
+    const titles = actions.map((a) => a.title);
+    for (const title of ['Open the tool call', 'Open the file it wrote', 'Show diff: what the session read ↔ the file now', 'Copy finding as JSON']) {
+      assert.ok(titles.includes(title), `${title} in ${titles.join(', ')}`);
+    }
+  });
+
+  test('the diff shows what the session read against the file now', async () => {
+    const f = api.findings().find((x) => x.file === file && x.rule === 'stale-write');
+    assert.ok(f);
+    await vscode.commands.executeCommand('agentGuard.showReadDiff', f);
+    const tab = await waitFor(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputTextDiff ? input : undefined;
+    }, 5000, 'a diff editor');
+    assert.equal(tab.original.scheme, 'agent-guard-snapshot');
+    assert.equal(tab.modified.fsPath, target);
+    const left = await vscode.workspace.openTextDocument(tab.original);
+    assert.equal(left.getText(), v1);
+  });
+
+  test('open the tool call, and the file it wrote', async () => {
+    const f = api.findings().find((x) => x.file === file && x.rule === 'stale-write')!;
+    await vscode.commands.executeCommand('agentGuard.openCall', f);
+    let editor = vscode.window.activeTextEditor!;
+    assert.equal(editor.document.uri.fsPath, file);
+    assert.equal(editor.document.getText(editor.selection), 'toolu_EDIT');
+    await vscode.commands.executeCommand('agentGuard.openWorkspaceFile', f);
+    editor = vscode.window.activeTextEditor!;
+    assert.equal(editor.document.uri.fsPath, target);
+    assert.equal(editor.selection.start.line, 0);
+  });
+
+  test('copy a finding as JSON', async () => {
+    const f = api.findings().find((x) => x.file === file && x.rule === 'stale-write')!;
+    await vscode.commands.executeCommand('agentGuard.copyFinding', f);
+    const copied = JSON.parse(await vscode.env.clipboard.readText()) as { rule: string; line: number; file: string };
+    assert.deepEqual([copied.rule, copied.line, copied.file], ['stale-write', t.lineOf('toolu_EDIT'), file]);
+  });
+
+  test('the sessions view lists the session under its agent (checked in the browser)', async () => {
+    await vscode.commands.executeCommand('workbench.view.extension.agentGuard');
+    await uiCheck({ id: 'sessions-view', selector: '.monaco-list-row', text: 'Make the greeting friendlier', screenshot: 'sessions-view.png' });
+  });
+});

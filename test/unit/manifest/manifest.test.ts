@@ -1,0 +1,82 @@
+/** package.json is the UI's truth; the code's id maps and settings schema must match it. */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { defaultSettings, settingKeys, settingsPrefix } from '../../../src/core/config/settings';
+import { allRules } from '../../../src/core/rules/all';
+import { commandIds, viewIds } from '../../../src/vscode/ids';
+import { repoRoot } from '../support/repo';
+
+interface Manifest {
+  main: string;
+  bin: Record<string, string>;
+  extensionKind: string[];
+  activationEvents: string[];
+  contributes: {
+    commands: { command: string; title: string }[];
+    views: Record<string, { id: string }[]>;
+    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    configuration: { properties: Record<string, { default?: unknown; enum?: string[] }> };
+    menus: Record<string, { command: string }[]>;
+    walkthroughs: { steps: { media: { markdown?: string } }[] }[];
+  };
+}
+
+const manifest = JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')) as Manifest;
+
+void test('every command in package.json is in commandIds and the other way round', () => {
+  assert.deepEqual(manifest.contributes.commands.map((c) => c.command).sort(), Object.values(commandIds).sort());
+});
+
+void test('menus only name declared commands (or built-in ones)', () => {
+  const declared = new Set(Object.values(commandIds));
+  for (const [menu, items] of Object.entries(manifest.contributes.menus)) {
+    for (const item of items) {
+      assert.ok(declared.has(item.command as never), `${menu}: ${item.command}`);
+    }
+  }
+});
+
+void test('views and the activity bar container match viewIds; their icons exist', () => {
+  assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), [viewIds.container]);
+  assert.deepEqual(manifest.contributes.views[viewIds.container]?.map((v) => v.id), [viewIds.sessions]);
+  for (const c of manifest.contributes.viewsContainers.activitybar) {
+    assert.ok(existsSync(path.join(repoRoot(), c.icon)), c.icon);
+  }
+  for (const w of manifest.contributes.walkthroughs) {
+    for (const s of w.steps) {
+      if (s.media.markdown) {
+        assert.ok(existsSync(path.join(repoRoot(), s.media.markdown)), s.media.markdown);
+      }
+    }
+  }
+});
+
+void test('configuration keys and defaults match the settings schema', () => {
+  const props = manifest.contributes.configuration.properties;
+  assert.deepEqual(Object.keys(props).sort(), settingKeys.map((k) => `${settingsPrefix}.${k}`).sort());
+  for (const key of settingKeys) {
+    assert.deepEqual(props[`${settingsPrefix}.${key}`]?.default, defaultSettings[key], key);
+  }
+});
+
+void test('the rules setting accepts exactly the levels the engine knows', () => {
+  const rules = manifest.contributes.configuration.properties[`${settingsPrefix}.rules`] as { additionalProperties: { enum: string[] } };
+  assert.deepEqual(rules.additionalProperties.enum, ['error', 'warning', 'info', 'off']);
+});
+
+void test('every rule has documentation', () => {
+  for (const r of allRules) {
+    const doc = path.join(repoRoot(), 'docs', 'rules', `${r.meta.id}.md`);
+    assert.ok(existsSync(doc), `docs/rules/${r.meta.id}.md`);
+    assert.equal(r.meta.docs.url.endsWith(`docs/rules/${r.meta.id}.md`), true);
+  }
+});
+
+void test('the extension is a workspace extension that activates lazily, and ships a CLI', () => {
+  assert.deepEqual(manifest.extensionKind, ['workspace']);
+  assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
+  assert.equal(manifest.main, './dist/extension.js');
+  assert.equal(manifest.bin['agent-guard'], 'dist/cli.js');
+});
