@@ -12,7 +12,7 @@ export const duplicateCallId = defineRule({
       url: docsUrl('duplicate-call-id'),
     },
     messages: {
-      duplicate: 'Tool call id {{id}} was already used on line {{first}} ({{firstTool}}); results can no longer be told apart, and the provider rejects duplicate ids.',
+      duplicate: 'Tool call id {{id}} was already used on line {{first}} ({{firstTool}}); the results of the two calls can no longer be told apart{{provider}}.',
     },
   },
   create(ctx) {
@@ -29,7 +29,13 @@ export const duplicateCallId = defineRule({
           at: rec.call.at,
           key: `${rec.call.callId}@${rec.call.at.line}`,
           callId: rec.call.callId,
-          data: { id: rec.call.callId, first: first.call.at.line, firstTool: first.call.tool },
+          data: {
+            id: rec.call.callId,
+            first: first.call.at.line,
+            firstTool: first.call.tool,
+            // Only Anthropic's rejection is documented (anthropics/claude-code#20901, #21317).
+            provider: ctx.agent === 'claude-code' || ctx.agent === 'amplifier' ? ', and the API rejects the request ("`tool_use` ids must be unique")' : '',
+          },
           related: [{ at: first.call.at, message: 'first call with this id' }],
         });
       },

@@ -48,14 +48,18 @@ export const misplacedResult = defineRule({
           return;
         }
         if (!Conversation.answeredInPlace(call, rec)) {
-          const between = ctx.conversation.messages[call.message.index + 1];
+          // The message that came between: the next assistant turn when it directly follows
+          // the call, else the first message after the slot where the result belonged (the
+          // slot itself may hold sibling results or a placeholder, which is not "in between").
+          const slot = ctx.conversation.messages[call.message.index + 1];
+          const between = slot?.role === 'assistant' ? slot : (slot?.promptAt ? slot : ctx.conversation.messages[call.message.index + 2]);
           ctx.report({
             ...common,
             messageId: 'late',
             data: {
               ...data,
               between: between?.role === 'assistant' ? 'assistant turn' : between?.promptAt ? 'user prompt' : 'message',
-              betweenLine: between?.at.line ?? 0,
+              betweenLine: (between?.role === 'user' ? between.promptAt?.line : undefined) ?? between?.at.line ?? 0,
             },
             related: [...common.related, ...(between ? [{ at: between.at, message: 'the message in between' }] : [])],
           });

@@ -17,9 +17,9 @@ export const staleWrite = defineRule({
     },
     messages: {
       overlap:
-        '{{tool}} replaced lines of {{path}} that had changed since this session last {{seenBy}} it (line {{seenLine}}): {{unseen}} changed without the session seeing it{{who}}, and the edit overwrote that region. A lost update is likely.',
+        '{{tool}} overwrote a change to {{path}} that this session never saw: file {{unseen}} changed after the session last {{seenBy}} the file (transcript line {{seenLine}}){{who}}, and this {{verb}} replaced that region. A lost update is likely.',
       aside:
-        '{{tool}} was applied to {{path}} on top of a change this session never saw ({{unseen}} changed after it last {{seenBy}} the file on line {{seenLine}}{{who}}, e.g. a formatter or another writer); the edit did not touch those lines.',
+        '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seenBy}} the file (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
       live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
   },
@@ -57,6 +57,7 @@ export const staleWrite = defineRule({
                 seenLine: verdict.seenAt.line,
                 unseen: formatRanges(verdict.unseen),
                 who,
+                verb: call.call.category === 'write' ? 'write' : 'edit',
               },
               related: [
                 { at: verdict.seenAt, message: verdict.seenBy === 'read' ? 'the session last read the file here' : 'the session last wrote the file here' },

@@ -8,11 +8,12 @@ export const unparseableLine = defineRule({
     defaultSeverity: 'error',
     scope: 'stream',
     docs: {
-      description: 'A line that is not valid JSON or not a known record shape. The rest of the file is still checked.',
+      description: 'A line that is not valid JSON, not valid UTF-8, or a known record kind without the fields it must have. Unknown record kinds are skipped, not reported. The rest of the file is still checked.',
       url: docsUrl('unparseable-line'),
     },
     messages: {
       malformed: 'Line {{line}} cannot be read: {{detail}}. The rest of the file was still checked.',
+      encoding: 'Line {{line}} {{detail}}.',
       truncated: 'Line {{line}}: {{detail}}.',
       session: 'This transcript is malformed: {{detail}}.',
     },
@@ -20,7 +21,14 @@ export const unparseableLine = defineRule({
   create(ctx) {
     return {
       onMalformed(e) {
-        const messageId = e.reason === 'truncated' ? 'truncated' : e.reason === 'no-session-meta' || e.reason === 'unknown-format' ? 'session' : 'malformed';
+        const messageId =
+          e.reason === 'truncated'
+            ? 'truncated'
+            : e.reason === 'invalid-utf8'
+              ? 'encoding'
+              : e.reason === 'no-session-meta' || e.reason === 'unknown-format'
+                ? 'session'
+                : 'malformed';
         ctx.report({
           messageId,
           at: e.at,
