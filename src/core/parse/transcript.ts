@@ -91,7 +91,7 @@ export class TranscriptParser {
         kind: 'malformed',
         at: lineSpan(raw),
         reason: 'invalid-utf8',
-        detail: 'the line is not valid UTF-8 (invalid bytes were replaced to read the rest)',
+        detail: 'contains bytes that are not valid UTF-8; they were read as U+FFFD and the rest of the line was still checked',
       });
     }
     if (isBlank(raw.text)) {
