@@ -121,12 +121,15 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
   add(await geminiSessionsFor(ws, e));
   const amp = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
   for (const id of await listDir(amp)) {
-    const t = nodePath.join(amp, id, 'transcript.jsonl');
-    try {
-      await stat(t);
-      found.transcripts.push({ file: t, agent: 'amplifier' });
-    } catch {
-      // a session folder without a transcript yet
+    // The transcript, and the execution log next to it (where overlapping executions show).
+    for (const name of ['transcript.jsonl', 'events.jsonl']) {
+      const t = nodePath.join(amp, id, name);
+      try {
+        await stat(t);
+        found.transcripts.push({ file: t, agent: 'amplifier' });
+      } catch {
+        // a session folder without this file (yet)
+      }
     }
   }
   for (const extra of extraFolders) {

@@ -191,7 +191,7 @@ export class LiveMonitor implements Disposable {
   }
 
   private onFileEvent(e: SessionFileEvent): void {
-    if (this.disposed || e.type === 'events') {
+    if (this.disposed) {
       return;
     }
     switch (e.type) {

@@ -30,12 +30,11 @@ export interface WatchedRoot {
   exists: boolean;
 }
 
+/** A transcript (or Amplifier's execution log, which is followed like one) appeared, grew, or went. */
 export type SessionFileEvent =
   | { type: 'add'; file: string; agent: AgentKind }
   | { type: 'change'; file: string; agent: AgentKind }
-  | { type: 'unlink'; file: string; agent: AgentKind }
-  /** Amplifier's execution log next to a transcript. */
-  | { type: 'events'; file: string; change: 'add' | 'change' | 'unlink' };
+  | { type: 'unlink'; file: string; agent: AgentKind };
 
 export interface SessionWatcherOptions {
   workspace: string;
@@ -288,10 +287,6 @@ export class SessionWatcher implements Disposable {
     if (this.disposed) {
       return;
     }
-    if (root.agent === 'amplifier' && nodePath.basename(file) === 'events.jsonl') {
-      this.events.fire({ type: 'events', file, change: kind });
-      return;
-    }
     const agent = this.known.get(file);
     if (agent !== undefined) {
       this.events.fire({ type: 'change', file, agent });
@@ -312,11 +307,7 @@ export class SessionWatcher implements Disposable {
     this.events.fire({ type: 'add', file, agent: detected });
   }
 
-  private onUnlink(root: WatchedRoot, file: string): void {
-    if (root.agent === 'amplifier' && nodePath.basename(file) === 'events.jsonl') {
-      this.events.fire({ type: 'events', file, change: 'unlink' });
-      return;
-    }
+  private onUnlink(_root: WatchedRoot, file: string): void {
     const agent = this.known.get(file);
     this.rejected.delete(file);
     if (agent === undefined) {

@@ -103,7 +103,7 @@ export function agentForPath(p: string): AgentKind | undefined {
   if (/[\\/]\.gemini[\\/]tmp[\\/]/.test(p) || /[\\/]chats[\\/][^\\/]*\.jsonl$/.test(p)) {
     return 'gemini';
   }
-  if (/[\\/]sessions[\\/][^\\/]+[\\/]transcript\.jsonl$/.test(p)) {
+  if (/[\\/]sessions[\\/][^\\/]+[\\/](transcript|events)\.jsonl$/.test(p)) {
     return 'amplifier';
   }
   if (/[\\/]projects[\\/][^\\/]+[\\/]/.test(p) && p.endsWith('.jsonl')) {
@@ -112,12 +112,7 @@ export function agentForPath(p: string): AgentKind | undefined {
   return undefined;
 }
 
-/** Is this file a transcript (as opposed to a sidecar, an events log, a backup)? */
+/** Is this file a transcript (or Amplifier's execution log), as opposed to a sidecar or a backup? */
 export function isTranscriptName(p: string): boolean {
-  const base = nodePath.basename(p);
-  if (!base.endsWith('.jsonl')) {
-    return false;
-  }
-  // Amplifier's execution log sits next to its transcript; it is read separately.
-  return base !== 'events.jsonl';
+  return nodePath.basename(p).endsWith('.jsonl');
 }

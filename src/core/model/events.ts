@@ -149,9 +149,12 @@ export interface MalformedEvent {
 export interface ExecutionEvent {
   kind: 'execution';
   at: Span;
-  phase: 'start' | 'llm-request' | 'end';
+  /** 'tool-start'/'tool-end': a tool call inside the execution (`tool:pre`/`tool:post`). */
+  phase: 'start' | 'llm-request' | 'tool-start' | 'tool-end' | 'end';
   sessionId: string;
   timestamp?: string;
+  callId?: string;
+  tool?: string;
 }
 
 /** The agent closed a turn (Codex `task_complete` / `turn_aborted`): unanswered calls stay unanswered. */

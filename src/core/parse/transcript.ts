@@ -34,7 +34,10 @@ export class TranscriptParser {
 
   constructor(private readonly opts: TranscriptParserOptions) {
     this.splitter = new LineSplitter(opts.maxLineBytes);
-    const forced = opts.agent ? opts.adapters.find((a) => a.agent === opts.agent) : undefined;
+    // One agent can have several formats (Amplifier's transcript and its events log): the
+    // path decides between them, then the agent.
+    const ofAgent = opts.agent ? opts.adapters.filter((a) => a.agent === opts.agent) : [];
+    const forced = ofAgent.find((a) => a.claimsPath?.(opts.file)) ?? ofAgent[0];
     const byPath = forced ?? opts.adapters.find((a) => a.claimsPath?.(opts.file));
     if (byPath) {
       this.use(byPath);

@@ -1,9 +1,15 @@
 import type { RuleModule } from '../engine/rule';
 import { concurrentWrite } from './concurrent-write';
+import { forkedSession } from './forked-session';
+import { overlappingExecutions } from './overlapping-executions';
+import { stalledCall } from './stalled-call';
 import { streamRules } from './registry';
 
 /** Rules that need the live monitor's view of the working tree (they stay silent in `check`). */
 export const liveRules: readonly RuleModule[] = [concurrentWrite];
 
+/** Session integrity: the causes one level above broken pairing. */
+export const integrityRules: readonly RuleModule[] = [overlappingExecutions, forkedSession, stalledCall];
+
 /** Every rule the product runs: the stream rules plus the live and integrity rules. */
-export const allRules: readonly RuleModule[] = [...streamRules, ...liveRules];
+export const allRules: readonly RuleModule[] = [...streamRules, ...liveRules, ...integrityRules];

@@ -87,6 +87,22 @@ export class ClaudeTranscript {
     );
   }
 
+  /**
+   * A result linked the way Claude Code links it (FORMATS.md §1.3): `parentUuid` and
+   * `sourceToolAssistantUUID` are the uuid of the assistant entry holding the tool_use, so
+   * parallel results hang side by side from their calls. The next line chains from this one.
+   */
+  linkedResult(id: string, content: unknown, opts: { isError?: boolean } = {}): this {
+    const callLine = this.lines.find((l) => l.includes('"type":"tool_use"') && l.includes(`"id":${JSON.stringify(id)}`));
+    const callUuid = callLine === undefined ? null : (JSON.parse(callLine) as { uuid: string }).uuid;
+    this.result(id, content, opts);
+    const line = JSON.parse(this.lines[this.lines.length - 1]!) as Record<string, unknown>;
+    line['parentUuid'] = callUuid;
+    line['sourceToolAssistantUUID'] = callUuid;
+    this.lines[this.lines.length - 1] = JSON.stringify(line);
+    return this;
+  }
+
   /** A Read and its result with Claude Code's `toolUseResult.file`. */
   read(msgId: string, id: string, path: string, content: string, window?: { offset: number; limit: number }): this {
     this.call(msgId, id, 'Read', { file_path: path, ...(window ? { offset: window.offset, limit: window.limit } : {}) });
@@ -149,6 +165,17 @@ export class ClaudeTranscript {
     return this.push(
       this.envelope('progress', { data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Edit', command: 'fmt' }, parentToolUseID: toolUseId, toolUseID: toolUseId }),
     );
+  }
+
+  /** The uuid written on a 1-based line. */
+  uuidAt(line: number): string {
+    return (JSON.parse(this.lines[line - 1]!) as { uuid: string }).uuid;
+  }
+
+  /** The next line's parent: continue another branch (a fork, or a second writer). */
+  from(uuid: string): this {
+    this.last = uuid;
+    return this;
   }
 
   /** 1-based line of the first line containing `needle`. */

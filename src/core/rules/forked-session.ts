@@ -1,0 +1,72 @@
+import { defineRule } from '../engine/rule';
+import type { Span } from '../model/events';
+import { BranchTracker } from './support/branches';
+import { docsUrl } from './support/docs';
+
+export const forkedSession = defineRule({
+  meta: {
+    id: 'forked-session',
+    type: 'problem',
+    defaultSeverity: 'warning',
+    scope: 'stream',
+    docs: {
+      description: "A Claude Code transcript whose parentUuid chain splits into two branches that both keep growing (not a rewind the user chose and left).",
+      url: docsUrl('forked-session'),
+    },
+    messages: {
+      forked:
+        'This session forked at line {{forkLine}}: the branch that started on line {{newLine}} and the older one both keep growing (this line continues the older one). Two writers are appending to one transcript; on resume Claude Code follows one branch and the other\u2019s results are lost.',
+    },
+  },
+  create(ctx) {
+    const branches = new BranchTracker();
+    /** Branches created by a fork, with where they forked, until the older branch grows again. */
+    const forks = new Map<number, { from: number; forkAt: Span; firstAt: Span }>();
+    let reported = false;
+    const note = (uuid: string | undefined, parent: string | null | undefined, node: string | undefined, at: Span): void => {
+      if (ctx.agent !== 'claude-code' || reported) {
+        return;
+      }
+      const g = branches.add(uuid, parent, node, at);
+      if (!g) {
+        return;
+      }
+      if (g.forkedAt && g.switchedFrom !== undefined) {
+        forks.set(g.branch, { from: g.switchedFrom, forkAt: g.forkedAt.at, firstAt: at });
+        return;
+      }
+      // The older branch grew after the fork: both are live. (A rewind leaves the old one dead.)
+      for (const [newer, f] of forks) {
+        if (f.from === g.branch && g.switchedFrom === newer) {
+          reported = true;
+          ctx.report({
+            messageId: 'forked',
+            at,
+            key: `fork@${f.forkAt.line}`,
+            data: { forkLine: f.forkAt.line, newLine: f.firstAt.line },
+            related: [
+              { at: f.forkAt, message: 'the entry both branches continue' },
+              { at: f.firstAt, message: 'the first entry of the newer branch' },
+            ],
+          });
+          return;
+        }
+      }
+    };
+    return {
+      onCall(rec) {
+        note(rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at);
+      },
+      onText(e) {
+        const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
+        note(e.uuid, e.parentUuid, node, e.at);
+      },
+      onResult(rec) {
+        note(rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+      },
+      onReset() {
+        branches.reset();
+      },
+    };
+  },
+});

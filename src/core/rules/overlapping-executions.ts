@@ -1,0 +1,164 @@
+import type { CallRecord } from '../engine/conversation';
+import { defineRule } from '../engine/rule';
+import type { ExecutionEvent, Span } from '../model/events';
+import { BranchTracker } from './support/branches';
+import { docsUrl } from './support/docs';
+
+interface OpenExecution {
+  at: Span;
+  /** An LLM request or a tool ran since the start: a further start is another execution. */
+  active: boolean;
+  /** Tool calls started and not finished, by call id. */
+  tools: Map<string, { at: Span; tool: string | undefined }>;
+}
+
+export const overlappingExecutions = defineRule({
+  meta: {
+    id: 'overlapping-executions',
+    type: 'problem',
+    defaultSeverity: 'error',
+    scope: 'stream',
+    docs: {
+      description: 'Two executions (turns) of one session in flight at once: the cause of late, duplicate and placeholder results.',
+      url: docsUrl('overlapping-executions'),
+    },
+    messages: {
+      amplifier:
+        'A second execution of session {{session}} started here while the one that started on line {{firstLine}} was still running{{pending}}. Two executions on one session rewrite its history under each other; stop one before the session becomes unresumable.',
+      branch:
+        'A new {{what}} started on another branch of this session (forked at line {{forkLine}}) while tool call {{callId}} ({{tool}}, line {{callLine}}) of the earlier turn had no result yet: two executions of one session are in flight.',
+      interleaved:
+        'Two branches of this session are being written alternately (this line continues the branch that started on line {{otherLine}}): two executions of one session are appending to the same transcript.',
+    },
+  },
+  create(ctx) {
+    const executions = new Map<string, OpenExecution>();
+    const branches = new BranchTracker();
+    const switches = new Map<string, number>();
+    let forked = false;
+
+    const onExecution = (e: ExecutionEvent): void => {
+      const open = executions.get(e.sessionId);
+      switch (e.phase) {
+        case 'start': {
+          if (open?.active) {
+            const pending = [...open.tools.entries()][0];
+            ctx.report({
+              messageId: 'amplifier',
+              at: e.at,
+              key: `exec@${e.at.line}`,
+              data: {
+                session: e.sessionId,
+                firstLine: open.at.line,
+                pending: pending ? ` with tool call ${pending[0]}${pending[1].tool ? ` (${pending[1].tool})` : ''} still pending` : '',
+              },
+              related: [
+                { at: open.at, message: 'the first execution starts here' },
+                ...(pending ? [{ at: pending[1].at, message: 'the tool call still pending' }] : []),
+              ],
+            });
+            // From here on, judge the newer execution.
+            executions.set(e.sessionId, { at: e.at, active: false, tools: open.tools });
+          } else if (!open) {
+            executions.set(e.sessionId, { at: e.at, active: false, tools: new Map() });
+          }
+          return;
+        }
+        case 'llm-request':
+          if (open) {
+            open.active = true;
+          }
+          return;
+        case 'tool-start':
+          if (open) {
+            open.active = true;
+            if (e.callId !== undefined) {
+              open.tools.set(e.callId, { at: e.at, tool: e.tool });
+            }
+          }
+          return;
+        case 'tool-end':
+          if (e.callId !== undefined) {
+            for (const x of executions.values()) {
+              x.tools.delete(e.callId);
+            }
+          }
+          return;
+        case 'end':
+          if (open && open.tools.size === 0) {
+            executions.delete(e.sessionId);
+          } else if (open) {
+            // Ended with a tool still parked: the next start is not an overlap of this one.
+            open.active = false;
+          }
+          return;
+      }
+    };
+
+    /** The oldest call of an earlier message still without a result. */
+    const pendingBefore = (index: number): CallRecord | undefined =>
+      ctx.conversation.pendingCalls().find((c) => c.message.epoch === ctx.conversation.epoch && c.message.index < index);
+
+    const note = (uuid: string | undefined, parent: string | null | undefined, node: string | undefined, at: Span, what: string, messageIndex: number): void => {
+      if (ctx.agent !== 'claude-code') {
+        return;
+      }
+      const g = branches.add(uuid, parent, node, at);
+      if (!g) {
+        return;
+      }
+      if (g.forkedAt) {
+        forked = true;
+        const pending = pendingBefore(messageIndex);
+        if (pending) {
+          ctx.report({
+            messageId: 'branch',
+            at,
+            key: `branch@${at.line}`,
+            callId: pending.call.callId,
+            data: { what, forkLine: g.forkedAt.at.line, callId: pending.call.callId, tool: pending.call.tool, callLine: pending.call.at.line },
+            related: [
+              { at: g.forkedAt.at, message: 'where the branches split' },
+              { at: pending.call.at, message: 'the call still pending' },
+            ],
+          });
+        }
+      }
+      if (g.switchedFrom !== undefined && forked) {
+        // Writes switching between the same two branches: the fork itself (1), the older
+        // branch growing again (2: forked-session says so), and back again (3): by now two
+        // writers are clearly appending alternately.
+        const pair = `${Math.min(g.branch, g.switchedFrom)}-${Math.max(g.branch, g.switchedFrom)}`;
+        const n = (switches.get(pair) ?? 0) + 1;
+        switches.set(pair, n);
+        if (n === 3) {
+          const other = branches.firstAt(g.switchedFrom);
+          ctx.report({
+            messageId: 'interleaved',
+            at,
+            key: `interleaved@${pair}`,
+            data: { otherLine: other?.line ?? 0 },
+            related: other ? [{ at: other, message: 'the other branch starts here' }] : [],
+          });
+        }
+      }
+    };
+
+    return {
+      onExecution,
+      onCall(rec) {
+        note(rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at, 'assistant turn', rec.message.index);
+      },
+      onText(e, msg) {
+        const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
+        note(e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
+      },
+      onResult(rec) {
+        note(rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at, '', rec.message.index);
+      },
+      onReset() {
+        branches.reset();
+      },
+    };
+  },
+});

@@ -1,0 +1,76 @@
+import type { CallRecord } from '../engine/conversation';
+import { defineRule } from '../engine/rule';
+import { docsUrl } from './support/docs';
+
+const defaultMinutes = 10;
+
+export const stalledCall = defineRule({
+  meta: {
+    id: 'stalled-call',
+    type: 'suggestion',
+    defaultSeverity: 'info',
+    scope: 'live',
+    docs: {
+      description: 'A tool call still without a result after a while (10 minutes by default): it pins everything after it. Live only; it goes away when the result lands.',
+      url: docsUrl('stalled-call'),
+    },
+    messages: {
+      stalled: 'Tool call {{id}} ({{tool}}) has had no result for {{minutes}} minutes{{idle}}. A call that never returns pins the session: a second execution started meanwhile, or a repair step, is how sessions become unresumable.',
+    },
+  },
+  create(ctx) {
+    if (ctx.mode !== 'live') {
+      return {};
+    }
+    const raw = ctx.options['minutes'];
+    const limitMs = (typeof raw === 'number' && raw > 0 ? raw : defaultMinutes) * 60_000;
+    /** Open calls with when they started: the transcript's own time, else when we saw them. */
+    const open = new Map<CallRecord, number>();
+    let lastActivity = ctx.now();
+    return {
+      onCall(rec) {
+        const stamped = rec.call.timestamp ? Date.parse(rec.call.timestamp) : NaN;
+        open.set(rec, Number.isFinite(stamped) ? Math.min(stamped, ctx.now()) : ctx.now());
+        lastActivity = ctx.now();
+      },
+      onResult(rec) {
+        lastActivity = ctx.now();
+        if (rec.call && open.delete(rec.call)) {
+          ctx.retract(`stalled:${rec.call.call.callId}@${rec.call.call.at.line}`);
+        }
+      },
+      onText() {
+        lastActivity = ctx.now();
+      },
+      onReset() {
+        for (const c of open.keys()) {
+          ctx.retract(`stalled:${c.call.callId}@${c.call.at.line}`);
+        }
+        open.clear();
+      },
+      onTick(now) {
+        for (const [rec, since] of open) {
+          if (rec.results.length > 0) {
+            open.delete(rec);
+            continue;
+          }
+          if (now - since >= limitMs) {
+            const idleMin = Math.floor((now - lastActivity) / 60_000);
+            ctx.report({
+              messageId: 'stalled',
+              at: rec.call.at,
+              key: `stalled:${rec.call.callId}@${rec.call.at.line}`,
+              callId: rec.call.callId,
+              data: {
+                id: rec.call.callId,
+                tool: rec.call.tool,
+                minutes: Math.floor((now - since) / 60_000),
+                idle: idleMin >= 1 ? ` and the session has been idle for ${idleMin} minutes` : ' while the session goes on',
+              },
+            });
+          }
+        }
+      },
+    };
+  },
+});

@@ -1,0 +1,153 @@
+/** Session integrity: overlapping executions, forks, stalled calls. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { TranscriptStream } from '../../../src/core/engine/stream';
+import type { Finding } from '../../../src/core/model/finding';
+import { adapters } from '../../../src/core/parse/registry';
+import { stalledCall } from '../../../src/core/rules/stalled-call';
+import { ClaudeTranscript } from '../support/claude';
+import { run } from '../support/run';
+
+const rules = (text: string): string[] =>
+  run(text)
+    .findings.filter((f) => ['overlapping-executions', 'forked-session', 'stalled-call'].includes(f.rule))
+    .map((f) => `${f.rule}:${f.messageId}@${f.line}`);
+
+function amplifierEvents(lines: [string, Record<string, unknown>?][]): string {
+  let t = Date.parse('2026-03-01T09:00:00.000Z');
+  return lines
+    .map(([event, data]) => JSON.stringify({ ts: new Date((t += 1000)).toISOString(), lvl: 'INFO', schema: { name: 'amplifier.log', ver: '1.0.0' }, event, session_id: 'sess-amp-1', data: data ?? {} }) + '\n')
+    .join('');
+}
+
+void describe('overlapping-executions and forked-session', () => {
+  void test('Claude Code: two branches of one file written alternately', () => {
+    const t = new ClaudeTranscript().user('start').say('m1', 'ok');
+    const fork = t.uuidAt(2);
+    t.user('branch X goes on').say('m2', 'x1');
+    const x1 = t.uuidAt(4);
+    t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
+    const y1 = t.uuidAt(6);
+    t.from(x1).user('X again').say('m4', 'x2');
+    const x2 = t.uuidAt(8);
+    t.from(y1).user('Y again').say('m5', 'y2');
+    t.from(x2).user('X once more');
+    assert.deepEqual(rules(t.text()), ['forked-session:forked@7', 'overlapping-executions:interleaved@9']);
+  });
+
+  void test('Claude Code: a rewind the user chose (the old branch stops) is not a fork', () => {
+    const t = new ClaudeTranscript().user('start').say('m1', 'ok');
+    const a1 = t.uuidAt(2);
+    t.user('first attempt').say('m2', 'b1');
+    t.from(a1).user('second attempt').say('m3', 'b2').user('keep going').say('m4', 'b3');
+    assert.deepEqual(rules(t.text()), []);
+  });
+
+  void test('Claude Code: a new prompt on another branch while a call is pending', () => {
+    const t = new ClaudeTranscript().user('start').say('m1', 'ok');
+    const fork = t.uuidAt(2);
+    t.user('run the slow task').call('m2', 'toolu_SLOW', 'Task', { prompt: 'slow' });
+    t.from(fork).user('meanwhile, something else');
+    assert.deepEqual(rules(t.text()), ['overlapping-executions:branch@5']);
+  });
+
+  void test('Amplifier: a second execution while a delegate is parked (events.jsonl)', () => {
+    const text = amplifierEvents([
+      ['session:start'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'delegate', tool_call_id: 'toolu_DELEGATE' }],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:post', { tool_name: 'delegate', tool_call_id: 'toolu_DELEGATE' }],
+      ['orchestrator:complete'],
+      ['execution:complete'],
+    ]);
+    const { findings, stream } = run(text, { file: '/home/u/.amplifier/projects/-w/sessions/sess-amp-1/events.jsonl' });
+    assert.equal(stream.agent, 'amplifier');
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['overlapping-executions:amplifier@6'],
+    );
+    assert.match(findings[0]!.message, /while the one that started on line 2 was still running with tool call toolu_DELEGATE \(delegate\) still pending/);
+    assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5]);
+  });
+
+  void test('Amplifier: one execution writing several start and end markers is one execution', () => {
+    const text = amplifierEvents([
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'bash', tool_call_id: 'c1' }],
+      ['tool:post', { tool_name: 'bash', tool_call_id: 'c1' }],
+      ['orchestrator:complete'],
+      ['execution:complete'],
+      ['prompt:complete'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['orchestrator:complete'],
+    ]);
+    assert.deepEqual(run(text, { file: '/x/sessions/s/events.jsonl' }).findings, []);
+  });
+});
+
+void describe('stalled-call', () => {
+  void test('reported after the limit, withdrawn when the result lands; silent in check', () => {
+    let now = Date.parse('2026-02-12T14:00:00.000Z');
+    const findings = new Map<string, Finding>();
+    const stream = new TranscriptStream({
+      file: '/tmp/s.jsonl',
+      adapters,
+      rules: [stalledCall],
+      mode: 'live',
+      clock: () => now,
+      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+    });
+    const enc = new TextEncoder();
+    // The builder stamps lines 14:00:01, 14:00:02…: the call starts at 14:00:02.
+    const t = new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep 3600' });
+    stream.push(enc.encode(t.text()));
+    now = Date.parse('2026-02-12T14:09:00.000Z');
+    stream.tick(now);
+    assert.equal(findings.size, 0, 'not yet: 9 minutes');
+    now = Date.parse('2026-02-12T14:10:05.000Z');
+    stream.tick(now);
+    const f = [...findings.values()];
+    assert.deepEqual(
+      f.map((x) => `${x.rule}@${x.line}:${x.severity}`),
+      [`stalled-call@2:info`],
+    );
+    assert.match(f[0]!.message, /toolu_SLOW \(Bash\) has had no result for 10 minutes and the session has been idle for 10 minutes/);
+    // The result lands: the finding goes.
+    const before = t.lines.length;
+    t.result('toolu_SLOW', 'done');
+    stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
+    assert.equal(findings.size, 0);
+    // A file read by `check` never reports stalled calls (it cannot know how long they took).
+    assert.deepEqual(
+      run(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text(), { rules: [stalledCall] }).findings,
+      [],
+    );
+  });
+
+  void test('the limit is a setting', () => {
+    let now = Date.parse('2026-02-12T14:00:00.000Z');
+    const findings = new Map<string, Finding>();
+    const stream = new TranscriptStream({
+      file: '/tmp/s.jsonl',
+      adapters,
+      rules: [stalledCall],
+      config: { levels: {}, options: { 'stalled-call': { minutes: 2 } } },
+      mode: 'live',
+      clock: () => now,
+      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+    });
+    stream.push(new TextEncoder().encode(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text()));
+    now = Date.parse('2026-02-12T14:02:30.000Z');
+    stream.tick(now);
+    assert.equal(findings.size, 1);
+  });
+});
