@@ -283,7 +283,7 @@ export class SessionWatcher implements Disposable {
     setTimeout(() => void w?.close(), 300).unref?.();
   }
 
-  private async onFile(root: WatchedRoot, file: string, kind: 'add' | 'change'): Promise<void> {
+  private async onFile(root: WatchedRoot, file: string, _kind: 'add' | 'change'): Promise<void> {
     if (this.disposed) {
       return;
     }

@@ -247,7 +247,7 @@ void describe('Amplifier line semantics', () => {
 });
 
 void describe('parseAmplifierEventLine (events.jsonl)', () => {
-  void test('start, llm-request and end markers; everything else is ignored', () => {
+  void test('start, llm-request, tool and end markers; everything else is ignored', () => {
     const text = readFileSync(join(fixtures, 'events.jsonl'), 'utf8');
     const lines = text.split('\n').filter((l) => l !== '');
     const out: ExecutionEvent[] = [];
@@ -265,10 +265,12 @@ void describe('parseAmplifierEventLine (events.jsonl)', () => {
         '2 start sid 2026-03-05T10:00:00.120+00:00',
         '3 start sid 2026-03-05T10:00:00.121+00:00',
         '5 llm-request sid 2026-03-05T10:00:00.130+00:00',
+        '7 tool-start sid 2026-03-05T10:00:03.420+00:00',
         // line 8 is an llm:request without session_id: no event.
         '9 start sid 2026-03-05T19:02:11.000+00:00',
         '10 llm-request sid 2026-03-05T19:02:11.300+00:00',
         '12 end sid 2026-03-05T19:02:12.200+00:00',
+        '13 tool-end sid 2026-03-05T19:02:12.300+00:00',
         '14 end sid 2026-03-05T19:02:12.310+00:00',
         '15 end sid 2026-03-05T19:02:12.320+00:00',
         '16 end sid 2026-03-05T19:02:12.330+00:00',
@@ -288,7 +290,17 @@ void describe('parseAmplifierEventLine (events.jsonl)', () => {
     assert.equal(line.slice(55, 70), 'execution:start');
     assert.equal(parseAmplifierEventLine({ event: 'execution:start', session_id: 42 }, { lineNo: 1, text: '' }), undefined);
     assert.equal(parseAmplifierEventLine({ event: 'constructor', session_id: 's1' }, { lineNo: 1, text: '' }), undefined);
-    assert.equal(parseAmplifierEventLine({ event: 'tool:pre', session_id: 's1' }, { lineNo: 1, text: '' }), undefined);
+    assert.equal(parseAmplifierEventLine({ event: 'provider:response', session_id: 's1' }, { lineNo: 1, text: '' }), undefined);
+    const pre = '{"ts":"t","event":"tool:pre","session_id":"s1","data":{"tool_name":"delegate","tool_call_id":"toolu_D"}}';
+    assert.deepEqual(parseAmplifierEventLine(JSON.parse(pre) as Record<string, unknown>, { lineNo: 3, text: pre }), {
+      kind: 'execution',
+      at: { line: 3, start: 19, end: 27 },
+      phase: 'tool-start',
+      sessionId: 's1',
+      timestamp: 't',
+      callId: 'toolu_D',
+      tool: 'delegate',
+    });
   });
 });
 
