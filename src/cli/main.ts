@@ -15,6 +15,7 @@ Commands:
   check PATH...            check transcripts (files or folders) once; for CI and post-mortems
   check --workspace DIR    check the sessions of a workspace in the agents' own folders
   watch [--workspace DIR]  watch a workspace's sessions and working tree live (default: .)
+  repair FILE              repair a transcript's tool call/result pairing (dry run; --write)
   help                     show this help
 
 Run 'agent-guard <command> --help' for a command's options.
