@@ -27,6 +27,9 @@ const node = {
   sourcemap: production ? false : 'linked',
   minify: production,
   logLevel: 'warning',
+  // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow; its
+  // "module" build bundles. Packages with an "exports" map (zod, chokidar) are unaffected.
+  mainFields: ['module', 'main'],
 };
 
 if (tests) {

@@ -1,13 +1,234 @@
+/**
+ * The guard hook: `agent-guard hook`, and bundled on its own as dist/hook.js, which agents run
+ * before every file write (and after every read): `node dist/hook.js --agent claude`.
+ *
+ * It reads the hook payload on stdin, finds the guard service of the workspace the file is
+ * in, asks it "may this session write these files now?" within a deadline, and answers in
+ * the agent's format (core/guard/answer.ts). After a read or write it reports the sha256 of
+ * the file as it is on disk at that moment: what the session really saw. No service within
+ * the deadline: allow with a note on stderr, or deny with AGENT_GUARD_FAIL_CLOSED=1 /
+ * `--fail-closed`. Input that is not a hook payload: a message and a non-blocking exit 1.
+ *
+ * It must start fast: node built-ins only, no zod, no chokidar, no rules engine (see
+ * esbuild.config.mjs, and the bundle test in test/unit/guard).
+ */
+import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
+import { allowAnswer, answerFor, answerInvalid, answerNoService, type HookAnswer } from '../core/guard/answer';
+import { guardPaths, parseHookPayload, transcriptInput, type HookEvent } from '../core/guard/payload';
+import type { GuardWireRequest } from '../core/guard/protocol';
+import { hookAgents, type HookAgent } from '../core/guard/types';
+import { displayPath } from '../core/classify/paths';
 import type { CliIo } from './io';
 
-/**
- * The guard hook (`agent-guard hook`, bundled on its own as dist/hook.js). Placeholder until
- * the guard lands: it allows everything.
- */
-export function runHookCommand(_argv: string[], _io: CliIo): Promise<number> {
-  return Promise.resolve(0);
+/** Default deadline of the question to the service (ms); AGENT_GUARD_TIMEOUT_MS overrides it. */
+const defaultTimeoutMs = 1500;
+
+export interface HookIo extends CliIo {
+  /** The payload (tests); default: the process's stdin. */
+  stdin?: string | AsyncIterable<Buffer | string>;
 }
 
-if (require.main === module) {
-  process.exitCode = 0;
+interface HookArgs {
+  agent: HookAgent | undefined;
+  failClosed: boolean;
+}
+
+const writeOps = new Set(['write', 'edit', 'create', 'delete']);
+
+export async function runHookCommand(argv: string[], io: HookIo): Promise<number> {
+  const answer = await hook(argv, io);
+  if (answer.stdout) {
+    io.stdout.write(answer.stdout);
+  }
+  if (answer.stderr) {
+    io.stderr.write(answer.stderr);
+  }
+  return answer.exitCode;
+}
+
+async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
+  const args = parseArgs(argv);
+  const env = io.env;
+  const failClosed = args.failClosed || /^(1|true|yes)$/i.test(env['AGENT_GUARD_FAIL_CLOSED'] ?? '');
+  const timeoutMs = positiveInt(env['AGENT_GUARD_TIMEOUT_MS']) ?? defaultTimeoutMs;
+  let text: string;
+  try {
+    text = await readInput(io.stdin, timeoutMs);
+  } catch (e) {
+    return answerInvalid(e instanceof Error ? e.message : String(e));
+  }
+  if (text.trim() === '') {
+    return answerInvalid('stdin was empty');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return answerInvalid(`stdin is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const parsed = parseHookPayload(value, args.agent);
+  if (parsed.kind === 'invalid') {
+    return answerInvalid(parsed.error);
+  }
+  if (parsed.kind === 'ignore') {
+    return allowAnswer;
+  }
+  const e = parsed.event;
+  const all = guardPaths(e);
+  const paths = e.phase === 'pre' ? all.filter((p) => writeOps.has(p.op)) : all;
+  if (paths.length === 0) {
+    // Not a file tool (VS Code runs every hook for every tool), or nothing we can name.
+    return allowAnswer;
+  }
+  const target = paths.map((p) => displayPath(p.path, e.cwd)).join(', ');
+  // Loaded only for calls the guard judges: VS Code runs the hook for every tool call, and
+  // most of those leave above without loading crypto or net.
+  const [{ checkGuardDir, findServiceSocket, guardDir }, { askService }, { inputHash }, { createHash }] = await Promise.all([
+    import('../io/guard/socketPath'),
+    import('../io/guard/client'),
+    import('../core/lib/hash'),
+    import('node:crypto'),
+  ]);
+  const dir = guardDir(env);
+  const problem = checkGuardDir(dir);
+  if (problem) {
+    if (e.phase === 'post') {
+      return allowAnswer;
+    }
+    const why =
+      problem.problem === 'does not exist'
+        ? `no guard service is running for ${e.cwd}`
+        : `the guard directory ${problem.dir} ${problem.problem}, so no service in it can be trusted`;
+    return answerNoService(e.agent, failClosed, why, target);
+  }
+  const found = findServiceSocket(dirOf(paths[0]!.path), dir) ?? findServiceSocket(e.cwd, dir);
+  if (!found) {
+    return e.phase === 'post' ? allowAnswer : answerNoService(e.agent, failClosed, `no guard service is running for ${e.cwd}`, target);
+  }
+  const hash = (path: string): string | null => {
+    try {
+      return createHash('sha256').update(readFileSync(path)).digest('hex');
+    } catch {
+      return null;
+    }
+  };
+  const common = { ...callFields(e), inputHash: inputHash(transcriptInput(e)) };
+  const request: GuardWireRequest =
+    e.phase === 'pre'
+      ? { ...common, type: 'pre', paths }
+      : // After the tool: the content each file has now, hashed as the working tree hashes it.
+        { ...common, type: 'post', ...(e.failed ? { failed: true } : {}), paths: paths.map((p) => ({ ...p, hash: e.failed ? null : hash(p.path) })) };
+  const r = await askService(found.socket, request, timeoutMs);
+  if (e.phase === 'post') {
+    return allowAnswer;
+  }
+  switch (r.kind) {
+    case 'timeout':
+      return answerNoService(e.agent, failClosed, `the guard service for ${found.workspace} did not answer within ${r.ms} ms`, target);
+    case 'unavailable':
+      return answerNoService(e.agent, failClosed, r.why, target);
+    case 'answer':
+      if (!r.response.ok) {
+        return answerNoService(e.agent, failClosed, `the guard service rejected the question (${r.response.error})`, target);
+      }
+      if (r.response.type !== 'verdict') {
+        return answerNoService(e.agent, failClosed, 'the guard service gave no verdict', target);
+      }
+      return answerFor(e.agent, r.response.verdict);
+  }
+}
+
+function callFields(e: HookEvent): Omit<Extract<GuardWireRequest, { type: 'pre' }>, 'type' | 'paths'> {
+  return {
+    v: 1,
+    agent: e.agent,
+    sessionId: e.sessionId,
+    ...(e.transcriptPath !== undefined ? { transcriptPath: e.transcriptPath } : {}),
+    cwd: e.cwd,
+    tool: e.tool,
+    ...(e.toolUseId !== undefined ? { toolUseId: e.toolUseId } : {}),
+  };
+}
+
+function dirOf(path: string): string {
+  const i = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return i > 0 ? path.slice(0, i) : path;
+}
+
+function parseArgs(argv: string[]): HookArgs {
+  const out: HookArgs = { agent: undefined, failClosed: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = a.startsWith('--agent=') ? a.slice('--agent='.length) : a === '--agent' ? argv[++i] : undefined;
+    if (value !== undefined) {
+      out.agent = (hookAgents as readonly string[]).includes(value) ? (value as HookAgent) : undefined;
+    } else if (a === '--fail-closed') {
+      out.failClosed = true;
+    }
+    // Anything else (the `--agent-guard` marker that identifies our entries in settings
+    // files, options of newer versions) is ignored: a hook must never fail on its own argv.
+  }
+  return out;
+}
+
+function positiveInt(v: string | undefined): number | undefined {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * All of stdin. The process's own stdin is read synchronously from fd 0 (the agent writes the
+ * payload and closes the pipe; no stream machinery to start); other sources, and a stdin
+ * that cannot be read that way, asynchronously within the deadline.
+ */
+async function readInput(source: HookIo['stdin'], timeoutMs: number): Promise<string> {
+  if (typeof source === 'string') {
+    return source;
+  }
+  if (source === undefined) {
+    if (isatty(0)) {
+      throw new Error('stdin is a terminal; the agent pipes the payload in');
+    }
+    try {
+      return readFileSync(0, 'utf8');
+    } catch {
+      // EAGAIN (a non-blocking pipe) and the like: read it as a stream below.
+    }
+  }
+  const input = source ?? process.stdin;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`stdin did not end within ${timeoutMs} ms`)), timeoutMs);
+  });
+  const read = (async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of input as AsyncIterable<Buffer | string>) {
+      chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  })();
+  try {
+    return await Promise.race([read, deadline]);
+  } finally {
+    clearTimeout(timer);
+    if (source === undefined) {
+      process.stdin.destroy();
+    }
+  }
+}
+
+// In dist/cli.js this module is bundled together with main.ts, and `require.main === module`
+// holds there too: run only when the script itself is the hook bundle (`agent-guard hook`
+// goes through main.ts).
+if (require.main === module && /(^|[\\/])hook\.js$/.test(process.argv[1] ?? '')) {
+  void runHookCommand(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    home: '',
+  }).then((code) => {
+    process.exitCode = code;
+  });
 }

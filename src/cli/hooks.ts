@@ -1,8 +1,183 @@
-import { UsageError, type CliIo } from './io';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { parseArgs } from 'node:util';
+import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
+import { JsoncError } from '../core/hooks/jsoncEdit';
+import { unifiedDiff } from '../core/hooks/preview';
+import { askService } from '../io/guard/client';
+import { guardDir, socketPathFor } from '../io/guard/socketPath';
+import { exitCodes, UsageError, type CliIo } from './io';
 
-export const hooksUsage = `Usage: agent-guard hooks install|uninstall|status\n`;
+export const hooksUsage = `Usage: agent-guard hooks install|uninstall|status [options]
 
-/** Placeholder until the hooks installer lands. */
-export function runHooks(_argv: string[], _io: CliIo): Promise<number> {
-  return Promise.reject(new UsageError('hooks is not implemented yet'));
+Installs the guard hook into the agents' project settings of a workspace (merging into what
+is there: comments, order and other entries are kept), removes only its own entries again,
+or shows where it is installed and whether a guard service is running.
+
+  Claude Code (and Copilot agent mode)  .claude/settings.local.json
+  Gemini CLI                            .gemini/settings.json
+  Codex CLI                             .codex/hooks.json
+
+Options:
+  --workspace DIR     the workspace (default: the current folder)
+  --agents LIST       comma-separated: claude, gemini, codex (default: all three)
+  --dry-run           print the change as a diff and write nothing
+  --fail-closed       (install) the hook denies writes when no guard service answers
+  -h, --help          show this help
+`;
+
+export interface HooksOptions {
+  /** The hook script to install (default: dist/hook.js of this package). */
+  hookScript?: string;
+}
+
+export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {}): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        agents: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        'fail-closed': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  if (args.values.help) {
+    io.stdout.write(hooksUsage);
+    return exitCodes.ok;
+  }
+  const [action, ...extra] = args.positionals;
+  if (action !== 'install' && action !== 'uninstall' && action !== 'status') {
+    throw new UsageError(action === undefined ? 'hooks needs install, uninstall or status' : `unknown hooks action '${action}'`);
+  }
+  if (extra.length > 0) {
+    throw new UsageError(`unexpected argument '${extra[0]}'`);
+  }
+  const workspace = nodePath.resolve(io.cwd, args.values.workspace ?? '.');
+  if (!existsSync(workspace)) {
+    throw new UsageError(`the workspace ${workspace} does not exist`);
+  }
+  const agents = parseAgents(args.values.agents);
+  const dryRun = args.values['dry-run'] === true;
+  if (action === 'status') {
+    return status(workspace, agents, io, opts);
+  }
+  const script = opts.hookScript ?? hookScriptPath();
+  let failed = false;
+  for (const agent of agents) {
+    const spec = hookSpecs[agent];
+    const file = nodePath.join(workspace, ...spec.file.split('/'));
+    const before = readIfExists(file);
+    let plan: InstallPlan;
+    try {
+      plan = action === 'install' ? planInstall(before, spec, hookCommand(script, agent, { failClosed: args.values['fail-closed'] === true })) : planUninstall(before);
+    } catch (e) {
+      if (e instanceof JsoncError) {
+        io.stderr.write(`agent-guard: ${spec.file}: ${e.message}; left as it is\n`);
+        failed = true;
+        continue;
+      }
+      throw e;
+    }
+    if (!plan.changed) {
+      io.stdout.write(action === 'install' ? `${spec.label}: already installed in ${spec.file}\n` : `${spec.label}: nothing to remove from ${spec.file}\n`);
+      continue;
+    }
+    const verb = action === 'install' ? 'install the guard hook in' : 'remove the guard hook from';
+    io.stdout.write(`${spec.label}: ${dryRun ? 'would ' + verb : verb.replace(/^install/, 'installed').replace(/^remove/, 'removed')} ${spec.file}${plan.after === undefined ? ' (the file held nothing else and goes)' : ''}\n`);
+    io.stdout.write(unifiedDiff(spec.file, before, plan.after));
+    if (dryRun) {
+      continue;
+    }
+    if (plan.after === undefined) {
+      rmSync(file, { force: true });
+    } else {
+      mkdirSync(nodePath.dirname(file), { recursive: true });
+      writeFileSync(file, plan.after);
+    }
+    if (action === 'install') {
+      io.stdout.write(`  ${spec.note}\n`);
+    }
+  }
+  return failed ? exitCodes.usage : exitCodes.ok;
+}
+
+async function status(workspace: string, agents: readonly InstallAgent[], io: CliIo, opts: HooksOptions): Promise<number> {
+  const script = opts.hookScript ?? hookScriptPath();
+  for (const agent of agents) {
+    const spec = hookSpecs[agent];
+    const before = readIfExists(nodePath.join(workspace, ...spec.file.split('/')));
+    let line: string;
+    try {
+      const ours = findOurHooks(before);
+      if (ours.length === 0) {
+        line = 'not installed';
+      } else {
+        const current = !planInstall(before, spec, hookCommand(script, agent)).changed || !planInstall(before, spec, hookCommand(script, agent, { failClosed: true })).changed;
+        line = current ? `installed (${ours.map((o) => o.event).join(', ')})` : `installed, but not as this version would (run 'agent-guard hooks install' to update): ${ours[0]!.command}`;
+      }
+    } catch (e) {
+      line = e instanceof JsoncError ? `cannot read: ${e.message}` : String(e);
+    }
+    io.stdout.write(`${spec.label.padEnd(38)} ${spec.file.padEnd(28)} ${line}\n`);
+  }
+  const socket = socketPathFor(workspace, guardDir(io.env));
+  const r = await askService(socket, { v: 1, type: 'ping' }, 1000);
+  if (r.kind === 'answer' && r.response.ok && r.response.type === 'pong') {
+    io.stdout.write(`guard service: running (pid ${r.response.service.pid}, version ${r.response.service.version}) on ${socket}\n`);
+  } else {
+    io.stdout.write(`guard service: not running for ${workspace} (start the Agent Session Guard extension or 'agent-guard watch'); hooks allow every write until it runs\n`);
+  }
+  return exitCodes.ok;
+}
+
+function parseAgents(list: string | undefined): InstallAgent[] {
+  if (list === undefined) {
+    return [...installAgents];
+  }
+  const out: InstallAgent[] = [];
+  for (const raw of list.split(',')) {
+    const a = raw.trim();
+    if (!(installAgents as readonly string[]).includes(a)) {
+      throw new UsageError(`unknown agent '${a}' (expected ${installAgents.join(', ')})`);
+    }
+    if (!out.includes(a as InstallAgent)) {
+      out.push(a as InstallAgent);
+    }
+  }
+  return out;
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * dist/hook.js of this package: next to dist/cli.js when run from the bundle, else found by
+ * walking up to the package root (tests run the transpiled sources from out/).
+ */
+export function hookScriptPath(): string {
+  const beside = nodePath.join(__dirname, 'hook.js');
+  if (nodePath.basename(__dirname) === 'dist' && existsSync(beside)) {
+    return beside;
+  }
+  for (let d = __dirname; ; d = nodePath.dirname(d)) {
+    const candidate = nodePath.join(d, 'dist', 'hook.js');
+    if (existsSync(nodePath.join(d, 'package.json')) && existsSync(candidate)) {
+      return candidate;
+    }
+    if (nodePath.dirname(d) === d) {
+      return beside;
+    }
+  }
 }

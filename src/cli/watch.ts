@@ -4,11 +4,16 @@ import { encodeClaudeProject } from '../core/discovery/locations';
 import { describeError, type Logger } from '../core/lib/logger';
 import { agentLabels } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
+import { guardDecisions, guardLevels, type GuardDecision, type GuardLevel } from '../core/guard/types';
+import { HookLedger } from '../io/guard/ledger';
+import { GuardService } from '../io/guard/service';
+import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
 import { exitCodes, UsageError, type CliIo } from './io';
 import { findingToJson } from './output/json';
 import { displayFile, paletteFor, renderFindingLine } from './output/text';
+import { version } from './version';
 
 export const watchUsage = `Usage: agent-guard watch [options]
 
@@ -21,13 +26,18 @@ Options:
                            with the same fields as 'check --format json'
   --folder DIR             also watch this folder for transcripts (repeatable)
   --rule ID=LEVEL          set a rule's severity: error, warning, info or off (repeatable)
-  --no-tree                do not watch the working tree (transcript rules only)
+  --no-tree                do not watch the working tree (transcript rules only; no guard)
+  --no-guard               do not run the guard service the hooks ask (agent-guard hooks install)
+  --guard DECISION=LEVEL   set a guard decision to deny, warn or off (repeatable); decisions:
+                           stale-write, dirty-buffer, unread-write, concurrent-write
   --verbose                log what is watched and read to stderr
   -h, --help               show this help
 `;
 
 export interface WatchHandle {
   monitor: LiveMonitor;
+  /** The guard service the hooks ask, when it started. */
+  guard: GuardService | undefined;
   stop(): Promise<void>;
 }
 
@@ -44,6 +54,8 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
         folder: { type: 'string', multiple: true },
         rule: { type: 'string', multiple: true },
         'no-tree': { type: 'boolean' },
+        'no-guard': { type: 'boolean' },
+        guard: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -63,6 +75,10 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   const config = ruleConfigFromFlags(args.values.rule ?? []);
   const p = paletteFor(io.stdout, io.env);
   const logger = stderrLogger(io, args.values.verbose === true);
+  const policy = guardPolicyFromFlags(args.values.guard ?? []);
+  const guarded = args.values['no-guard'] !== true && args.values['no-tree'] !== true;
+  const dir = guardDir(io.env);
+  const ledger = guarded ? await HookLedger.open(ledgerPathFor(workspace, dir), logger) : undefined;
   const monitor = new LiveMonitor({
     workspace,
     environment: { home: io.home, env: io.env },
@@ -70,6 +86,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     logger,
     watchTree: args.values['no-tree'] !== true,
     extraFolders: (args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f)),
+    ...(ledger ? { hookLedger: ledger } : {}),
   });
   const print = (f: Finding): void => {
     io.stdout.write(format === 'jsonl' ? JSON.stringify(findingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
@@ -81,6 +98,16 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     }
   });
   await monitor.start();
+  let guard: GuardService | undefined;
+  let guardLine = args.values['no-tree'] ? 'off (--no-tree)' : 'off (--no-guard)';
+  if (ledger) {
+    try {
+      guard = await GuardService.start({ workspace, monitor, ledger, logger, policy, dir, version });
+      guardLine = guard.socketPath ?? '';
+    } catch (e) {
+      guardLine = `not started: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
   const info = io.stderr;
   info.write(`agent-guard watching ${displayFile(workspace, io.cwd) || '.'}${args.values['no-tree'] ? '' : ' (and its working tree)'}\n`);
   const counts = new Map<string, number>();
@@ -92,11 +119,14 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     const where = r.agent === 'claude-code' && nodePath.basename(r.path) === 'projects' ? nodePath.join(r.path, encodeClaudeProject(workspace)) : r.path;
     info.write(`  ${label.padEnd(12)} ${where}${r.exists ? '' : ' (not there yet; waiting for it)'}\n`);
   }
+  info.write(`  ${'guard'.padEnd(12)} ${guardLine}\n`);
   const total = monitor.sessionList().length;
   info.write(`  found ${total} session${total === 1 ? '' : 's'}${total > 0 ? ' (' + [...counts].map(([a, n]) => `${agentLabels[a as keyof typeof agentLabels]} ${n}`).join(', ') + ')' : ''}; ${monitor.findings.size} finding${monitor.findings.size === 1 ? '' : 's'} so far. Press Ctrl-C to stop.\n`);
   return {
     monitor,
+    guard,
     stop: async () => {
+      await guard?.close();
       await monitor.close();
     },
   };
@@ -126,6 +156,18 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+function guardPolicyFromFlags(flags: readonly string[]): Partial<Record<GuardDecision, GuardLevel>> {
+  const policy: Partial<Record<GuardDecision, GuardLevel>> = {};
+  for (const f of flags) {
+    const [decision, level] = f.split('=');
+    if (!(guardDecisions as readonly string[]).includes(decision ?? '') || !(guardLevels as readonly string[]).includes(level ?? '')) {
+      throw new UsageError(`--guard ${f}: expected DECISION=LEVEL with DECISION one of ${guardDecisions.join(', ')} and LEVEL one of ${guardLevels.join(', ')}`);
+    }
+    policy[decision as GuardDecision] = level as GuardLevel;
+  }
+  return policy;
 }
 
 function stderrLogger(io: CliIo, verbose: boolean): Logger {

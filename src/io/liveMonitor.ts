@@ -57,6 +57,14 @@ export interface LiveMonitorOptions {
   observe?: (file: string, e: NormalizedEvent) => void;
 }
 
+/** A live follow of one session's events (see LiveMonitor.followSession). */
+export interface SessionFollow extends Disposable {
+  /** Bytes of the transcript read before the first event the listener sees. */
+  readonly consumedBytes: number;
+  /** The format the monitor reads the file as when its folder says so; else it is recognised from the content. */
+  readonly forcedAgent: AgentKind | undefined;
+}
+
 interface LiveSession {
   summary: SessionSummary;
   stream: TranscriptStream;
@@ -81,6 +89,10 @@ export class LiveMonitor implements Disposable {
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private readonly subscriptions: Disposable[] = [];
   private readonly reading = new Set<Promise<void>>();
+  /** Line of the last event read from each transcript (the guard reports there until a call's own line arrives). */
+  private readonly lastLines = new Map<string, number>();
+  /** Who follows a session's events (an open timeline), by transcript. */
+  private readonly followers = new Map<string, Set<(e: NormalizedEvent) => void>>();
   private disposed = false;
 
   constructor(private readonly opts: LiveMonitorOptions) {
@@ -242,9 +254,69 @@ export class LiveMonitor implements Disposable {
   }
 
   private read(s: LiveSession): void {
+    void this.readNow(s);
+  }
+
+  private readNow(s: LiveSession): Promise<void> {
     const p = s.tail.poke();
     this.reading.add(p);
     void p.finally(() => this.reading.delete(p));
+    return p;
+  }
+
+  /**
+   * Reads what is new in one transcript now, without waiting for its watcher: the guard does
+   * this before judging a call, so a read the agent has already recorded counts.
+   */
+  async catchUp(file: string): Promise<void> {
+    const s = this.sessions.get(file);
+    if (s) {
+      await this.readNow(s);
+    }
+  }
+
+  /** Line of the last event read from a transcript so far. */
+  lastLine(file: string): number | undefined {
+    return this.lastLines.get(file);
+  }
+
+  /**
+   * Follows one session's normalized events from now on (the timeline). No event is kept for
+   * this: what came before is the transcript's first `consumedBytes` bytes, which the follower
+   * reads from the file itself. After a re-read (truncation, re-check) events start over at line 1.
+   */
+  followSession(file: string, listener: (e: NormalizedEvent) => void): SessionFollow | undefined {
+    const s = this.sessions.get(file);
+    if (!s) {
+      return undefined;
+    }
+    let set = this.followers.get(file);
+    if (!set) {
+      set = new Set();
+      this.followers.set(file, set);
+    }
+    set.add(listener);
+    return {
+      consumedBytes: s.stream.consumedBytes,
+      forcedAgent: agentForPath(file) === s.summary.agent ? s.summary.agent : undefined,
+      dispose: () => {
+        const now = this.followers.get(file);
+        now?.delete(listener);
+        if (now?.size === 0) {
+          this.followers.delete(file);
+        }
+      },
+    };
+  }
+
+  private notifyFollowers(file: string, e: NormalizedEvent): void {
+    for (const listener of this.followers.get(file) ?? []) {
+      try {
+        listener(e);
+      } catch (err) {
+        this.logger.error(`[monitor] a follower of ${file} failed: ${describeError(err)}`);
+      }
+    }
   }
 
   /** The tail read everything there was (after a watcher event or its own follow-up look). */
@@ -286,6 +358,7 @@ export class LiveMonitor implements Disposable {
           s?.tail.dispose();
           this.findings.clearFile(file);
           this.tree?.forgetSession(file);
+          this.lastLines.delete(file);
           this.sessionsChanged.fire(undefined);
         },
       },
@@ -322,6 +395,7 @@ export class LiveMonitor implements Disposable {
 
   /** Before the rules: the working tree learns when a session's write starts and ends. */
   private before(file: string, stream: TranscriptStream, e: NormalizedEvent): void {
+    this.lastLines.set(file, e.at.line);
     const tree = this.tree;
     if (!tree) {
       return;
@@ -347,6 +421,7 @@ export class LiveMonitor implements Disposable {
   private after(file: string, stream: TranscriptStream, e: NormalizedEvent): void {
     const s = this.sessions.get(file);
     if (s && s.stream === stream) {
+      this.notifyFollowers(file, e);
       const sum = s.summary;
       sum.agent = stream.agent ?? sum.agent;
       if (e.kind === 'session') {
@@ -370,12 +445,15 @@ export class LiveMonitor implements Disposable {
     if (!call || call.results.length !== 1) {
       return;
     }
+    // The event's own time: a guard hook may already have reported this call, or a later one.
+    const eventAt = e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
+    const o = { callId: e.callId, ...(Number.isNaN(eventAt) ? {} : { eventAt }) };
     for (const a of call.call.accesses) {
       if (a.op === 'read') {
-        tree.sessionSaw(file, a.path);
+        tree.sessionSaw(file, a.path, o);
       } else if (a.op !== 'delete') {
         const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
-        tree.sessionWrote(file, a.path, after);
+        tree.sessionWrote(file, a.path, after, o);
       }
     }
   }

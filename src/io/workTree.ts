@@ -31,7 +31,36 @@ interface Seen {
   at: number;
   /** Content the session last saw; undefined until known. */
   hash: string | null | undefined;
+  how: 'read' | 'write';
+  /**
+   * Who told us: a guard hook reports the moment itself (with the hash it computed then);
+   * a transcript line arrives later, sometimes much later (agents write them asynchronously).
+   */
+  source: 'hook' | 'transcript';
+  callId: string | undefined;
 }
+
+/** How a session came to see a file's content (see `sessionSaw`, `sessionWrote`). */
+export interface SessionObservation {
+  /** The call that read or wrote it. */
+  callId?: string;
+  /** The content as the observer hashed it (hooks); default: the tree's current hash. */
+  hash?: string | null;
+  source?: 'hook' | 'transcript';
+  /** Wall-clock ms the observation happened (a transcript event's own timestamp). */
+  eventAt?: number;
+}
+
+/** A write that started (its call was allowed by the guard or is in a transcript) and has not ended. */
+export interface OpenWrite {
+  session: string;
+  sessionId: string | undefined;
+  callId: string;
+  start: number;
+}
+
+/** Call ids the guard gives writes whose hook names no call id (Gemini). */
+export const hookCallPrefix = 'hook:';
 
 interface Inflight {
   session: string;
@@ -42,6 +71,8 @@ interface Inflight {
   start: number;
   end: number | undefined;
   afterHash: string | undefined;
+  /** `afterHash` was hashed from the disk right after the write (a guard hook), not derived from a transcript. */
+  exact?: boolean;
 }
 
 export interface WorkTreeOptions {
@@ -158,9 +189,9 @@ export class WorkTree implements WorkTreeView {
   // --- what sessions do (fed by the live monitor before the rules see each event) ---
 
   /** The session read the file (or otherwise saw its whole content) now. */
-  sessionSaw(session: string, path: string): void {
+  sessionSaw(session: string, path: string, o: SessionObservation = {}): void {
     void this.track(path);
-    this.setSeen(session, path, { at: this.clock(), hash: this.tracked.get(path)?.hash });
+    this.observe(session, path, 'read', o.hash !== undefined ? o.hash : this.tracked.get(path)?.hash, o);
   }
 
   writeStarted(session: string, path: string, callId: string, meta: { sessionId?: string; line?: number } = {}): void {
@@ -169,16 +200,39 @@ export class WorkTree implements WorkTreeView {
     const now = this.clock();
     // Forget windows long closed: they can no longer explain a change.
     const fresh = list.filter((w) => w.end === undefined ? now - w.start < maxInflightAge : now - w.end < this.grace * 4);
-    fresh.push({ session, sessionId: meta.sessionId, line: meta.line, callId, start: now, end: undefined, afterHash: undefined });
+    const known = fresh.find((w) => w.session === session && w.callId === callId);
+    if (known) {
+      // The guard hook opened this window; the transcript's call line is the same write.
+      known.line ??= meta.line;
+      known.sessionId ??= meta.sessionId;
+    } else {
+      fresh.push({ session, sessionId: meta.sessionId, line: meta.line, callId, start: now, end: undefined, afterHash: undefined });
+    }
     this.inflight.set(path, fresh);
   }
 
-  /** The write's result arrived; `afterHash` is the content it wrote, when the transcript records it. */
-  writeEnded(session: string, path: string, callId: string, afterHash: string | undefined): void {
-    const w = this.inflight.get(path)?.find((x) => x.session === session && x.callId === callId);
+  /**
+   * The write's result arrived; `afterHash` is the content it wrote, when known. Without a
+   * call id (a hook that names none) the session's oldest open write of the path ends.
+   */
+  writeEnded(session: string, path: string, callId: string | undefined, afterHash: string | undefined, o: { exact?: boolean } = {}): void {
+    const list = this.inflight.get(path) ?? [];
+    const w =
+      callId !== undefined
+        ? list.find((x) => x.session === session && x.callId === callId)
+        : list.find((x) => x.session === session && x.end === undefined);
+    const now = this.clock();
     if (w) {
-      w.end = this.clock();
-      w.afterHash = afterHash;
+      w.end = now;
+      w.afterHash = afterHash ?? w.afterHash;
+      w.exact ||= o.exact === true && afterHash !== undefined;
+    }
+    // A window the guard opened for a hook without call ids is this same write when the
+    // transcript reports the session's write of the path.
+    for (const x of list) {
+      if (x !== w && x.session === session && x.end === undefined && x.callId.startsWith(hookCallPrefix) && x.start <= (w?.start ?? now)) {
+        x.end = now;
+      }
     }
     // A change seen before the result arrived may now be recognisable as this write's.
     const t = this.tracked.get(path);
@@ -192,10 +246,52 @@ export class WorkTree implements WorkTreeView {
   }
 
   /** After the rules judged the write: the session now knows the content it wrote. */
-  sessionWrote(session: string, path: string, afterHash: string | undefined): void {
+  sessionWrote(session: string, path: string, afterHash: string | undefined, o: SessionObservation = {}): void {
     const t = this.tracked.get(path);
     const mine = t?.history.filter((c) => c.by.kind === 'session' && c.by.session === session).pop();
-    this.setSeen(session, path, { at: this.clock(), hash: afterHash ?? mine?.hash ?? undefined });
+    this.observe(session, path, 'write', afterHash ?? mine?.hash ?? undefined, o);
+  }
+
+  /** What the session last saw of the file (read or wrote), if anything. */
+  lastSeen(session: string, path: string): Readonly<Seen> | undefined {
+    return this.seen.get(session)?.get(path);
+  }
+
+  /** Writes of the file that started less than `maxAgeMs` ago and have not ended, oldest first. */
+  openWrites(path: string, maxAgeMs: number): OpenWrite[] {
+    const now = this.clock();
+    return (this.inflight.get(path) ?? [])
+      .filter((w) => w.end === undefined && now - w.start < maxAgeMs)
+      .map((w) => ({ session: w.session, sessionId: w.sessionId, callId: w.callId, start: w.start }));
+  }
+
+  /**
+   * Hashes the file now, as if the watcher had reported a change: the guard must judge the
+   * content on disk at this moment, not what the watcher has caught up with.
+   */
+  async refresh(path: string): Promise<void> {
+    const t = this.tracked.get(path);
+    if (!t) {
+      await this.track(path);
+      return;
+    }
+    await this.rehash(path, t, true);
+  }
+
+  /**
+   * A transcript line never overrides what a hook reported about the same call, or about a
+   * moment after the line's own event: the hook saw it as it happened, the line is late news
+   * (a read recorded late would otherwise stamp the file's newer content as "seen").
+   */
+  private observe(session: string, path: string, how: Seen['how'], hash: string | null | undefined, o: SessionObservation): void {
+    const source = o.source ?? 'transcript';
+    const prev = this.seen.get(session)?.get(path);
+    if (prev?.source === 'hook' && source === 'transcript') {
+      if ((o.callId !== undefined && prev.callId === o.callId) || (o.eventAt !== undefined && o.eventAt <= prev.at)) {
+        return;
+      }
+    }
+    this.setSeen(session, path, { at: this.clock(), hash, how, source, callId: o.callId });
   }
 
   /**
@@ -304,7 +400,8 @@ export class WorkTree implements WorkTreeView {
     if (byContent) {
       return authorOf(byContent);
     }
-    const open = this.inflightFor(path, at);
+    // A write whose result was hashed on disk explains that content only, even within the grace.
+    const open = this.inflightFor(path, at).filter((w) => !(w.exact && w.afterHash !== hash));
     if (open.length === 1) {
       return authorOf(open[0]!);
     }

@@ -100,6 +100,25 @@ export interface HookLedgerView {
   /** The hook saw at least one call of this session: the binding rules apply. */
   covers(sessionId: string): boolean;
   lookup(sessionId: string, callId: string): { tool: string; inputHash: string; at: number } | undefined;
+  /**
+   * The guard's objections (deny or warn) to one call of this session, matched by call id,
+   * else (hooks that name no call id: Gemini) by input hash, each record to one call only.
+   * Absent where no guard runs (`check`).
+   */
+  decisionsFor?(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[];
+}
+
+/** One objection of the guard to one path of a call, as the guard rule reports it. */
+export interface GuardDecisionRecord {
+  /** Stable per call, path and decision: the finding's key, so a re-report updates it in place. */
+  key: string;
+  decision: string;
+  action: 'deny' | 'warn';
+  tool: string;
+  path: string;
+  /** What the model was told. */
+  reason: string;
+  at: number;
 }
 
 export interface RuleListener {

@@ -3,10 +3,11 @@ import { concurrentWrite } from './concurrent-write';
 import { forkedSession } from './forked-session';
 import { overlappingExecutions } from './overlapping-executions';
 import { stalledCall } from './stalled-call';
+import { guardRule } from './guard';
 import { streamRules } from './registry';
 
 /** Rules that need the live monitor's view of the working tree (they stay silent in `check`). */
-export const liveRules: readonly RuleModule[] = [concurrentWrite];
+export const liveRules: readonly RuleModule[] = [concurrentWrite, guardRule];
 
 /** Session integrity: the causes one level above broken pairing. */
 export const integrityRules: readonly RuleModule[] = [overlappingExecutions, forkedSession, stalledCall];

@@ -1,0 +1,93 @@
+/**
+ * The hook's answer in each agent's own format. Deny is always exit 2 with the reason on
+ * stderr (the one block every agent honours: HOOKS-AND-VSCODE.md §3.6), plus the JSON the
+ * agent documents, for agents that read stdout even on exit 2 or show it to the user:
+ * - Claude Code / Copilot: `hookSpecificOutput.permissionDecision: "deny"` + reason (§3.1, §3.5).
+ * - Gemini CLI: `{"decision":"deny","reason":…}` (§3.2).
+ * - Codex: `hookSpecificOutput.permissionDecision: "deny"` (only deny is enforced; §3.4).
+ * Allow is exit 0 with no stdout: never an explicit "allow", which would skip the agent's
+ * own permission prompt. A warning lets the call through and tells the model and the user
+ * where the agent has a field for it.
+ */
+import type { HookAgent, Verdict } from './types';
+
+export interface HookAnswer {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const allowAnswer: HookAnswer = { exitCode: 0, stdout: '', stderr: '' };
+
+const prefix = 'agent-guard: ';
+
+export function answerFor(agent: HookAgent, verdict: Verdict): HookAnswer {
+  switch (verdict.action) {
+    case 'allow':
+      return allowAnswer;
+    case 'deny':
+      return deny(agent, verdict.reason);
+    case 'warn':
+      return warn(agent, verdict.reason);
+  }
+}
+
+export function deny(agent: HookAgent, reason: string): HookAnswer {
+  const stderr = reason + '\n';
+  switch (agent) {
+    case 'claude':
+    case 'copilot':
+    case 'codex':
+      return {
+        exitCode: 2,
+        stdout: JSON.stringify({
+          hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+        }) + '\n',
+        stderr,
+      };
+    case 'gemini':
+      return { exitCode: 2, stdout: JSON.stringify({ decision: 'deny', reason }) + '\n', stderr };
+  }
+}
+
+function warn(agent: HookAgent, reason: string): HookAnswer {
+  const text = `${prefix}warning: ${reason}`;
+  switch (agent) {
+    case 'claude':
+    case 'copilot':
+      return {
+        exitCode: 0,
+        stdout: JSON.stringify({ systemMessage: text, hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } }) + '\n',
+        stderr: text + '\n',
+      };
+    case 'gemini':
+      return { exitCode: 0, stdout: JSON.stringify({ systemMessage: text }) + '\n', stderr: text + '\n' };
+    case 'codex':
+      // Codex fails open on every output field but deny: stderr is the only channel.
+      return { exitCode: 0, stdout: '', stderr: text + '\n' };
+  }
+}
+
+/** No service answered: allow with a note (default), or deny when the guard must fail closed. */
+export function answerNoService(agent: HookAgent, failClosed: boolean, why: string, target: string): HookAnswer {
+  if (failClosed) {
+    return deny(
+      agent,
+      `agent-guard could not check this write of ${target}: ${why}. The guard is set to fail closed, so the write was blocked. Ask the user to start the guard (the Agent Session Guard extension or \`agent-guard watch\`), then retry.`,
+    );
+  }
+  return {
+    exitCode: 0,
+    stdout: '',
+    stderr: `${prefix}${why}; allowing the write of ${target} unchecked (start the Agent Session Guard extension or \`agent-guard watch\` in the workspace; set AGENT_GUARD_FAIL_CLOSED=1 to block instead).\n`,
+  };
+}
+
+/** Stdin was not a hook payload: say so, and do not block (exit 1 is a non-blocking error for every agent). */
+export function answerInvalid(error: string): HookAnswer {
+  return {
+    exitCode: 1,
+    stdout: '',
+    stderr: `${prefix}hook input is not a hook payload (${error}); the tool call was not checked. Run the hook only from an agent's hook configuration (agent-guard hooks install).\n`,
+  };
+}

@@ -1,0 +1,210 @@
+import { appendFile, readFile, rename } from 'node:fs/promises';
+import type { GuardDecisionRecord, HookLedgerView } from '../../core/engine/rule';
+import type { GuardHit, HookAgent, Verdict } from '../../core/guard/types';
+import { errnoCode } from '../../core/lib/errors';
+import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
+import type { AccessOp } from '../../core/model/events';
+
+/** One call the guard hook reported (a JSONL line of the ledger file, with `"v":1`). */
+export interface LedgerEntry {
+  kind: 'pre' | 'post';
+  at: number;
+  agent: HookAgent;
+  sessionId: string;
+  transcriptPath?: string;
+  tool: string;
+  toolUseId?: string;
+  inputHash?: string;
+  /** Names the call where the hook gives no id (Gemini): unique per ledger. */
+  seq: string;
+  paths: { path: string; op: AccessOp; hash?: string | null }[];
+  /** pre: what the guard answered. */
+  verdict?: { action: Verdict['action']; hits: GuardHit[] };
+  failed?: boolean;
+}
+
+interface DecisionEntry {
+  record: GuardDecisionRecord;
+  seq: string;
+  toolUseId: string | undefined;
+  inputHash: string | undefined;
+  /** The transcript call an id-less decision was matched to (each decision goes to one call). */
+  matchedCallId: string | undefined;
+}
+
+/** Entries kept in memory (oldest dropped first). */
+const maxEntries = 50_000;
+/** The file is rotated (to `<file>.1`) past this size. */
+const maxFileBytes = 8 * 1024 * 1024;
+
+/**
+ * Per session, the calls the guard hook saw (tool, input hash, when) and the guard's
+ * objections to them: the HookLedgerView the rules read, kept in memory and appended to a
+ * JSONL file (mode 0600, in the per-user guard directory) so `check` can read it too.
+ */
+export class HookLedger implements HookLedgerView {
+  private readonly entries: LedgerEntry[] = [];
+  private readonly calls = new Map<string, Map<string, { tool: string; inputHash: string; at: number }>>();
+  private readonly decisions = new Map<string, DecisionEntry[]>();
+  private readonly byTranscript = new Map<string, string>();
+  private writes: Promise<void> = Promise.resolve();
+  private bytes = 0;
+  private n = 0;
+  private readonly run = Date.now().toString(36);
+
+  private constructor(
+    private readonly file: string | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** An in-memory ledger (tests; hosts that do not persist). */
+  static memory(): HookLedger {
+    return new HookLedger(undefined, nullLogger);
+  }
+
+  /** Opens (creating on first write) the ledger file and loads what it holds. */
+  static async open(file: string, logger: Logger = nullLogger): Promise<HookLedger> {
+    const ledger = new HookLedger(file, logger);
+    await ledger.loadFrom(file);
+    return ledger;
+  }
+
+  /** A read-only view of a ledger file (`check`); a missing file is an empty ledger. */
+  static async load(file: string): Promise<HookLedger> {
+    const ledger = new HookLedger(undefined, nullLogger);
+    await ledger.loadFrom(file);
+    return ledger;
+  }
+
+  private async loadFrom(file: string): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+      this.bytes = Buffer.byteLength(text);
+    } catch (e) {
+      if (errnoCode(e) !== 'ENOENT') {
+        this.logger.warn(`[guard] cannot read the hook ledger ${file}: ${describeError(e)}`);
+      }
+      return;
+    }
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') {
+        continue;
+      }
+      try {
+        const v = JSON.parse(line) as { v?: unknown } & LedgerEntry;
+        if (v.v === 1 && typeof v.sessionId === 'string' && typeof v.tool === 'string' && Array.isArray(v.paths)) {
+          this.remember(v);
+        }
+      } catch {
+        // A torn last line of a crashed run: the rest is still good.
+      }
+    }
+  }
+
+  /** A sequence id for a call the hook names no id for. */
+  nextSeq(): string {
+    return `${this.run}-${++this.n}`;
+  }
+
+  /** Records one hook call; returns the guard's objections to it as decision records. */
+  record(entry: LedgerEntry): GuardDecisionRecord[] {
+    const recs = this.remember(entry);
+    if (this.file) {
+      const line = JSON.stringify({ v: 1, ...entry }) + '\n';
+      const file = this.file;
+      this.writes = this.writes.then(async () => {
+        try {
+          if (this.bytes + line.length > maxFileBytes) {
+            await rename(file, file + '.1').catch(() => undefined);
+            this.bytes = 0;
+          }
+          await appendFile(file, line, { mode: 0o600 });
+          this.bytes += Buffer.byteLength(line);
+        } catch (e) {
+          this.logger.warn(`[guard] cannot append to the hook ledger ${file}: ${describeError(e)}`);
+        }
+      });
+    }
+    return recs;
+  }
+
+  /** Resolves when every recorded entry is on disk. */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  private remember(e: LedgerEntry): GuardDecisionRecord[] {
+    this.entries.push(e);
+    if (this.entries.length > maxEntries) {
+      this.entries.splice(0, this.entries.length - maxEntries);
+    }
+    if (e.transcriptPath) {
+      this.byTranscript.set(e.transcriptPath, e.sessionId);
+    }
+    let calls = this.calls.get(e.sessionId);
+    if (!calls) {
+      calls = new Map();
+      this.calls.set(e.sessionId, calls);
+    }
+    if (e.kind === 'pre' && e.toolUseId !== undefined) {
+      calls.set(e.toolUseId, { tool: e.tool, inputHash: e.inputHash ?? '', at: e.at });
+    }
+    const recs: GuardDecisionRecord[] = [];
+    for (const h of e.verdict?.hits ?? []) {
+      const record: GuardDecisionRecord = {
+        key: `${e.toolUseId ?? 'hook-' + e.seq}:${h.path}:${h.decision}`,
+        decision: h.decision,
+        action: h.action,
+        tool: e.tool,
+        path: h.path,
+        reason: h.reason,
+        at: e.at,
+      };
+      recs.push(record);
+      let list = this.decisions.get(e.sessionId);
+      if (!list) {
+        list = [];
+        this.decisions.set(e.sessionId, list);
+      }
+      list.push({ record, seq: e.seq, toolUseId: e.toolUseId, inputHash: e.inputHash, matchedCallId: undefined });
+    }
+    return recs;
+  }
+
+  /** Every entry in memory, oldest first. */
+  all(): readonly LedgerEntry[] {
+    return this.entries;
+  }
+
+  covers(sessionId: string): boolean {
+    return this.calls.has(sessionId);
+  }
+
+  lookup(sessionId: string, callId: string): { tool: string; inputHash: string; at: number } | undefined {
+    return this.calls.get(sessionId)?.get(callId);
+  }
+
+  decisionsFor(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[] {
+    const sid = this.decisions.has(session.sessionId) ? session.sessionId : this.byTranscript.get(session.transcript);
+    const list = sid !== undefined ? this.decisions.get(sid) : undefined;
+    if (!list) {
+      return [];
+    }
+    const mine = list.filter((d) => d.toolUseId === call.callId || d.matchedCallId === call.callId);
+    if (mine.length > 0) {
+      return mine.map((d) => d.record);
+    }
+    // Hooks that name no call id: the first unmatched decision on a call with the same input.
+    const first = call.inputHash !== undefined ? list.find((d) => d.toolUseId === undefined && d.matchedCallId === undefined && d.inputHash === call.inputHash) : undefined;
+    if (!first) {
+      return [];
+    }
+    const group = list.filter((d) => d.seq === first.seq);
+    for (const d of group) {
+      d.matchedCallId = call.callId;
+    }
+    return group.map((d) => d.record);
+  }
+}
+

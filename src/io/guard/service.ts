@@ -1,0 +1,312 @@
+import * as nodePath from 'node:path';
+import { displayPath } from '../../core/classify/paths';
+import { decide } from '../../core/guard/decide';
+import type { GuardWireRequest, GuardWireResponse, PostRequest, PreRequest, ServiceInfo } from '../../core/guard/protocol';
+import { defaultGuardPolicy, type GuardFileState, type GuardPolicy, type HookAgent, type Verdict } from '../../core/guard/types';
+import type { Disposable } from '../../core/lib/disposable';
+import { AgentGuardError } from '../../core/lib/errors';
+import { Emitter } from '../../core/lib/event';
+import { nullLogger, type Logger } from '../../core/lib/logger';
+import type { AgentKind } from '../../core/model/agent';
+import type { AccessOp } from '../../core/model/events';
+import { guardFinding } from '../../core/rules/guard';
+import type { LiveMonitor } from '../liveMonitor';
+import { hookCallPrefix, type WorkTree } from '../workTree';
+import type { HookLedger } from './ledger';
+import { GuardServer } from './server';
+import { guardDir, realWorkspace, socketPathFor } from './socketPath';
+
+/** The host's editors: does a file have unsaved changes? (The extension provides it; the CLI has none.) */
+export interface DirtyBuffers {
+  isDirty(path: string): boolean;
+}
+
+export interface GuardServiceOptions {
+  workspace: string;
+  /** Feeds the guard: the working tree, and what each session read and wrote per its transcript. */
+  monitor: LiveMonitor;
+  /** The same ledger the monitor's rules read (LiveMonitorOptions.hookLedger). */
+  ledger: HookLedger;
+  dirtyBuffers?: DirtyBuffers;
+  policy?: Partial<GuardPolicy>;
+  logger?: Logger;
+  /** The per-user socket directory (default: guardDir()). */
+  dir?: string;
+  clock?: () => number;
+  /**
+   * An allowed write with no post-tool report and no transcript result counts as in flight
+   * this long: a write can wait on the user's permission prompt, but a rejected one never
+   * reports back.
+   */
+  inflightExpiryMs?: number;
+  /** How long to let a transcript catch up before judging a call (it lags the hook). */
+  catchUpMs?: number;
+  version?: string;
+}
+
+/** One decision, as the host sees it (status bar, logs). */
+export interface GuardDecisionEvent {
+  request: PreRequest;
+  verdict: Verdict;
+  at: number;
+}
+
+const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
+
+/**
+ * The guard service of one workspace: answers the hooks' "may session S write P now?" on the
+ * workspace's socket, from the working tree (content hashes now), what S last read or wrote
+ * (hook reports, and transcripts as the live monitor reads them), the editor's dirty buffers
+ * and other sessions' writes in flight. Every objection is logged, recorded in the hook
+ * ledger and reported as a `guard` finding.
+ */
+export class GuardService implements Disposable {
+  private policy: GuardPolicy;
+  private dirty: DirtyBuffers | undefined;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly tree: WorkTree;
+  private lock: Promise<unknown> = Promise.resolve();
+  private server: GuardServer | undefined;
+  private readonly decided = new Emitter<GuardDecisionEvent>();
+  readonly onDidDecide = this.decided.event;
+  readonly info: ServiceInfo;
+
+  private constructor(private readonly opts: GuardServiceOptions) {
+    if (!opts.monitor.tree) {
+      throw new AgentGuardError('usage', 'the guard needs the working tree: start the monitor with watchTree on');
+    }
+    this.tree = opts.monitor.tree;
+    this.policy = { ...defaultGuardPolicy, ...opts.policy };
+    this.dirty = opts.dirtyBuffers;
+    this.logger = opts.logger ?? nullLogger;
+    this.clock = opts.clock ?? Date.now;
+    this.info = { pid: process.pid, workspace: realWorkspace(opts.workspace), version: opts.version ?? '0', startedAt: this.clock() };
+  }
+
+  /** Creates the service and starts listening on the workspace's socket. */
+  static async start(opts: GuardServiceOptions): Promise<GuardService> {
+    const service = new GuardService(opts);
+    const dir = opts.dir ?? guardDir();
+    service.server = await GuardServer.listen({
+      socketPath: socketPathFor(opts.workspace, dir),
+      dir,
+      handle: (r) => service.handle(r),
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
+    return service;
+  }
+
+  /** A service that does not listen: `handle` is called directly (in-process tests). */
+  static detached(opts: GuardServiceOptions): GuardService {
+    return new GuardService(opts);
+  }
+
+  get socketPath(): string | undefined {
+    return this.server?.socketPath;
+  }
+
+  setPolicy(policy: Partial<GuardPolicy>): void {
+    this.policy = { ...defaultGuardPolicy, ...policy };
+  }
+
+  setDirtyBuffers(dirty: DirtyBuffers | undefined): void {
+    this.dirty = dirty;
+  }
+
+  async handle(request: GuardWireRequest): Promise<GuardWireResponse> {
+    switch (request.type) {
+      case 'ping':
+        return { v: 1, ok: true, type: 'pong', service: this.info };
+      case 'pre':
+        return { v: 1, ok: true, type: 'verdict', verdict: await this.pre(request) };
+      case 'post':
+        await this.post(request);
+        return { v: 1, ok: true, type: 'recorded' };
+    }
+  }
+
+  /**
+   * Sessions are keyed by transcript file, as the live monitor keys them; a hook without a
+   * transcript path (Codex may send null) is matched to a transcript by session id.
+   */
+  private sessionKey(r: PreRequest | PostRequest): string {
+    if (r.transcriptPath) {
+      return nodePath.resolve(r.transcriptPath);
+    }
+    const s = this.opts.monitor.sessionList().find((x) => x.sessionId === r.sessionId);
+    return s ? s.file : `session:${r.agent}:${r.sessionId}`;
+  }
+
+  /** Decisions and reports run one at a time: two sessions asking at once must see each other's write. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  private async catchUp(key: string): Promise<void> {
+    const monitor = this.opts.monitor;
+    if (!monitor.session(key)) {
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      monitor.catchUp(key),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.opts.catchUpMs ?? 150);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private async pre(r: PreRequest): Promise<Verdict> {
+    const key = this.sessionKey(r);
+    await this.catchUp(key);
+    return this.exclusive(async () => {
+      const targets = unique(r.paths.filter((p) => writeOps.has(p.op)).map((p) => p.path));
+      const files: GuardFileState[] = [];
+      for (const path of targets) {
+        await this.tree.refresh(path);
+        files.push(this.fileState(key, path));
+      }
+      const verdict = decide(r, { files }, this.policy);
+      const at = this.clock();
+      const seq = this.opts.ledger.nextSeq();
+      if (verdict.action !== 'deny') {
+        const callId = r.toolUseId ?? hookCallPrefix + seq;
+        for (const path of targets) {
+          this.tree.writeStarted(key, path, callId, { sessionId: r.sessionId });
+        }
+      }
+      const records = this.opts.ledger.record({
+        kind: 'pre',
+        at,
+        agent: r.agent,
+        sessionId: r.sessionId,
+        ...(r.transcriptPath ? { transcriptPath: key } : {}),
+        tool: r.tool,
+        ...(r.toolUseId !== undefined ? { toolUseId: r.toolUseId } : {}),
+        ...(r.inputHash !== undefined ? { inputHash: r.inputHash } : {}),
+        seq,
+        paths: r.paths,
+        verdict: { action: verdict.action, hits: verdict.hits },
+      });
+      const monitor = this.opts.monitor;
+      const file = r.transcriptPath ? key : undefined;
+      for (const rec of records) {
+        const callLine = file && r.toolUseId !== undefined ? monitor.callLocation(file, r.toolUseId)?.line : undefined;
+        monitor.findings.add(
+          guardFinding(rec, {
+            // With no transcript to point into, the finding sits on the file it protected.
+            file: file ?? rec.path,
+            line: file ? (callLine ?? monitor.lastLine(file) ?? 1) : 1,
+            agent: agentKind(r.agent),
+            session: r.sessionId,
+            ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}),
+            displayPath: displayPath(rec.path, r.cwd),
+          }),
+        );
+      }
+      const what = `${r.tool} of ${targets.map((p) => displayPath(p, r.cwd)).join(', ') || '(no file)'} by ${r.agent} session ${r.sessionId}`;
+      if (verdict.action === 'allow') {
+        this.logger.info(`[guard] allow ${what}`);
+      } else {
+        this.logger.info(`[guard] ${verdict.action} ${what}: ${verdict.hits.map((h) => h.decision).join(', ')}: ${verdict.reason}`);
+      }
+      this.decided.fire({ request: r, verdict, at });
+      return verdict;
+    });
+  }
+
+  private fileState(key: string, path: string): GuardFileState {
+    const tree = this.tree;
+    const seen = tree.lastSeen(key, path);
+    const changes = seen
+      ? tree
+          .history(path)
+          .filter((c) => c.at > seen.at)
+          .map((c) => ({ at: c.at, by: c.by, hash: c.hash, mine: c.by.kind === 'session' && c.by.session === key }))
+      : [];
+    const inflight = tree
+      .openWrites(path, this.opts.inflightExpiryMs ?? 60_000)
+      .filter((w) => w.session !== key)
+      .map((w) => ({ label: w.sessionId ?? transcriptName(w.session), since: w.start }));
+    return {
+      path,
+      current: tree.currentHash(path) ?? null,
+      ...(seen ? { seen: { at: seen.at, hash: seen.hash, how: seen.how } } : {}),
+      changes,
+      dirty: this.dirty?.isDirty(path) ?? false,
+      inflight,
+    };
+  }
+
+  private async post(r: PostRequest): Promise<void> {
+    const key = this.sessionKey(r);
+    await this.exclusive(() => {
+      const o = { source: 'hook' as const, ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}) };
+      for (const p of r.paths) {
+        if (p.op === 'read') {
+          if (!r.failed) {
+            this.tree.sessionSaw(key, p.path, { ...o, hash: p.hash });
+          }
+          continue;
+        }
+        this.tree.writeEnded(key, p.path, r.toolUseId, r.failed ? undefined : (p.hash ?? undefined), { exact: !r.failed });
+        if (!r.failed && p.op !== 'delete') {
+          this.tree.sessionWrote(key, p.path, p.hash ?? undefined, o);
+        }
+      }
+      this.opts.ledger.record({
+        kind: 'post',
+        at: this.clock(),
+        agent: r.agent,
+        sessionId: r.sessionId,
+        ...(r.transcriptPath ? { transcriptPath: key } : {}),
+        tool: r.tool,
+        ...(r.toolUseId !== undefined ? { toolUseId: r.toolUseId } : {}),
+        ...(r.inputHash !== undefined ? { inputHash: r.inputHash } : {}),
+        seq: this.opts.ledger.nextSeq(),
+        paths: r.paths,
+        ...(r.failed ? { failed: true } : {}),
+      });
+      this.logger.debug(`[guard] ${r.failed ? 'failed' : 'done'}: ${r.tool} of ${r.paths.map((p) => displayPath(p.path, r.cwd)).join(', ')} by ${r.agent} session ${r.sessionId}`);
+      return Promise.resolve();
+    });
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+
+  /** Stops listening (removes the socket) and waits for the ledger to be written. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.decided.dispose();
+    await server?.close();
+    await this.opts.ledger.flush();
+  }
+}
+
+function agentKind(a: HookAgent): AgentKind | 'unknown' {
+  switch (a) {
+    case 'claude':
+      return 'claude-code';
+    case 'gemini':
+      return 'gemini';
+    case 'codex':
+      return 'codex';
+    case 'copilot':
+      return 'unknown';
+  }
+}
+
+function transcriptName(session: string): string {
+  return nodePath.basename(session).replace(/\.jsonl$/, '');
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
+}

@@ -1,0 +1,310 @@
+/**
+ * End to end with real processes: the built dist/hook.js, run with Claude Code, Copilot,
+ * Gemini CLI and Codex hook payloads on stdin, asks a running GuardService backed by a real
+ * LiveMonitor on temp folders (run `node esbuild.config.mjs` first).
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import * as path from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import type { GuardPolicy } from '../../../src/core/guard/types';
+import { HookLedger } from '../../../src/io/guard/ledger';
+import { socketPathFor } from '../../../src/io/guard/socketPath';
+import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
+import { sleep, waitFor } from '../support/wait';
+import { GuardEnv, payloads, runHook } from './support/guardEnv';
+
+let env: GuardEnv | undefined;
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+const v1 = 'const a = 1;\nconst b = 2;\n';
+const clock = /\d\d:\d\d:\d\d/.source;
+
+async function setup(policy?: Partial<GuardPolicy>): Promise<{ g: GuardEnv; file: string; claude: { sessionId: string; transcript: string; cwd: string } }> {
+  env = new GuardEnv();
+  const file = env.file('src/app.ts', v1);
+  await env.start(policy ? { policy } : {});
+  const claude = { sessionId: 'c1', transcript: path.join(env.live.projectDir, 'c1.jsonl'), cwd: env.workspace };
+  return { g: env, file, claude };
+}
+
+function denied(r: { code: number | null; stdout: string; stderr: string }, agent: 'claude' | 'gemini' | 'codex'): string {
+  assert.equal(r.code, 2, r.stderr);
+  const reason = r.stderr.trimEnd();
+  const out = JSON.parse(r.stdout) as Record<string, unknown>;
+  if (agent === 'gemini') {
+    assert.deepEqual(out, { decision: 'deny', reason });
+  } else {
+    assert.deepEqual(out, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+  }
+  return reason;
+}
+
+function allowed(r: { code: number | null; stdout: string; stderr: string }): void {
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+}
+
+const patchOf = (rel: string): string => `*** Begin Patch\n*** Update File: ${rel}\n@@\n-const a = 1;\n+const a = 2;\n*** End Patch`;
+
+/** A Codex rollout in the monitor's Codex folder, appended step by step and read before the next. */
+function codexSession(g: GuardEnv, id: string): { rollout: string; step: (fn: (r: CodexRollout) => void) => Promise<void> } {
+  const day = path.join(g.live.codexHome, 'sessions', '2026', '01', '02');
+  mkdirSync(day, { recursive: true });
+  const rollout = path.join(day, `rollout-2026-01-02T03-04-05-${id}.jsonl`);
+  const r = new CodexRollout(id, g.workspace);
+  let written = 0;
+  return {
+    rollout,
+    step: async (fn) => {
+      fn(r);
+      appendFileSync(rollout, r.lines.slice(written).map((l) => l + '\n').join(''));
+      written = r.lines.length;
+      await waitFor(() => (g.live.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 5000, 'the rollout read');
+      await g.live.monitor!.idle();
+    },
+  };
+}
+
+void describe('guard hook end to end', () => {
+  void test('Claude Code: fresh read then write is allowed; a foreign change in between is denied, naming it', async () => {
+    const { g, file, claude } = await setup();
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R1'), ['--agent', 'claude']));
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E1'), ['--agent', 'claude']));
+    writeFileSync(file, 'const a = 2;\nconst b = 2;\n');
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E1'), ['--agent', 'claude']));
+    // Its own write does not make the next edit stale.
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'b = 2', new_string: 'b = 3' }, 'toolu_E2'), ['--agent', 'claude']));
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Edit', { file_path: file, old_string: 'b = 2', new_string: 'b = 3' }, 'toolu_E2'), ['--agent', 'claude']));
+    // Someone else changes the file.
+    await sleep(50);
+    writeFileSync(file, 'const a = 2;\nconst b = 2; // by hand\n');
+    const reason = denied(await g.hook(payloads.claude('PreToolUse', claude, 'Write', { file_path: file, content: 'x' }, 'toolu_W'), ['--agent', 'claude']), 'claude');
+    assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last wrote it \\(by an unattributed process at ${clock}\\)\\. Read it again, then redo the write\\.$`));
+    // The decision is a finding, on the transcript, and in the ledger.
+    const f = g.live.monitor!.findings.forFile(claude.transcript);
+    assert.deepEqual(
+      f.map((x) => `${x.rule}:${x.messageId}:${x.severity}`),
+      ['guard:stale-write:error'],
+    );
+    assert.match(f[0]!.message, /^The guard denied Write of src\/app\.ts: the file had changed on disk since the session last saw it\. The agent was told: src\/app\.ts changed/);
+    assert.equal(g.ledger.covers('c1'), true);
+    assert.equal(g.ledger.lookup('c1', 'toolu_W')?.tool, 'Write');
+    assert.ok(g.logs.some((l) => /\[guard\] deny Write of src\/app\.ts by claude session c1: stale-write/.test(l)));
+  });
+
+  void test('the user’s change is named as such (the host says which saves are the user’s)', async () => {
+    env = new GuardEnv();
+    const file = env.file('src/app.ts', v1);
+    const saves = new Map<string, number>();
+    await env.start({ monitor: { isUserSave: (p, at) => Math.abs((saves.get(p) ?? -1e12) - at) < 3000 } });
+    const claude = { sessionId: 'c1', transcript: path.join(env.live.projectDir, 'c1.jsonl'), cwd: env.workspace };
+    allowed(await env.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    saves.set(file, Date.now());
+    writeFileSync(file, 'const a = 9;\n');
+    const reason = denied(await env.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_E'), ['--agent', 'claude']), 'claude');
+    assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by the user at ${clock}\\)\\. Read it again, then redo the edit\\.$`));
+  });
+
+  void test('Gemini CLI: AfterTool read then BeforeTool write allowed; after a foreign change denied', async () => {
+    const { g, file } = await setup();
+    const s = { sessionId: 'g1', transcript: path.join(g.live.root, '.gemini', 'tmp', 'h', 'chats', 'session-g1.json'), cwd: g.workspace };
+    allowed(await g.hook(payloads.gemini('AfterTool', s, 'read_file', { file_path: file }), ['--agent', 'gemini']));
+    allowed(await g.hook(payloads.gemini('BeforeTool', s, 'replace', { file_path: file, old_string: '1', new_string: '2', instruction: 'x' }), ['--agent', 'gemini']));
+    writeFileSync(file, 'const a = 2;\nconst b = 2;\n');
+    allowed(await g.hook(payloads.gemini('AfterTool', s, 'replace', { file_path: file, old_string: '1', new_string: '2', instruction: 'x' }), ['--agent', 'gemini']));
+    await sleep(50);
+    writeFileSync(file, 'rewritten by someone\n');
+    const reason = denied(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: file, content: 'y' }), ['--agent', 'gemini']), 'gemini');
+    assert.match(reason, /^src\/app\.ts changed on disk after you last wrote it \(by an unattributed process at/);
+    // Write-before-read of another existing file.
+    const other = g.file('src/other.ts', 'x\n');
+    assert.match(denied(await g.hook(payloads.gemini('BeforeTool', s, 'replace', { file_path: other, old_string: 'x', new_string: 'y' }), ['--agent', 'gemini']), 'gemini'), /^src\/other\.ts already exists and you have not read it in this session/);
+    // A new file needs no read.
+    allowed(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: path.join(g.workspace, 'src', 'new.ts'), content: 'n' }), ['--agent', 'gemini']));
+  });
+
+  void test('Codex: a read in the rollout, then apply_patch allowed; after a foreign change denied; never read: denied', async () => {
+    const { g, file } = await setup();
+    const { rollout, step } = codexSession(g, 'x1');
+    const s = { sessionId: 'x1', transcript: rollout, cwd: g.workspace };
+    // Never read: denied (the envelope is in tool_input.command).
+    assert.match(denied(await g.hook(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_0'), ['--agent', 'codex']), 'codex'), /^src\/app\.ts already exists and you have not read it in this session\. Read it first, then redo the edit\.$/);
+    await step((r) => r.user('bump a').shell('call_1', 'cat src/app.ts').output('call_1', v1));
+    allowed(await g.hook(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_2'), ['--agent', 'codex']));
+    allowed(await g.hook(payloads.codex('PostToolUse', s, patchOf('src/app.ts'), 'call_2'), ['--agent', 'codex']));
+    await sleep(50);
+    writeFileSync(file, 'changed elsewhere\n');
+    assert.match(denied(await g.hook(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_3'), ['--agent', 'codex']), 'codex'), /^src\/app\.ts changed on disk after you last wrote it \(by an unattributed process at/);
+    // A null transcript_path: the session is found by its id.
+    assert.equal(denied(await g.hook(payloads.codex('PreToolUse', { ...s, transcript: null }, patchOf('src/app.ts'), 'call_4'), []), 'codex').startsWith('src/app.ts changed on disk'), true);
+  });
+
+  void test('Copilot agent mode through the Claude settings: editFiles after readFile', async () => {
+    const { g, file } = await setup();
+    const base = { timestamp: new Date().toISOString(), cwd: g.workspace, sessionId: 'vscode-1', transcript_path: path.join(g.live.root, 'copilot.json') };
+    allowed(await g.hook({ ...base, hookEventName: 'PostToolUse', tool_name: 'readFile', tool_input: { filePath: file }, tool_use_id: 'r1', tool_response: 'ok' }, ['--agent', 'claude']));
+    allowed(await g.hook({ ...base, hookEventName: 'PreToolUse', tool_name: 'editFiles', tool_input: { files: ['src/app.ts'] }, tool_use_id: 'e1' }, ['--agent', 'claude']));
+    g.dirty.add(file);
+    assert.match(denied(await g.hook({ ...base, hookEventName: 'PreToolUse', tool_name: 'editFiles', tool_input: { files: ['src/app.ts'] }, tool_use_id: 'e2' }, ['--agent', 'claude']), 'claude'), /^src\/app\.ts has unsaved changes in the editor/);
+    // Tools the guard does not judge pass straight through (VS Code ignores matchers).
+    allowed(await g.hook({ ...base, hookEventName: 'PreToolUse', tool_name: 'runInTerminal', tool_input: { command: 'ls' }, tool_use_id: 't1' }, ['--agent', 'claude']));
+  });
+
+  void test('write to a file with unsaved editor changes: denied', async () => {
+    const { g, file, claude } = await setup();
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    g.dirty.add(file);
+    const reason = denied(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E'), ['--agent', 'claude']), 'claude');
+    assert.equal(
+      reason,
+      'src/app.ts has unsaved changes in the editor: writing it now would conflict with them. Ask the user to save or discard them, then read src/app.ts again and redo the edit.',
+    );
+    assert.deepEqual(
+      g.live.monitor!.findings.all().map((f) => f.messageId),
+      ['dirty-buffer'],
+    );
+  });
+
+  void test('write before read: denied; set to warn, allowed with the warning for the model', async () => {
+    const { g, file, claude } = await setup();
+    const edit = payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E');
+    assert.equal(
+      denied(await g.hook(edit, ['--agent', 'claude']), 'claude'),
+      'src/app.ts already exists and you have not read it in this session. Read it first, then redo the edit.',
+    );
+    g.service.setPolicy({ 'unread-write': 'warn' });
+    const w = await g.hook({ ...edit, tool_use_id: 'toolu_E2' }, ['--agent', 'claude']);
+    assert.equal(w.code, 0);
+    const out = JSON.parse(w.stdout) as { hookSpecificOutput: { additionalContext: string } };
+    assert.match(out.hookSpecificOutput.additionalContext, /^agent-guard: warning: src\/app\.ts already exists/);
+    assert.deepEqual(
+      g.live.monitor!.findings.all().map((f) => `${f.messageId}:${f.severity}`).sort(),
+      ['unread-write:error', 'unread-write:warning'],
+    );
+  });
+
+  void test('two sessions: a write in flight denies the other session’s write, then its read is stale', async () => {
+    const { g, file, claude } = await setup();
+    const gem = { sessionId: 'g2', transcript: path.join(g.live.root, 'gemini-g2.json'), cwd: g.workspace };
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    allowed(await g.hook(payloads.gemini('AfterTool', gem, 'read_file', { file_path: file }), ['--agent', 'gemini']));
+    // Claude's write is allowed and in flight (its post-tool report has not come).
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E'), ['--agent', 'claude']));
+    const reason = denied(await g.hook(payloads.gemini('BeforeTool', gem, 'replace', { file_path: file, old_string: 'b', new_string: 'c' }), ['--agent', 'gemini']), 'gemini');
+    assert.match(reason, new RegExp(`^Another session \\(c1\\) is writing src/app\\.ts right now \\(since ${clock}\\)\\. Wait until it is done, read src/app\\.ts again, then redo the edit\\.$`));
+    writeFileSync(file, 'const a = 2;\nconst b = 2;\n');
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E'), ['--agent', 'claude']));
+    const stale = denied(await g.hook(payloads.gemini('BeforeTool', gem, 'replace', { file_path: file, old_string: 'b', new_string: 'c' }), ['--agent', 'gemini']), 'gemini');
+    assert.match(stale, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by another session \\(c1\\) at ${clock}\\)`));
+    allowed(await g.hook(payloads.gemini('AfterTool', gem, 'read_file', { file_path: file }), ['--agent', 'gemini']));
+    allowed(await g.hook(payloads.gemini('BeforeTool', gem, 'replace', { file_path: file, old_string: 'b', new_string: 'c' }), ['--agent', 'gemini']));
+  });
+
+  void test('a transcript that lags the hooks cannot hide a change, and the finding moves to the call’s line', async () => {
+    const { g, file, claude } = await setup();
+    mkdirSync(g.live.projectDir, { recursive: true });
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    await sleep(50);
+    writeFileSync(file, 'const a = 7;\n');
+    // Only now does the transcript record the read (its content is the old one).
+    const t = new ClaudeTranscript('c1', g.workspace).user('edit a').read('m1', 'toolu_R', file, v1);
+    let written = 0;
+    const flush = async (): Promise<void> => {
+      appendFileSync(claude.transcript, t.lines.slice(written).map((l) => l + '\n').join(''));
+      written = t.lines.length;
+      await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
+      await g.live.monitor!.idle();
+    };
+    await flush();
+    denied(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_W'), ['--agent', 'claude']), 'claude');
+    const before = g.live.monitor!.findings.forFile(claude.transcript).filter((f) => f.rule === 'guard');
+    assert.deepEqual(
+      before.map((f) => f.line),
+      [t.lineOf('toolu_R', 2)],
+      'on the last line read when the call is not in the transcript yet',
+    );
+    // The call (and Claude's error result for the denied call) reach the transcript.
+    t.call('m2', 'toolu_W', 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }).result('toolu_W', before[0]!.message, { isError: true });
+    await flush();
+    const after = g.live.monitor!.findings.forFile(claude.transcript).filter((f) => f.rule === 'guard');
+    assert.deepEqual(
+      after.map((f) => [f.id, f.line]),
+      [[before[0]!.id, t.lineOf('toolu_W')]],
+      'the same finding, moved',
+    );
+    assert.equal(g.live.announced.filter((f) => f.rule === 'guard').length, 1, 'announced once');
+  });
+
+  void test('no service: allowed at once with a note; a service that hangs: allowed within the deadline; fail-closed denies', async () => {
+    const { g, file, claude } = await setup();
+    const edit = payloads.claude('PreToolUse', { ...claude, cwd: path.join(g.live.root, 'elsewhere') }, 'Edit', { file_path: path.join(g.live.root, 'elsewhere', 'a.ts'), old_string: '1', new_string: '2' }, 't');
+    const none = await g.hook(edit, ['--agent', 'claude']);
+    assert.deepEqual([none.code, none.stdout], [0, '']);
+    assert.match(none.stderr, /^agent-guard: no guard service is running for .*elsewhere; allowing the write of a\.ts unchecked .*AGENT_GUARD_FAIL_CLOSED=1/);
+    const closed = await g.hook(edit, ['--agent', 'claude'], { AGENT_GUARD_FAIL_CLOSED: '1' });
+    assert.match(denied(closed, 'claude'), /^agent-guard could not check this write of a\.ts: no guard service is running .*fail closed/);
+    denied(await g.hook(edit, ['--agent', 'claude', '--fail-closed']), 'claude');
+    // No guard directory at all.
+    const nodir = await runHook(edit, ['--agent', 'gemini'], { AGENT_GUARD_DIR: path.join(g.live.root, 'missing') });
+    assert.deepEqual([nodir.code, nodir.stdout], [0, '']);
+
+    // A service that accepts but never answers (stuck): the deadline decides.
+    const hangDir = path.join(g.live.root, 'hang');
+    mkdirSync(hangDir, { mode: 0o700 });
+    const sock = socketPathFor(g.workspace, hangDir);
+    // Reads the question, never answers.
+    const stuck: Server = createServer((c) => c.resume());
+    await new Promise<void>((r) => stuck.listen(sock, r));
+    try {
+      const write = payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 't2');
+      const slow = await runHook(write, ['--agent', 'claude'], { AGENT_GUARD_DIR: hangDir, AGENT_GUARD_TIMEOUT_MS: '400' });
+      assert.deepEqual([slow.code, slow.stdout], [0, '']);
+      assert.match(slow.stderr, /did not answer within 400 ms; allowing the write of src\/app\.ts unchecked/);
+      assert.ok(slow.ms >= 400, `waited the deadline (${slow.ms} ms)`);
+      const slowClosed = await runHook(write, ['--agent', 'codex', '--fail-closed'], { AGENT_GUARD_DIR: hangDir, AGENT_GUARD_TIMEOUT_MS: '400' });
+      assert.equal(slowClosed.code, 2);
+    } finally {
+      await new Promise<void>((r) => stuck.close(() => r()));
+      rmSync(sock, { force: true });
+    }
+  });
+
+  void test('garbage on stdin: a clear message and a non-blocking exit', async () => {
+    const { g } = await setup();
+    for (const [input, why] of [
+      ['this is not json {', /stdin is not JSON/],
+      ['', /stdin was empty/],
+      ['[1,2,3]', /expected a JSON object, got an array/],
+      ['{"hook_event_name":"PreToolUse","tool_name":"Edit"}', /a PreToolUse payload without cwd/],
+    ] as const) {
+      const r = await g.hook(input, ['--agent', 'claude']);
+      assert.equal(r.code, 1, input);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^agent-guard: hook input is not a hook payload \(/);
+      assert.match(r.stderr, why);
+    }
+    // Events the guard has nothing to do with pass silently.
+    const other = await g.hook({ session_id: 's', cwd: g.workspace, hook_event_name: 'SessionStart', source: 'startup' }, ['--agent', 'claude']);
+    assert.deepEqual([other.code, other.stdout, other.stderr], [0, '', '']);
+  });
+
+  void test('the ledger is persisted as JSONL (mode 0600) next to the socket', async () => {
+    const { g, file, claude } = await setup();
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E'), ['--agent', 'claude']));
+    await g.ledger.flush();
+    const ledgerFile = path.join(g.dir, path.basename(g.service.socketPath!).replace(/\.sock$/, '.ledger.jsonl'));
+    assert.equal(statSync(ledgerFile).mode & 0o777, 0o600);
+    const loaded = await HookLedger.load(ledgerFile);
+    assert.deepEqual(
+      loaded.all().map((e) => `${e.kind}:${e.tool}:${e.toolUseId}:${e.verdict?.action ?? ''}`),
+      ['post:Read:toolu_R:', 'pre:Edit:toolu_E:allow'],
+    );
+    assert.match(loaded.lookup('c1', 'toolu_E')!.inputHash, /^[0-9a-f]{32}$/);
+  });
+});

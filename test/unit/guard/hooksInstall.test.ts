@@ -1,0 +1,217 @@
+/**
+ * Installing the hook into settings files: comments, order and unrelated entries survive
+ * byte for byte, install twice = install once, uninstall gives back the original bytes, and
+ * only our entries are ever removed. Then the `agent-guard hooks` command on a real folder.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { parse } from 'jsonc-parser';
+import { findOurHooks, hookCommand, hookSpecs, installAgents, planInstall, planUninstall } from '../../../src/core/hooks/install';
+import { JsoncError } from '../../../src/core/hooks/jsoncEdit';
+import { unifiedDiff } from '../../../src/core/hooks/preview';
+import { runHooks } from '../../../src/cli/hooks';
+
+const script = '/opt/My Tools/agent-session-guard/dist/hook.js';
+
+/** Settings files as people write them: comments everywhere, odd indentation, their own hooks. */
+const originals: Record<string, string> = {
+  none: '',
+  empty: '{}\n',
+  commented: `{
+  // Project settings — do not commit
+  "permissions": { "allow": ["Bash(npm test)"] }, // allowed
+  /* the model */
+  "model": "opus"
+}
+`,
+  theirHooks: `{
+    "hooks": {
+        "PreToolUse": [
+            { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./check.sh" } ] } // mine
+        ],
+        /* keep */
+        "Stop": [ { "hooks": [ { "type": "command", "command": "notify-send done" } ] } ]
+    },
+    "env": { "A": "1" }
+}
+`,
+  tabsCrlf: '{\r\n\t"hooks": {\r\n\t\t"Stop": []\r\n\t},\r\n\t"x": [1, 2]\r\n}\r\n',
+  noNewline: '{"model":"sonnet","hooks":{"PreToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"fmt"}]}]}}',
+  trailingComment: '{\n  "a": 1 // last\n}\n',
+};
+
+function install(text: string | undefined, agent: (typeof installAgents)[number] = 'claude', failClosed = false): string | undefined {
+  return planInstall(text, hookSpecs[agent], hookCommand(script, agent, { failClosed })).after;
+}
+
+void describe('settings file edits', () => {
+  for (const agent of installAgents) {
+    for (const [name, raw] of Object.entries(originals)) {
+      void test(`${agent}: ${name}`, () => {
+        const before = raw === '' ? undefined : raw;
+        const once = install(before, agent)!;
+        // Valid, and holds exactly our groups once each, with the user's entries kept.
+        const value = parse(once) as { hooks: Record<string, { matcher: string; hooks: { command: string }[] }[]> };
+        for (const g of hookSpecs[agent].groups) {
+          const ours = value.hooks[g.event]!.filter((x) => x.hooks.some((h) => h.command.includes('--agent-guard')));
+          assert.equal(ours.length, 1, g.event);
+          assert.equal(ours[0]!.matcher, g.matcher);
+          assert.equal(ours[0]!.hooks[0]!.command, `node "${script}" --agent-guard --agent ${agent}`);
+        }
+        if (before !== undefined) {
+          // Every byte of the original is still there, in order (only insertions were made).
+          let i = 0;
+          for (const ch of before) {
+            const at = once.indexOf(ch, i);
+            assert.ok(at >= 0, `lost ${JSON.stringify(ch)} of the original`);
+            i = at + 1;
+          }
+          assert.deepEqual(parse(planUninstall(once).after ?? '{}'), parse(before));
+        }
+        // Install twice = install once (byte for byte, and reported as no change).
+        const twice = planInstall(once, hookSpecs[agent], hookCommand(script, agent));
+        assert.equal(twice.changed, false);
+        assert.equal(twice.after, once);
+        // Uninstall gives back the original bytes (no file, when there was none; a file that
+        // holds nothing, `{}`, goes too: the two cannot be told apart afterwards).
+        const removed = planUninstall(once);
+        assert.equal(removed.changed, true);
+        assert.equal(removed.after, name === 'empty' ? undefined : before);
+        assert.equal(planUninstall(before).changed, false, 'nothing of ours to remove');
+      });
+    }
+  }
+
+  void test('the user’s own hooks in the same group stay; only our entry goes', () => {
+    const mixed = `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          { "type": "command", "command": "prettier --check" },
+          { "type": "command", "command": "node \\"/old/dist/hook.js\\" --agent-guard --agent claude", "timeout": 10 }
+        ]
+      }
+    ]
+  }
+}
+`;
+    const out = planUninstall(mixed).after!;
+    assert.equal(
+      out,
+      `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          { "type": "command", "command": "prettier --check" }
+        ]
+      }
+    ]
+  }
+}
+`,
+    );
+    // A command that merely mentions hook.js or the marker is not ours.
+    const lookalike = '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"node hook.js"},{"type":"command","command":"echo --agent-guard"}]}]}}';
+    assert.deepEqual(findOurHooks(lookalike), []);
+  });
+
+  void test('an older entry of ours (another path, fail-closed) is replaced, not duplicated', () => {
+    const old = install(originals['commented'], 'claude')!.split(script).join('/old/place/dist/hook.js');
+    const updated = planInstall(old, hookSpecs.claude, hookCommand(script, 'claude', { failClosed: true }));
+    assert.equal(updated.changed, true);
+    const ours = findOurHooks(updated.after);
+    assert.equal(ours.length, 2);
+    assert.ok(ours.every((o) => o.command === `node "${script}" --agent-guard --agent claude --fail-closed`));
+    assert.equal(planUninstall(updated.after).after, originals['commented']);
+  });
+
+  void test('a broken file is refused, not rewritten', () => {
+    assert.throws(() => install('{ "a": 1,, }'), (e: unknown) => e instanceof JsoncError && /not valid JSON \(with comments\): .* at line 1/.test(e.message));
+    assert.throws(() => install('[1]'), JsoncError);
+    assert.throws(() => install('{"hooks": 3}'), /"hooks" in .* is not an object/);
+  });
+
+  void test('the preview is a unified diff', () => {
+    const before = originals['trailingComment'];
+    const diff = unifiedDiff('.claude/settings.local.json', before, install(before));
+    assert.match(diff, /^--- a\/\.claude\/settings\.local\.json\n\+\+\+ b\/\.claude\/settings\.local\.json\n@@ -1,3 \+1,\d+ @@\n \{\n- {2}"a": 1 \/\/ last\n\+ {2}"a": 1, \/\/ last\n\+ {2}"hooks": \{\n/);
+    assert.match(unifiedDiff('x.json', undefined, '{}\n'), /^--- \/dev\/null\n\+\+\+ b\/x\.json\n@@ -1,0 \+1,1 @@\n\+\{\}\n$/);
+  });
+});
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-hooks-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+function io(cwd: string): { out: string[]; err: string[]; io: Parameters<typeof runHooks>[1] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { AGENT_GUARD_DIR: path.join(tmp, 'gd') }, cwd, home: tmp },
+  };
+}
+
+void describe('agent-guard hooks', () => {
+  void test('install --dry-run writes nothing; install, install again, status, uninstall', async () => {
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(path.join(ws, '.claude'), { recursive: true });
+    const claudeFile = path.join(ws, '.claude', 'settings.local.json');
+    writeFileSync(claudeFile, originals['commented']!);
+
+    const dry = io(ws);
+    assert.equal(await runHooks(['install', '--dry-run'], dry.io, { hookScript: script }), 0);
+    const preview = dry.out.join('');
+    assert.match(preview, /Claude Code \(and Copilot agent mode\): would install the guard hook in \.claude\/settings\.local\.json\n--- a\/\.claude\/settings\.local\.json/);
+    assert.match(preview, /Gemini CLI: would install the guard hook in \.gemini\/settings\.json\n--- \/dev\/null\n\+\+\+ b\/\.gemini\/settings\.json/);
+    assert.match(preview, /Codex CLI: would install the guard hook in \.codex\/hooks\.json/);
+    assert.equal(readFileSync(claudeFile, 'utf8'), originals['commented']);
+    assert.equal(existsSync(path.join(ws, '.gemini')), false);
+
+    const first = io(ws);
+    assert.equal(await runHooks(['install', '--workspace', ws], first.io, { hookScript: script }), 0);
+    const installed = {
+      claude: readFileSync(claudeFile, 'utf8'),
+      gemini: readFileSync(path.join(ws, '.gemini', 'settings.json'), 'utf8'),
+      codex: readFileSync(path.join(ws, '.codex', 'hooks.json'), 'utf8'),
+    };
+    assert.match(installed.gemini, /"BeforeTool": \[\n\s+\{\n\s+"matcher": "write_file\|replace",[\s\S]*"name": "agent-guard",[\s\S]*"timeout": 10000/);
+    assert.match(installed.codex, /"PreToolUse": \[\n\s+\{\n\s+"matcher": "apply_patch\|Edit\|Write"/);
+
+    const second = io(ws);
+    assert.equal(await runHooks(['install'], second.io, { hookScript: script }), 0);
+    assert.match(second.out.join(''), /Claude Code \(and Copilot agent mode\): already installed in \.claude\/settings\.local\.json\nGemini CLI: already installed/);
+    assert.equal(readFileSync(claudeFile, 'utf8'), installed.claude);
+
+    const st = io(ws);
+    assert.equal(await runHooks(['status'], st.io, { hookScript: script }), 0);
+    assert.match(st.out.join(''), /\.claude\/settings\.local\.json +installed \(PreToolUse, PostToolUse\)/);
+    assert.match(st.out.join(''), /\.gemini\/settings\.json +installed \(BeforeTool, AfterTool\)/);
+    assert.match(st.out.join(''), /guard service: not running for /);
+
+    const un = io(ws);
+    assert.equal(await runHooks(['uninstall', '--agents', 'claude,gemini,codex'], un.io, { hookScript: script }), 0);
+    assert.equal(readFileSync(claudeFile, 'utf8'), originals['commented'], 'the original bytes');
+    assert.equal(existsSync(path.join(ws, '.gemini', 'settings.json')), false, 'a file we created goes again');
+    assert.equal(existsSync(path.join(ws, '.codex', 'hooks.json')), false);
+  });
+
+  void test('a broken settings file is reported and left alone; bad flags are usage errors', async () => {
+    const ws = path.join(tmp, 'broken');
+    mkdirSync(path.join(ws, '.gemini'), { recursive: true });
+    writeFileSync(path.join(ws, '.gemini', 'settings.json'), '{ oops');
+    const r = io(ws);
+    assert.equal(await runHooks(['install', '--agents', 'gemini'], r.io, { hookScript: script }), 2);
+    assert.match(r.err.join(''), /\.gemini\/settings\.json: not valid JSON \(with comments\).*; left as it is/);
+    assert.equal(readFileSync(path.join(ws, '.gemini', 'settings.json'), 'utf8'), '{ oops');
+    await assert.rejects(runHooks(['install', '--agents', 'cursor'], io(ws).io), /unknown agent 'cursor'/);
+    await assert.rejects(runHooks(['frobnicate'], io(ws).io), /unknown hooks action/);
+  });
+});

@@ -1,0 +1,100 @@
+/** The hook ledger as the rules see it (HookLedgerView) and the guard rule's findings from it. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { inputHash } from '../../../src/core/lib/hash';
+import { HookLedger } from '../../../src/io/guard/ledger';
+import { ClaudeTranscript } from '../support/claude';
+import { run } from '../support/run';
+
+const cwd = '/home/dev/proj';
+const file = `${cwd}/a.ts`;
+
+function gemini(args: Record<string, unknown>, id: string): string {
+  return (
+    [
+      JSON.stringify({ sessionId: 'g1', projectHash: 'p', startTime: '2026-03-02T09:14:02.311Z', lastUpdated: '2026-03-02T09:14:02.311Z' }),
+      JSON.stringify({ id: 'u1', timestamp: '2026-03-02T09:14:05.120Z', type: 'user', content: [{ text: 'go' }] }),
+      JSON.stringify({ id: 'm1', timestamp: '2026-03-02T09:14:09.480Z', type: 'gemini', content: '', toolCalls: [{ id, name: 'write_file', args, result: null, status: 'executing', timestamp: '2026-03-02T09:14:09.501Z' }] }),
+    ].join('\n') + '\n'
+  );
+}
+
+void describe('hook ledger', () => {
+  void test('covers and lookup by session and call id', () => {
+    const l = HookLedger.memory();
+    assert.equal(l.covers('s1'), false);
+    l.record({ kind: 'pre', at: 5, agent: 'claude', sessionId: 's1', tool: 'Edit', toolUseId: 'toolu_1', inputHash: 'ab'.repeat(16), seq: l.nextSeq(), paths: [{ path: file, op: 'edit' }], verdict: { action: 'allow', hits: [] } });
+    assert.equal(l.covers('s1'), true);
+    assert.deepEqual(l.lookup('s1', 'toolu_1'), { tool: 'Edit', inputHash: 'ab'.repeat(16), at: 5 });
+    assert.equal(l.lookup('s1', 'toolu_2'), undefined);
+  });
+
+  void test('the guard rule reports a decision on its call’s line (by call id), and `check` without a ledger stays silent', () => {
+    const l = HookLedger.memory();
+    const input = { file_path: file, old_string: 'a', new_string: 'b', replace_all: false };
+    l.record({
+      kind: 'pre',
+      at: 5,
+      agent: 'claude',
+      sessionId: 's1',
+      transcriptPath: '/t/s1.jsonl',
+      tool: 'Edit',
+      toolUseId: 'toolu_1',
+      inputHash: inputHash(input),
+      seq: l.nextSeq(),
+      paths: [{ path: file, op: 'edit' }],
+      verdict: { action: 'deny', hits: [{ decision: 'unread-write', action: 'deny', path: file, reason: 'a.ts already exists and you have not read it in this session. Read it first, then redo the edit.' }] },
+    });
+    const t = new ClaudeTranscript('s1', cwd).user('go').call('m1', 'toolu_1', 'Edit', input).result('toolu_1', 'denied', { isError: true });
+    const withLedger = run(t.text(), { services: { hookLedger: l }, mode: 'live' }).findings.filter((f) => f.rule === 'guard');
+    assert.deepEqual(
+      withLedger.map((f) => [f.messageId, f.line, f.severity, f.callId]),
+      [['unread-write', t.lineOf('toolu_1'), 'error', 'toolu_1']],
+    );
+    assert.match(withLedger[0]!.message, /^The guard denied Edit of a\.ts: the session had never read the existing file\. The agent was told: a\.ts already exists/);
+    assert.deepEqual(
+      run(t.text()).findings.filter((f) => f.rule === 'guard'),
+      [],
+    );
+  });
+
+  void test('hooks without call ids (Gemini): matched by input hash, each decision to one call', () => {
+    const l = HookLedger.memory();
+    const args = { file_path: file, content: 'x' };
+    for (const reason of ['first', 'second']) {
+      l.record({
+        kind: 'pre',
+        at: 5,
+        agent: 'gemini',
+        sessionId: 'g1',
+        tool: 'write_file',
+        inputHash: inputHash(args),
+        seq: l.nextSeq(),
+        paths: [{ path: file, op: 'write' }],
+        verdict: { action: 'warn', hits: [{ decision: 'stale-write', action: 'warn', path: file, reason }] },
+      });
+    }
+    const a = l.decisionsFor({ sessionId: 'g1', transcript: '/g.json' }, { callId: 'write_file-1', tool: 'write_file', inputHash: inputHash(args) });
+    const b = l.decisionsFor({ sessionId: 'g1', transcript: '/g.json' }, { callId: 'write_file-2', tool: 'write_file', inputHash: inputHash(args) });
+    const again = l.decisionsFor({ sessionId: 'g1', transcript: '/g.json' }, { callId: 'write_file-1', tool: 'write_file', inputHash: inputHash(args) });
+    assert.deepEqual([a.map((d) => d.reason), b.map((d) => d.reason), again.map((d) => d.reason)], [['first'], ['second'], ['first']]);
+    // Through the rule: a Gemini transcript's call finds the id-less decision by its input.
+    const l2 = HookLedger.memory();
+    l2.record({
+      kind: 'pre',
+      at: 5,
+      agent: 'gemini',
+      sessionId: 'g1',
+      tool: 'write_file',
+      inputHash: inputHash(args),
+      seq: l2.nextSeq(),
+      paths: [{ path: file, op: 'write' }],
+      verdict: { action: 'deny', hits: [{ decision: 'dirty-buffer', action: 'deny', path: file, reason: 'unsaved' }] },
+    });
+    const found = run(gemini(args, 'write_file-3'), { services: { hookLedger: l2 }, agent: 'gemini', mode: 'live' }).findings.filter((f) => f.rule === 'guard');
+    assert.deepEqual(
+      found.map((f) => [f.messageId, f.line, f.callId]),
+      [['dirty-buffer', 3, 'write_file-3']],
+    );
+  });
+});
