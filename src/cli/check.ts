@@ -5,6 +5,8 @@ import { allRules } from '../core/rules/all';
 import { adapters } from '../core/parse/registry';
 import type { Finding } from '../core/model/finding';
 import { checkFile, type CheckedFile } from '../io/checkFile';
+import { HookLedger } from '../io/guard/ledger';
+import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, type Found, type IoProblem } from '../io/discovery';
 import { exitCodes, UsageError, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
@@ -77,10 +79,17 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     found.problems.push(...more.problems);
   }
 
+  // With --workspace, the guard hook's ledger of that workspace binds calls to approvals.
+  let hookLedger: HookLedger | undefined;
+  if (args.values.workspace !== undefined) {
+    const ledger = await HookLedger.load(ledgerPathFor(nodePath.resolve(io.cwd, args.values.workspace), guardDir(io.env)));
+    hookLedger = ledger.all().length > 0 ? ledger : undefined;
+  }
+
   const results: CheckedFile[] = [];
   for (const t of found.transcripts) {
     try {
-      const r = await checkFile(t.file, { adapters, rules: allRules, config });
+      const r = await checkFile(t.file, { adapters, rules: allRules, config, ...(hookLedger ? { services: { hookLedger } } : {}) });
       // A folder may hold JSONL that is not a transcript: only files named on the command
       // line are reported as being of an unknown format.
       if (r.agent === undefined && !explicitFiles.has(t.file)) {

@@ -100,6 +100,10 @@ export interface HookLedgerView {
   /** The hook saw at least one call of this session: the binding rules apply. */
   covers(sessionId: string): boolean;
   lookup(sessionId: string, callId: string): { tool: string; inputHash: string; at: number } | undefined;
+  /** Did the hook see any call of this tool in this session (is the tool gated by the hook)? */
+  sawTool?(sessionId: string, tool: string): boolean;
+  /** For hooks that name no call id (Gemini): did the hook approve a call with this input? */
+  sawInput?(sessionId: string, inputHash: string): boolean;
   /**
    * The guard's objections (deny or warn) to one call of this session, matched by call id,
    * else (hooks that name no call id: Gemini) by input hash, each record to one call only.

@@ -3,6 +3,8 @@ import { concurrentWrite } from './concurrent-write';
 import { forkedSession } from './forked-session';
 import { overlappingExecutions } from './overlapping-executions';
 import { stalledCall } from './stalled-call';
+import { unapprovedCall } from './unapproved-call';
+import { unboundResult } from './unbound-result';
 import { guardRule } from './guard';
 import { streamRules } from './registry';
 
@@ -10,7 +12,7 @@ import { streamRules } from './registry';
 export const liveRules: readonly RuleModule[] = [concurrentWrite, guardRule];
 
 /** Session integrity: the causes one level above broken pairing. */
-export const integrityRules: readonly RuleModule[] = [overlappingExecutions, forkedSession, stalledCall];
+export const integrityRules: readonly RuleModule[] = [overlappingExecutions, forkedSession, stalledCall, unapprovedCall, unboundResult];
 
 /** Every rule the product runs: the stream rules plus the live and integrity rules. */
 export const allRules: readonly RuleModule[] = [...streamRules, ...liveRules, ...integrityRules];

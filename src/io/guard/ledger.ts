@@ -47,6 +47,9 @@ export class HookLedger implements HookLedgerView {
   private readonly calls = new Map<string, Map<string, { tool: string; inputHash: string; at: number }>>();
   private readonly decisions = new Map<string, DecisionEntry[]>();
   private readonly byTranscript = new Map<string, string>();
+  /** Per session, the tools and input hashes the hook saw before a call ran. */
+  private readonly tools = new Map<string, Set<string>>();
+  private readonly inputs = new Map<string, Set<string>>();
   private writes: Promise<void> = Promise.resolve();
   private bytes = 0;
   private n = 0;
@@ -150,6 +153,12 @@ export class HookLedger implements HookLedgerView {
     if (e.kind === 'pre' && e.toolUseId !== undefined) {
       calls.set(e.toolUseId, { tool: e.tool, inputHash: e.inputHash ?? '', at: e.at });
     }
+    if (e.kind === 'pre') {
+      addTo(this.tools, e.sessionId, e.tool);
+      if (e.inputHash !== undefined) {
+        addTo(this.inputs, e.sessionId, e.inputHash);
+      }
+    }
     const recs: GuardDecisionRecord[] = [];
     for (const h of e.verdict?.hits ?? []) {
       const record: GuardDecisionRecord = {
@@ -185,6 +194,14 @@ export class HookLedger implements HookLedgerView {
     return this.calls.get(sessionId)?.get(callId);
   }
 
+  sawTool(sessionId: string, tool: string): boolean {
+    return this.tools.get(sessionId)?.has(tool) ?? false;
+  }
+
+  sawInput(sessionId: string, inputHash: string): boolean {
+    return this.inputs.get(sessionId)?.has(inputHash) ?? false;
+  }
+
   decisionsFor(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[] {
     const sid = this.decisions.has(session.sessionId) ? session.sessionId : this.byTranscript.get(session.transcript);
     const list = sid !== undefined ? this.decisions.get(sid) : undefined;
@@ -208,3 +225,12 @@ export class HookLedger implements HookLedgerView {
   }
 }
 
+
+function addTo(m: Map<string, Set<string>>, key: string, value: string): void {
+  let set = m.get(key);
+  if (!set) {
+    set = new Set();
+    m.set(key, set);
+  }
+  set.add(value);
+}

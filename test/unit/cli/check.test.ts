@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { encodeClaudeProject } from '../../../src/core/discovery/locations';
+import { inputHash } from '../../../src/core/lib/hash';
+import { HookLedger } from '../../../src/io/guard/ledger';
+import { ledgerPathFor } from '../../../src/io/guard/socketPath';
 import { ClaudeTranscript } from '../support/claude';
 import { cli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
@@ -135,5 +138,28 @@ void describe('agent-guard check', () => {
   void test('colour only on a terminal or when forced', () => {
     assert.ok(!cli(['check', codexBroken]).stdout.includes('\u001b['));
     assert.ok(cli(['check', codexBroken], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } }).stdout.includes('\u001b[31merror'));
+  });
+});
+
+void describe('agent-guard check --workspace with the guard hook’s ledger', () => {
+  void test('a call that ran with other input than the hook approved is reported', async () => {
+    const ws = path.join(tmp, 'ledger-ws');
+    mkdirSync(ws, { recursive: true });
+    const guardDirPath = path.join(tmp, 'guard');
+    mkdirSync(guardDirPath, { recursive: true, mode: 0o700 });
+    const claudeDir = path.join(tmp, 'claude-ledger');
+    const proj = path.join(claudeDir, 'projects', encodeClaudeProject(realpathSync(ws)));
+    mkdirSync(proj, { recursive: true });
+    const sid = 'dddddddd-0000-4000-8000-000000000004';
+    const file = path.join(ws, 'a.ts');
+    const edit = { file_path: file, old_string: 'a', new_string: 'b', replace_all: false };
+    const ledger = await HookLedger.open(ledgerPathFor(ws, guardDirPath));
+    ledger.record({ kind: 'pre', at: 1, agent: 'claude', sessionId: sid, tool: 'Edit', toolUseId: 'toolu_E', inputHash: inputHash({ ...edit, new_string: 'approved' }), seq: ledger.nextSeq(), paths: [{ path: file, op: 'edit' }] });
+    await ledger.flush();
+    writeFileSync(path.join(proj, `${sid}.jsonl`), new ClaudeTranscript(sid, ws).user('go').call('m1', 'toolu_E', 'Edit', edit).result('toolu_E', 'ok').text());
+    const r = cli(['check', '--format', 'json', '--rule', 'write-before-read=off', '--workspace', ws], { env: { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: path.join(tmp, 'nocodex'), HOME: tmp, AGENT_GUARD_DIR: guardDirPath } });
+    const out = JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] };
+    assert.deepEqual(out.findings.map((f) => `${f.rule}@${f.line}`), ['unapproved-call@2']);
+    assert.equal(r.code, 1);
   });
 });

@@ -4,7 +4,9 @@ import { describe, test } from 'node:test';
 import { TranscriptStream } from '../../../src/core/engine/stream';
 import type { Finding } from '../../../src/core/model/finding';
 import { adapters } from '../../../src/core/parse/registry';
+import { inputHash } from '../../../src/core/lib/hash';
 import { stalledCall } from '../../../src/core/rules/stalled-call';
+import { HookLedger } from '../../../src/io/guard/ledger';
 import { ClaudeTranscript } from '../support/claude';
 import { run } from '../support/run';
 
@@ -149,5 +151,62 @@ void describe('stalled-call', () => {
     now = Date.parse('2026-02-12T14:02:30.000Z');
     stream.tick(now);
     assert.equal(findings.size, 1);
+  });
+});
+
+void describe('calls bound to what the guard hook approved', () => {
+  const sid = 'aaaaaaaa-0000-4000-8000-000000000001';
+  const file = '/home/dev/proj/src/app.ts';
+  const approve = (ledger: HookLedger, toolUseId: string, tool: string, input: unknown): void => {
+    ledger.record({ kind: 'pre', at: Date.now(), agent: 'claude', sessionId: sid, tool, toolUseId, inputHash: inputHash(input), seq: ledger.nextSeq(), paths: [{ path: file, op: 'edit' }] });
+  };
+  const bound = (text: string, ledger: HookLedger): string[] =>
+    run(text, { services: { hookLedger: ledger } })
+      .findings.filter((f) => f.rule === 'unapproved-call' || f.rule === 'unbound-result')
+      .map((f) => `${f.rule}:${f.messageId}@${f.line}`);
+  const edit = { file_path: file, old_string: 'a', new_string: 'b', replace_all: false };
+
+  void test('a call the hook approved with the same input is fine; with other input it is not', () => {
+    const ledger = HookLedger.memory();
+    approve(ledger, 'toolu_OK', 'Edit', edit);
+    approve(ledger, 'toolu_SWAP', 'Edit', { ...edit, new_string: 'what was approved' });
+    const t = new ClaudeTranscript(sid)
+      .user('go')
+      .call('m1', 'toolu_OK', 'Edit', edit)
+      .result('toolu_OK', 'ok')
+      .call('m2', 'toolu_SWAP', 'Edit', { ...edit, new_string: 'something else ran' })
+      .result('toolu_SWAP', 'ok');
+    assert.deepEqual(bound(t.text(), ledger), [`unapproved-call:changed@${t.lineOf('toolu_SWAP')}`]);
+  });
+
+  void test('a gated tool’s call the hook never saw; ungated tools are not judged', () => {
+    const ledger = HookLedger.memory();
+    approve(ledger, 'toolu_OK', 'Edit', edit);
+    const t = new ClaudeTranscript(sid)
+      .user('go')
+      .call('m1', 'toolu_OK', 'Edit', edit)
+      .result('toolu_OK', 'ok')
+      .call('m2', 'toolu_AROUND', 'Edit', edit)
+      .result('toolu_AROUND', 'ok')
+      .call('m3', 'toolu_BASH', 'Bash', { command: 'ls' })
+      .result('toolu_BASH', 'ok');
+    assert.deepEqual(bound(t.text(), ledger), [`unapproved-call:unseen@${t.lineOf('toolu_AROUND')}`]);
+  });
+
+  void test('a result for an id the hook never saw, and that no call in the transcript has', () => {
+    const ledger = HookLedger.memory();
+    approve(ledger, 'toolu_OK', 'Edit', edit);
+    const t = new ClaudeTranscript(sid).user('go').call('m1', 'toolu_OK', 'Edit', edit).result('toolu_OK', 'ok').result('toolu_GHOST', 'swapped in');
+    assert.deepEqual(bound(t.text(), ledger), [`unbound-result:unbound@${t.lineOf('toolu_GHOST')}`]);
+  });
+
+  void test('sessions without hooks are not judged, and neither is check without a ledger', () => {
+    const ledger = HookLedger.memory();
+    const t = new ClaudeTranscript(sid).user('go').call('m1', 'toolu_X', 'Edit', edit).result('toolu_X', 'ok').result('toolu_GHOST', 'x');
+    assert.deepEqual(bound(t.text(), ledger), []);
+    assert.deepEqual(
+      run(t.text()).findings.filter((f) => f.rule === 'unapproved-call' || f.rule === 'unbound-result'),
+      [],
+    );
   });
 });
