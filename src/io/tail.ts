@@ -115,6 +115,15 @@ export class FileTail {
     this.followUp.unref?.();
   }
 
+  /**
+   * Forget what was read: the next read starts at byte 0 (a hibernated session waking up
+   * rebuilds its state from the whole file). The sink is not told; the caller starts over.
+   */
+  rewind(): void {
+    this.offset = 0;
+    this.prefix = createHash('sha256');
+  }
+
   /** The watcher saw the file disappear. */
   unlinked(): void {
     if (this.state !== 'gone') {
@@ -175,7 +184,9 @@ export class FileTail {
     this.state = 'reading';
     const handle = await open(this.path, 'r');
     try {
-      const buf = Buffer.allocUnsafe(chunkBytes);
+      // Sized to what is there: an append is a few KB, and a thousand sessions read at once
+      // must not each hold a megabyte.
+      const buf = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(info.size - this.offset, 4096)));
       // Read to the current end, including bytes appended while reading.
       for (;;) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, this.offset);

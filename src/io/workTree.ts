@@ -110,6 +110,8 @@ export class WorkTree implements WorkTreeView {
   private readonly seen = new Map<string, Map<string, Seen>>();
   private readonly inflight = new Map<string, Inflight[]>();
   private watcher: FSWatcher | undefined;
+  /** Tracked files with a watch on them. */
+  private readonly watched = new Set<string>();
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly grace: number;
@@ -130,28 +132,50 @@ export class WorkTree implements WorkTreeView {
     return this.opts.root;
   }
 
-  /** Starts watching; resolves when the initial directory scan is done. */
+  /**
+   * Starts watching. Only tracked files are watched — one watch per file sessions touched or
+   * the caller asked about — never the whole tree: a recursive watch of a 100k-file
+   * repository costs chokidar a watch handle, a stats object and closures per file (about
+   * 800 MB for 100k files, and half of the user's inotify watches), all to report changes
+   * to files nobody asked about.
+   */
   start(): Promise<void> {
     if (this.watcher) {
       return this.ready;
     }
-    const root = this.opts.root;
-    this.watcher = watch(root, {
+    this.watcher = watch([], {
       ignoreInitial: true,
       persistent: true,
       usePolling: this.opts.usePolling ?? false,
-      ignored: (p: string) => {
-        const rel = nodePath.relative(root, p).split(nodePath.sep).join('/');
-        return rel !== '' && !rel.startsWith('..') && this.ignored(rel);
-      },
+      // Editors and agents that write a temp file and rename it over the original.
+      atomic: true,
     });
     this.watcher.on('add', (p) => this.onFsEvent(p));
     this.watcher.on('change', (p) => this.onFsEvent(p));
     this.watcher.on('unlink', (p) => this.onFsEvent(p));
     this.watcher.on('error', (e) => this.logger.warn(`[tree] watcher error: ${describeError(e)}`));
-    const w = this.watcher;
-    this.ready = new Promise((resolve) => w.once('ready', () => resolve()));
+    // Nothing to scan: a watcher started without paths is ready at once (it never says so).
+    this.ready = Promise.resolve();
     return this.ready;
+  }
+
+  /** Is the path inside the root and not ignored (.git, node_modules, the user's globs)? */
+  private watchable(path: string): boolean {
+    const rel = nodePath.relative(this.opts.root, path).split(nodePath.sep).join('/');
+    return rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) && !this.ignored(rel);
+  }
+
+  /** Watches a tracked file that exists (a file that does not exist yet is watched once it does). */
+  private watchFile(path: string, exists: boolean): void {
+    if (!this.watcher) {
+      return;
+    }
+    if (exists && !this.watched.has(path) && this.watchable(path)) {
+      this.watched.add(path);
+      this.watcher.add(path);
+    } else if (!exists && this.watched.delete(path)) {
+      this.watcher.unwatch(path);
+    }
   }
 
   /** Start hashing a file (a session touched it, or the caller wants to know about it). */
@@ -216,6 +240,10 @@ export class WorkTree implements WorkTreeView {
    * call id (a hook that names none) the session's oldest open write of the path ends.
    */
   writeEnded(session: string, path: string, callId: string | undefined, afterHash: string | undefined, o: { exact?: boolean } = {}): void {
+    // A file the write created has no watch yet: look at it now, and watch it from here on.
+    if (this.tracked.has(path) && !this.watched.has(path)) {
+      void this.refresh(path);
+    }
     const list = this.inflight.get(path) ?? [];
     const w =
       callId !== undefined
@@ -317,7 +345,13 @@ export class WorkTree implements WorkTreeView {
       return undefined;
     }
     const latest = foreign[foreign.length - 1]!;
-    return { by: latest.by, at: latest.at, seenAt: seen.at, changes: foreign.length };
+    const bySession = new Map<string, { by: Extract<ChangeAuthor, { kind: 'session' }>; at: number }>();
+    for (const c of foreign) {
+      if (c.by.kind === 'session') {
+        bySession.set(c.by.session, { by: c.by, at: c.at });
+      }
+    }
+    return { by: latest.by, at: latest.at, seenAt: seen.at, changes: foreign.length, sessions: [...bySession.values()] };
   }
 
   /**
@@ -379,6 +413,7 @@ export class WorkTree implements WorkTreeView {
       do {
         t.again = false;
         const hash = await hashFile(path, this.logger);
+        this.watchFile(path, hash !== null);
         if (hash !== t.hash) {
           const previous = t.hash;
           t.hash = hash;
@@ -430,6 +465,7 @@ export class WorkTree implements WorkTreeView {
     const first = this.tracked.keys().next();
     if (!first.done) {
       this.tracked.delete(first.value);
+      this.watchFile(first.value, false);
     }
   }
 

@@ -89,6 +89,11 @@ export interface ForeignChangeVerdict {
   /** Wall-clock ms when the session last saw the file. */
   seenAt: number;
   changes: number;
+  /**
+   * The latest change by each other session among them (a later save by the user does not
+   * hide that another session wrote the file first), oldest first.
+   */
+  sessions?: { by: Extract<ChangeAuthor, { kind: 'session' }>; at: number }[];
 }
 
 export interface WorkTreeView {

@@ -32,7 +32,10 @@ export const concurrentWrite = defineRule({
             continue;
           }
           const live = tree.judgeWrite(ctx.file, access.path, call.call.callId);
-          if (!live || live.by.kind !== 'session' || live.by.session === ctx.file) {
+          // Another session's write counts even if someone (the user, a formatter) changed the
+          // file again after it.
+          const other = live?.sessions?.filter((x) => x.by.session !== ctx.file).pop() ?? (live?.by.kind === 'session' && live.by.session !== ctx.file ? { by: live.by, at: live.at } : undefined);
+          if (!other) {
             continue;
           }
           ctx.report({
@@ -43,11 +46,11 @@ export const concurrentWrite = defineRule({
             data: {
               tool: call.call.tool,
               path: shortPath(ctx, access.path),
-              other: live.by.sessionId ?? live.by.session,
-              when: clockTime(live.at),
+              other: other.by.sessionId ?? other.by.session,
+              when: clockTime(other.at),
             },
             related: [
-              { at: { line: live.by.line ?? 1, start: 0, end: 0 }, file: live.by.session, message: 'the other session’s write' },
+              { at: { line: other.by.line ?? 1, start: 0, end: 0 }, file: other.by.session, message: 'the other session’s write' },
               { at: { line: 1, start: 0, end: 0 }, file: access.path, message: 'the file both sessions wrote' },
             ],
             subject: { path: access.path },
