@@ -173,6 +173,13 @@ export class WorkTree implements WorkTreeView {
     if (exists && !this.watched.has(path) && this.watchable(path)) {
       this.watched.add(path);
       this.watcher.add(path);
+      // chokidar sets the watch up asynchronously: a change in that gap has no event, so
+      // look once more when the watch is surely in place.
+      setTimeout(() => {
+        if (this.tracked.has(path)) {
+          void this.refresh(path);
+        }
+      }, 250).unref?.();
     } else if (!exists && this.watched.delete(path)) {
       this.watcher.unwatch(path);
     }
