@@ -53,5 +53,18 @@ if (tests) {
     // The hook runs before every tool call of every agent: it must start fast, so it
     // is its own small bundle that never pulls in chokidar or the rules engine.
     esbuild.build({ ...node, entryPoints: ['src/cli/hook.ts'], outfile: 'dist/hook.js', banner: { js: '#!/usr/bin/env node' } }),
+    // The session timeline webview: browser code, loaded by the panel's HTML under a strict CSP.
+    esbuild.build({
+      entryPoints: ['src/webview/timeline/main.ts'],
+      outfile: 'media/dist/timeline.js',
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2020',
+      // Inline in development: media/** is packaged whole, so no stale .map file can ship.
+      sourcemap: production ? false : 'inline',
+      minify: production,
+      logLevel: 'warning',
+    }),
   ]);
 }

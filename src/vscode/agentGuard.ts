@@ -4,7 +4,10 @@ import { registerCommands } from './commands/register';
 import { affectsUs, readSettings } from './config';
 import { DiagnosticsPublisher } from './diagnostics';
 import { FindingActions } from './codeActions';
-import { contextKeys, snapshotScheme } from './ids';
+import { GuardHost } from './guard/guardHost';
+import type { QuarantineEntry } from './guard/quarantine';
+import { RepairPreviews } from './commands/repair';
+import { contextKeys, repairPreviewScheme, snapshotScheme } from './ids';
 import { Disposable } from './lifecycle';
 import { createLog } from './log';
 import { MonitorScope } from './monitors';
@@ -12,6 +15,7 @@ import type { Services } from './services';
 import { SessionsView } from './sessionsView';
 import { SnapshotProvider } from './snapshots';
 import { StatusBar } from './statusBar';
+import { TimelinePanels } from './timeline/panel';
 
 /** What the extension returns from activate(): used by the integration tests, stable for other extensions. */
 export interface AgentGuardApi {
@@ -20,6 +24,11 @@ export interface AgentGuardApi {
   findings(): Finding[];
   /** Pushes pending diagnostics to VS Code now. */
   flushDiagnostics(): void;
+  /** The versions the editor guard set aside, and their bytes. */
+  quarantine(): Promise<QuarantineEntry[]>;
+  readQuarantined(id: string): Promise<Uint8Array>;
+  /** The sockets of the guard services this window runs. */
+  guardSockets(): string[];
 }
 
 /** An editor save counts as the user's change for this long (file watchers report it a little later). */
@@ -34,16 +43,23 @@ export class AgentGuard extends Disposable implements Services {
   readonly diagnostics = this.register(new DiagnosticsPublisher());
   private readonly view: SessionsView;
   private readonly status = this.register(new StatusBar());
+  /** The open session timelines; they follow the current monitors. */
+  private readonly timelines: TimelinePanels;
   private current: MonitorScope | undefined;
   /** Subscriptions to the current scope, disposed with it. */
   private scopeSubscriptions: vscode.Disposable[] = [];
   private readonly saves = new Map<string, number>();
   private liveMs = 5 * 60_000;
+  private readonly guard: GuardHost;
 
   constructor(readonly context: vscode.ExtensionContext) {
     super();
     this.view = this.register(new SessionsView(() => this.liveMs));
-    for (const d of registerCommands(this)) {
+    this.timelines = this.register(new TimelinePanels(context.extensionUri, this.log));
+    this.guard = this.register(new GuardHost(context, this.log));
+    const previews = this.register(new RepairPreviews());
+    this.register(vscode.workspace.registerTextDocumentContentProvider(repairPreviewScheme, previews));
+    for (const d of registerCommands(this, this.timelines, previews)) {
       this.register(d);
     }
     this.register(vscode.workspace.registerTextDocumentContentProvider(snapshotScheme, new SnapshotProvider()));
@@ -83,6 +99,9 @@ export class AgentGuard extends Disposable implements Services {
       },
       findings: () => this.current?.findings() ?? [],
       flushDiagnostics: () => this.diagnostics.flush(),
+      quarantine: async () => [...(await this.guard.quarantine.list())],
+      readQuarantined: (id) => this.guard.quarantine.read(id),
+      guardSockets: () => this.current?.guardSockets() ?? [],
     };
   }
 
@@ -101,7 +120,11 @@ export class AgentGuard extends Disposable implements Services {
     this.liveMs = settings.liveMinutes * 60_000;
     const folders = vscode.workspace.workspaceFolders ?? [];
     void vscode.commands.executeCommand('setContext', contextKeys.ready, false);
-    const scope = new MonitorScope(folders, settings, this.log, { isUserSave: (p, at) => this.isUserSave(p, at) });
+    const scope = new MonitorScope(folders, settings, this.log, {
+      isUserSave: (p, at) => this.isUserSave(p, at),
+      dirtyBuffers: this.guard.dirtyBuffers,
+      version: packageVersion(this.context),
+    });
     this.current = scope;
     this.scopeSubscriptions = [
       scope.onDidChangeFindings((c) => {
@@ -117,6 +140,8 @@ export class AgentGuard extends Disposable implements Services {
     ];
     this.diagnostics.reset(scope.findings());
     this.view.setScope(scope);
+    this.timelines.setScope(scope);
+    this.guard.attach(scope);
     this.status.update(scope, this.liveMs);
     void scope.ready.then(() => {
       if (this.current === scope) {
@@ -136,4 +161,9 @@ export class AgentGuard extends Disposable implements Services {
     this.current?.dispose();
     this.current = undefined;
   }
+}
+
+function packageVersion(context: vscode.ExtensionContext): string {
+  const v = (context.extension.packageJSON as { version?: unknown }).version;
+  return typeof v === 'string' ? v : '0';
 }

@@ -2,6 +2,9 @@ import * as vscode from 'vscode';
 import type { DiagnosticsPublisher } from './diagnostics';
 import { commandIds, productName } from './ids';
 
+/** The pairing rules `repair` answers (duplicate call ids it refuses to guess about). */
+const repairable = new Set(['orphan-result', 'duplicate-result', 'misplaced-result', 'missing-result']);
+
 /** Quick fixes on our diagnostics: the same jumps as the commands, plus the read/now diff. */
 export class FindingActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
@@ -35,6 +38,10 @@ export class FindingActions implements vscode.CodeActionProvider {
       }
       if (f.subject) {
         action('Show diff: what the session read ↔ the file now', commandIds.showReadDiff);
+      }
+      action('Show in session timeline', commandIds.showTimeline);
+      if (repairable.has(f.rule) && (f.agent === 'claude-code' || f.agent === 'amplifier')) {
+        action('Repair this session…', commandIds.repairSession);
       }
       action('Copy finding as JSON', commandIds.copyFinding);
     }

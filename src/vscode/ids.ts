@@ -13,6 +13,12 @@ export const commandIds = {
   openTranscript: 'agentGuard.openTranscript',
   showLog: 'agentGuard.showLog',
   openSettings: 'agentGuard.openSettings',
+  showTimeline: 'agentGuard.showTimeline',
+  repairSession: 'agentGuard.repairSession',
+  installHooks: 'agentGuard.installHooks',
+  uninstallHooks: 'agentGuard.uninstallHooks',
+  hooksStatus: 'agentGuard.hooksStatus',
+  showQuarantine: 'agentGuard.showQuarantine',
 } as const;
 
 export const viewIds = {
@@ -29,3 +35,6 @@ export const productName = 'Agent Session Guard';
 
 /** The URI scheme of the read snapshots shown on the left of a diff. */
 export const snapshotScheme = 'agent-guard-snapshot';
+
+/** The URI scheme of a repaired transcript shown before it is written. */
+export const repairPreviewScheme = 'agent-guard-repair';

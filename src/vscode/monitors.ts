@@ -2,68 +2,131 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { enabledAgents, ruleConfigFromSettings, type Settings } from '../core/config/settings';
 import { describeError, scoped, type Logger } from '../core/lib/logger';
+import type { GuardPolicy } from '../core/guard/types';
 import type { Finding } from '../core/model/finding';
 import type { FindingChange } from '../io/findingStore';
+import { HookLedger } from '../io/guard/ledger';
+import { GuardService, type DirtyBuffers, type GuardDecisionEvent } from '../io/guard/service';
+import { ensureGuardDir, guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { LiveMonitor, type SessionSummary } from '../io/liveMonitor';
 import type { WatchedRoot } from '../io/sessionWatcher';
 import { Disposable } from './lifecycle';
 
+/** The guard decisions' levels, from the settings (one key per decision). */
+export function guardPolicy(s: Settings): GuardPolicy {
+  return {
+    'stale-write': s['guard.staleWrite'],
+    'dirty-buffer': s['guard.dirtyBuffer'],
+    'unread-write': s['guard.unreadWrite'],
+    'concurrent-write': s['guard.concurrentWrite'],
+  };
+}
+
 export interface MonitorHooks {
   /** Did the user save this file from an editor around `at` (ms)? */
   isUserSave(path: string, at: number): boolean;
+  /** The editors' unsaved buffers (the guard denies writes to them). */
+  dirtyBuffers: DirtyBuffers;
+  version: string;
 }
 
 /**
- * The live monitors of one configuration: one per workspace folder. Built from a settings
- * snapshot and thrown away whole when the settings or the folders change (the owner builds
- * a new one), so no listener survives a restart.
+ * The live monitors of one configuration: one per workspace folder, each with its guard
+ * service and hook ledger. Built from a settings snapshot and thrown away whole when the
+ * settings or the folders change (the owner builds a new one), so no listener survives a
+ * restart.
  */
 export class MonitorScope extends Disposable {
   private readonly monitors = new Map<string, LiveMonitor>();
+  private readonly services = new Map<string, GuardService>();
   private readonly findingsChanged = this.register(new vscode.EventEmitter<FindingChange>());
   readonly onDidChangeFindings = this.findingsChanged.event;
   private readonly sessionsChanged = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeSessions = this.sessionsChanged.event;
+  private readonly guardDecided = this.register(new vscode.EventEmitter<GuardDecisionEvent>());
+  readonly onDidDecide = this.guardDecided.event;
   readonly ready: Promise<void>;
 
   constructor(
     folders: readonly vscode.WorkspaceFolder[],
     readonly settings: Settings,
     private readonly log: Logger,
-    hooks: MonitorHooks,
+    private readonly hooks: MonitorHooks,
   ) {
     super();
-    for (const folder of folders) {
-      if (folder.uri.scheme !== 'file') {
-        continue;
+    // Watchers, ledgers and sockets start in the background: activation never waits for them.
+    this.ready = Promise.all(folders.filter((f) => f.uri.scheme === 'file').map((f) => this.startFolder(f.uri.fsPath))).then(() => this.sessionsChanged.fire());
+  }
+
+  private async startFolder(folder: string): Promise<void> {
+    const settings = this.settings;
+    let ledger: HookLedger | undefined;
+    const dir = guardDir();
+    if (settings.watchWorkingTree) {
+      const problem = ensureGuardDir(dir);
+      if (problem) {
+        this.log.warn(`[guard] not started for ${folder}: ${problem.dir} ${problem.problem}`);
+      } else {
+        ledger = await HookLedger.open(ledgerPathFor(folder, dir), scoped(this.log, 'guard'));
       }
-      const monitor = new LiveMonitor({
-        workspace: folder.uri.fsPath,
-        environment: { home: os.homedir(), env: process.env },
-        agents: enabledAgents(settings),
-        extraFolders: settings.sessionFolders,
-        config: ruleConfigFromSettings(settings),
-        logger: scoped(log, 'monitor'),
-        watchTree: settings.watchWorkingTree,
-        treeIgnore: settings.ignoredPaths,
-        isUserSave: (p, at) => hooks.isUserSave(p, at),
-      });
-      this.monitors.set(folder.uri.fsPath, monitor);
-      const a = monitor.findings.onDidChange((c) => this.findingsChanged.fire(c));
-      const b = monitor.onDidChangeSessions(() => this.sessionsChanged.fire());
-      this.register({ dispose: () => (a.dispose(), b.dispose(), monitor.dispose()) });
     }
-    // Watchers start in the background: activation never waits for a disk scan.
-    this.ready = Promise.all(
-      [...this.monitors.entries()].map(async ([folder, m]) => {
-        try {
-          await m.start();
-          this.log.info(`[monitor] watching ${folder}: ${m.sessionList().length} sessions, ${m.findings.size} findings`);
-        } catch (e) {
-          this.log.error(`[monitor] could not start watching ${folder}: ${describeError(e)}`);
-        }
-      }),
-    ).then(() => this.sessionsChanged.fire());
+    if (this.isDisposed) {
+      return;
+    }
+    const monitor = new LiveMonitor({
+      workspace: folder,
+      environment: { home: os.homedir(), env: process.env },
+      agents: enabledAgents(settings),
+      extraFolders: settings.sessionFolders,
+      config: ruleConfigFromSettings(settings),
+      logger: scoped(this.log, 'monitor'),
+      watchTree: settings.watchWorkingTree,
+      treeIgnore: settings.ignoredPaths,
+      isUserSave: (p, at) => this.hooks.isUserSave(p, at),
+      ...(ledger ? { hookLedger: ledger } : {}),
+    });
+    this.monitors.set(folder, monitor);
+    const a = monitor.findings.onDidChange((c) => this.findingsChanged.fire(c));
+    const b = monitor.onDidChangeSessions(() => this.sessionsChanged.fire());
+    this.register({ dispose: () => (a.dispose(), b.dispose(), monitor.dispose()) });
+    try {
+      await monitor.start();
+      this.log.info(`[monitor] watching ${folder}: ${monitor.sessionList().length} sessions, ${monitor.findings.size} findings`);
+    } catch (e) {
+      this.log.error(`[monitor] could not start watching ${folder}: ${describeError(e)}`);
+      return;
+    }
+    if (!ledger || this.isDisposed) {
+      return;
+    }
+    try {
+      const service = await GuardService.start({
+        workspace: folder,
+        monitor,
+        ledger,
+        dirtyBuffers: this.hooks.dirtyBuffers,
+        policy: guardPolicy(settings),
+        logger: scoped(this.log, 'guard'),
+        version: this.hooks.version,
+        dir,
+      });
+      if (this.isDisposed) {
+        await service.close();
+        return;
+      }
+      this.services.set(folder, service);
+      const c = service.onDidDecide((e) => this.guardDecided.fire(e));
+      this.register({ dispose: () => (c.dispose(), void service.close()) });
+      this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
+    } catch (e) {
+      // Typically `agent-guard watch` already serves this workspace: its guard answers the hooks.
+      this.log.warn(`[guard] not serving ${folder}: ${describeError(e)}`);
+    }
+  }
+
+  /** The folders whose guard service this window runs. */
+  guardSockets(): string[] {
+    return [...this.services.values()].flatMap((s) => (s.socketPath ? [s.socketPath] : []));
   }
 
   get all(): readonly LiveMonitor[] {

@@ -22,9 +22,11 @@
 // inherits code-server's environment; --env adds to it.
 //
 // UI checks: an extension-host test logs `[ui-check] {"id","selector","text"?,"frame"?,
-// "screenshot"?}` (see test/integration/support/ui.ts); we wait for that element, screenshot
-// the page into the artifacts dir and answer in $AGS_UI_SIGNAL_DIR/<id>.json. Checks must
-// happen while the tests run: the workbench drops e.g. diagnostics once the host exits.
+// "screenshot"?,"absent"?,"click"?}` (see test/integration/support/ui.ts); we wait for that
+// element, then check that no element matches the `absent` selector(s) in the frame it was
+// found in, click it if asked, screenshot the page into the artifacts dir and answer in
+// $AGS_UI_SIGNAL_DIR/<id>.json. Checks must happen while the tests run: the workbench drops
+// e.g. diagnostics once the host exits.
 //
 // Exit code: the extension host's (0 = all passed), 124 on timeout, 130/143 on SIGINT/SIGTERM,
 // 2 on bad arguments, 1 if the run broke.
@@ -319,7 +321,9 @@ async function uiCheck(json) {
   seenChecks.add(spec.id);
   let answer;
   try {
-    await findElement(spec);
+    const found = await findElement(spec);
+    if (spec.absent !== undefined) await checkAbsent(found.root, spec.absent);
+    if (spec.click === true) await found.locator.click({ timeout: 5_000 });
     answer = { ok: true };
   } catch (err) {
     answer = { ok: false, error: err.message.split('\n')[0] };
@@ -346,7 +350,7 @@ async function findElement({ selector, text, frame }) {
       : [page.mainFrame()];
     for (const root of roots) {
       const locator = root.locator(selector, text ? { hasText: text } : {}).first();
-      if (await locator.isVisible().catch(() => false)) return;
+      if (await locator.isVisible().catch(() => false)) return { root, locator };
     }
     if (Date.now() > deadline) {
       const what = `"${selector}"${text ? ` containing "${text}"` : ''}`;
@@ -354,6 +358,17 @@ async function findElement({ selector, text, frame }) {
       throw new Error(`no visible ${what}${where} after ${UI_CHECK_TIMEOUT_MS / 1000} s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+// Fails if any element in `root` (the frame the check's element is in) matches one of the
+// `absent` selectors: e.g. no <img> and no foreign <script> in a webview that shows hostile text.
+async function checkAbsent(root, absent) {
+  const selectors = Array.isArray(absent) ? absent : [absent];
+  for (const selector of selectors) {
+    if (typeof selector !== 'string') throw new Error('ui-check "absent" must be a selector or a list of selectors');
+    const count = await root.locator(selector).count();
+    if (count > 0) throw new Error(`${count} element(s) match "${selector}", which must be absent`);
   }
 }
 

@@ -1,12 +1,18 @@
 import * as vscode from 'vscode';
 import { commandIds } from '../ids';
 import type { Services } from '../services';
+import { showTimeline } from '../timeline/command';
+import type { TimelinePanels } from '../timeline/panel';
 import { openCall, openFinding, openTranscript, openWorkspaceFile } from './open';
 import { clear, copyFinding, openSettings, recheck, showLog, showReadDiff } from './other';
+import { repairSession, type RepairPreviews } from './repair';
+
+/** The guard's commands are registered by the GuardHost, which owns what they need. */
+type GuardCommandId = (typeof commandIds)['installHooks' | 'uninstallHooks' | 'hooksStatus' | 'showQuarantine'];
 
 /** The command table: each command is a factory of its handler, given its dependencies. */
-export function registerCommands(s: Services): vscode.Disposable[] {
-  const table: Record<(typeof commandIds)[keyof typeof commandIds], (...args: unknown[]) => unknown> = {
+export function registerCommands(s: Services, timelines: TimelinePanels, previews: RepairPreviews): vscode.Disposable[] {
+  const table: Record<Exclude<(typeof commandIds)[keyof typeof commandIds], GuardCommandId>, (...args: unknown[]) => unknown> = {
     [commandIds.openFinding]: openFinding(s),
     [commandIds.openCall]: openCall(s),
     [commandIds.openWorkspaceFile]: openWorkspaceFile(s),
@@ -17,6 +23,8 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     [commandIds.openTranscript]: openTranscript(),
     [commandIds.showLog]: showLog(s),
     [commandIds.openSettings]: openSettings(),
+    [commandIds.repairSession]: repairSession(s, previews),
+    [commandIds.showTimeline]: showTimeline(s, timelines),
   };
   return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }

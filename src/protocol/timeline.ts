@@ -1,0 +1,119 @@
+/**
+ * Messages between the session timeline webview and the extension host. Both sides validate
+ * what they receive with these schemas (the webview is an untrusted client, and everything
+ * it shows came from a transcript). Imports zod only: the webview bundle includes this file.
+ */
+// zod/mini: the same schemas as zod's classic API, tree-shakeable, so the webview bundle stays small.
+import * as z from 'zod/mini';
+
+/** Bounds: a message is transcript-derived; nothing in it may be unbounded. */
+const text = (max: number) => z.string().check(z.maxLength(max));
+const bounded = (min: number, max: number) => z.int().check(z.minimum(min), z.maximum(max));
+const lineNo = bounded(1, 1e9);
+const index = bounded(0, 1e9);
+const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
+export const maxRowsPerMessage = 200_000;
+/** The most rows the webview asks for at once. */
+export const maxRowsPerRequest = 2_000;
+
+export const laneStatusSchema = z.enum(['ok', 'error', 'pending', 'missing', 'late', 'duplicate', 'orphan']);
+export type LaneStatus = z.infer<typeof laneStatusSchema>;
+
+export const laneSchema = z.object({
+  kind: z.enum(['call', 'result']),
+  callId: text(400),
+  tool: text(400),
+  category: z.optional(z.enum(['read', 'write', 'edit', 'exec', 'other'])),
+  path: z.optional(text(2_000)),
+  more: z.optional(bounded(0, 1e6)),
+  status: laneStatusSchema,
+  line: lineNo,
+  results: list(lineNo, 10_000),
+  callLine: z.optional(lineNo),
+});
+export type Lane = z.infer<typeof laneSchema>;
+
+const rowBase = { line: lineNo, turn: index, message: index };
+
+export const rowSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('prompt'), ...rowBase, text: text(2_000) }),
+  z.object({ kind: z.literal('text'), ...rowBase, role: z.enum(['user', 'assistant']), count: bounded(1, 1e9) }),
+  z.object({ kind: z.literal('batch'), ...rowBase, lanes: list(laneSchema, 10_000) }),
+  z.object({ kind: z.literal('results'), ...rowBase, lanes: list(laneSchema, 10_000) }),
+  z.object({ kind: z.literal('reset'), ...rowBase, reason: z.enum(['compaction', 'rewind', 'replace']) }),
+  z.object({ kind: z.literal('note'), ...rowBase, tone: z.enum(['error', 'info']), text: text(2_000) }),
+]);
+export type Row = z.infer<typeof rowSchema>;
+
+const refSchema = z.object({ row: index, lane: z.optional(index) });
+export type Ref = z.infer<typeof refSchema>;
+
+export const edgeSchema = z.object({ kind: z.enum(['hb', 'late', 'duplicate']), from: refSchema, to: refSchema });
+export type Edge = z.infer<typeof edgeSchema>;
+
+export const findingSchema = z.object({
+  id: text(4_000),
+  rule: text(200),
+  severity: z.enum(['error', 'warning', 'info']),
+  message: text(8_000),
+  line: lineNo,
+  row: z.optional(index),
+  lane: z.optional(index),
+});
+export type TimelineFindingMessage = z.infer<typeof findingSchema>;
+
+export const headerSchema = z.object({
+  agent: text(100),
+  sessionId: z.optional(text(400)),
+  title: z.optional(text(400)),
+  cwd: z.optional(text(4_000)),
+  /** The transcript's file name (not its path). */
+  file: text(1_000),
+  /** The host follows the session as it grows. */
+  live: z.boolean(),
+  stats: z.object({ events: index, turns: index, messages: index, calls: index, lines: index }),
+});
+export type Header = z.infer<typeof headerSchema>;
+
+const rowsSchema = list(rowSchema, maxRowsPerMessage);
+
+/** Host → webview. */
+export const hostMessageSchema = z.discriminatedUnion('type', [
+  /** The whole state: header, row count, the rows [from, from + rows.length), every edge and finding. */
+  z.object({
+    type: z.literal('init'),
+    header: headerSchema,
+    total: index,
+    from: index,
+    rows: rowsSchema,
+    edges: list(edgeSchema, 1_000_000),
+    findings: list(findingSchema, 100_000),
+  }),
+  /** The session grew: new and changed rows by index, new edges. */
+  z.object({
+    type: z.literal('append'),
+    header: headerSchema,
+    total: index,
+    rows: list(z.object({ index, row: rowSchema }), maxRowsPerMessage),
+    edges: list(edgeSchema, 1_000_000),
+  }),
+  /** The answer to requestRows. */
+  z.object({ type: z.literal('rows'), from: index, rows: rowsSchema }),
+  /** The findings now (replaces the previous list). */
+  z.object({ type: z.literal('findings'), findings: list(findingSchema, 100_000) }),
+  /** Scroll to and focus an element (a finding's quick fix). */
+  z.object({ type: z.literal('reveal'), ref: refSchema }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+
+/** Webview → host. */
+export const webviewMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  /** Open the transcript at this 1-based line. */
+  z.object({ type: z.literal('open'), line: lineNo }),
+  /** Rows [from, to) are about to be visible. */
+  z.object({ type: z.literal('requestRows'), from: index, to: index }).check(
+    z.refine((m) => m.to >= m.from && m.to - m.from <= maxRowsPerRequest, `requestRows wants from <= to and at most ${maxRowsPerRequest} rows`),
+  ),
+]);
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

@@ -1,0 +1,122 @@
+import { promises as fsp } from 'node:fs';
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import { AgentGuardError } from '../../core/lib/errors';
+import { applyRepairPlan } from '../../core/repair/apply';
+import { editLine, summarize } from '../../core/repair/plan';
+import { planRepair } from '../../core/repair/planner';
+import { describeLive, isLive, liveness, writeRepaired } from '../../io/repairFile';
+import { repairPreviewScheme } from '../ids';
+import type { Services } from '../services';
+import { asFinding, asSessionFile } from './findingArg';
+
+/** A session file counts as live for repair if written this recently (as `agent-guard repair`). */
+const liveSeconds = 120;
+
+/**
+ * Serves the repaired transcript of a pending repair for the diff preview
+ * (`agent-guard-repair:<file>`). Only what the user is looking at is kept.
+ */
+export class RepairPreviews implements vscode.TextDocumentContentProvider {
+  private readonly previews = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  uriFor(file: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: repairPreviewScheme, path: vscode.Uri.file(file).path });
+  }
+
+  set(file: string, text: string): vscode.Uri {
+    const uri = this.uriFor(file);
+    this.previews.set(uri.path, text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  delete(file: string): void {
+    this.previews.delete(this.uriFor(file).path);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.previews.get(uri.path) ?? '(no repair is pending for this transcript)';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.previews.clear();
+  }
+}
+
+/**
+ * Repair this session…: plan the repair with the same planner as `agent-guard repair`, show
+ * the original against the repaired transcript, and write only after the user confirms
+ * (the original is saved beside it first, byte for byte).
+ */
+export const repairSession = (s: Services, previews: RepairPreviews) => async (arg?: unknown, opts?: unknown): Promise<'written' | 'cancelled' | 'nothing' | 'refused'> => {
+  // Automation (and the integration tests) can pass { confirm: false } to skip the dialogs;
+  // the diff is still shown and a backup is still saved.
+  const ask = !(typeof opts === 'object' && opts !== null && (opts as { confirm?: unknown }).confirm === false);
+  const file = asFinding(arg)?.file ?? asSessionFile(arg) ?? (typeof arg === 'string' ? arg : undefined);
+  if (!file) {
+    void vscode.window.showInformationMessage('Choose a session or a finding to repair.');
+    return 'nothing';
+  }
+  const name = nodePath.basename(file);
+  let original: Uint8Array;
+  let plan;
+  try {
+    original = await fsp.readFile(file);
+    plan = planRepair(original, { file });
+  } catch (e) {
+    const why = AgentGuardError.is(e) ? e.message : e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(`Cannot repair ${name}: ${why}`);
+    return 'refused';
+  }
+  if (plan.edits.length === 0) {
+    void vscode.window.showInformationMessage(`${name}: nothing to repair.`);
+    return 'nothing';
+  }
+  if (!plan.complete) {
+    const left = plan.left.filter((l) => !l.deliberate).map((l) => `line ${l.line}: ${l.reason}`);
+    void vscode.window.showErrorMessage(`${name} cannot be repaired completely, so nothing will be written.`, { modal: true, detail: left.join('\n') });
+    return 'refused';
+  }
+  const repaired = applyRepairPlan(original, plan.edits);
+  const preview = previews.set(file, new TextDecoder().decode(repaired));
+  await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(file), preview, `Repair ${name}: original ↔ repaired`, { preview: true });
+
+  const sum = summarize(plan.edits);
+  const detail = [
+    `${plan.edits.length} changes for ${plan.findings.length} pairing problems: ${sum.dropped} dropped, ${sum.moved} moved, ${sum.added} added, ${sum.relinked} re-linked.`,
+    ...[...plan.edits].sort((a, b) => editLine(a) - editLine(b)).slice(0, 12).map((e) => `line ${editLine(e)}: ${e.reason}`),
+    plan.edits.length > 12 ? `… and ${plan.edits.length - 12} more (see the diff)` : '',
+    'The original is saved beside it first, byte for byte. No tool output is ever invented.',
+  ].filter(Boolean);
+  const choice = ask ? await vscode.window.showWarningMessage(`Repair ${name}?`, { modal: true, detail: detail.join('\n') }, 'Repair') : 'Repair';
+  if (choice !== 'Repair') {
+    previews.delete(file);
+    return 'cancelled';
+  }
+  try {
+    const stat = await fsp.stat(file);
+    const live = await liveness(file, plan, stat, liveSeconds);
+    if (isLive(live) && ask) {
+      const go = await vscode.window.showWarningMessage(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
+      if (go !== 'Repair Anyway') {
+        previews.delete(file);
+        return 'cancelled';
+      }
+    }
+    const backup = await writeRepaired(file, original, repaired, stat, undefined);
+    s.log.info(`[repair] repaired ${file} (${plan.edits.length} changes); original saved as ${backup}`);
+    void vscode.window.showInformationMessage(`Repaired ${name}. The original is saved as ${nodePath.basename(backup)}.`);
+    return 'written';
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    s.log.error(`[repair] ${file}: ${why}`);
+    void vscode.window.showErrorMessage(`Could not repair ${name}: ${why}`);
+    return 'refused';
+  } finally {
+    previews.delete(file);
+  }
+};

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+
+/** One version set aside by the editor guard. */
+export interface QuarantineEntry {
+  /** sha256 of the content: the blob's name. */
+  id: string;
+  /** The workspace file it was written to. */
+  path: string;
+  /** Epoch ms the write was seen. */
+  at: number;
+  /** Who wrote it, in words ("session 1f2e…", "an unattributed process"). */
+  author: string;
+  bytes: number;
+  /** Why it was set aside. */
+  reason: 'dirty-buffer' | 'stale-write';
+  /** The version the editor guard put back on disk, if it did (block mode). */
+  restoredHash?: string;
+}
+
+/** Content-addressed, so the same version set aside twice is stored once. */
+export const quarantineScheme = 'agent-guard-quarantine';
+
+/**
+ * The versions the editor guard set aside, in the extension's global storage: a blob per
+ * content (named by its sha256) and an append-only index. Nothing in it is ever deleted by
+ * the extension: neither side of a conflict is lost.
+ */
+export class QuarantineStore implements vscode.TextDocumentContentProvider {
+  private readonly dir: string;
+  private entries: QuarantineEntry[] | undefined;
+
+  constructor(storage: vscode.Uri) {
+    this.dir = nodePath.join(storage.fsPath, 'quarantine');
+  }
+
+  async put(content: Uint8Array, meta: Omit<QuarantineEntry, 'id' | 'bytes'>): Promise<QuarantineEntry> {
+    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const id = createHash('sha256').update(content).digest('hex');
+    const blob = nodePath.join(this.dir, `${id}.blob`);
+    try {
+      await fsp.writeFile(blob, content, { flag: 'wx', mode: 0o600 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw e;
+      }
+    }
+    // Read it back: a version we say is kept must really be there, byte for byte.
+    const check = createHash('sha256').update(await fsp.readFile(blob)).digest('hex');
+    if (check !== id) {
+      throw new Error(`the quarantined copy of ${meta.path} does not read back as written`);
+    }
+    const entry: QuarantineEntry = { id, bytes: content.length, ...meta };
+    await fsp.appendFile(nodePath.join(this.dir, 'index.jsonl'), JSON.stringify(entry) + '\n', { mode: 0o600 });
+    (await this.list()).push(entry);
+    return entry;
+  }
+
+  async list(): Promise<QuarantineEntry[]> {
+    if (!this.entries) {
+      this.entries = [];
+      try {
+        const text = await fsp.readFile(nodePath.join(this.dir, 'index.jsonl'), 'utf8');
+        for (const line of text.split('\n')) {
+          try {
+            const e = JSON.parse(line) as QuarantineEntry;
+            if (typeof e.id === 'string' && typeof e.path === 'string') {
+              this.entries.push(e);
+            }
+          } catch {
+            // a torn last line: the blobs are still there
+          }
+        }
+      } catch {
+        // no quarantine yet
+      }
+    }
+    return this.entries;
+  }
+
+  read(id: string): Promise<Uint8Array> {
+    if (!/^[0-9a-f]{64}$/.test(id)) {
+      return Promise.reject(new Error(`not a quarantine id: ${id}`));
+    }
+    return fsp.readFile(nodePath.join(this.dir, `${id}.blob`));
+  }
+
+  uriFor(entry: QuarantineEntry): vscode.Uri {
+    return vscode.Uri.from({ scheme: quarantineScheme, path: `/${entry.id}/${nodePath.basename(entry.path)}` });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const id = uri.path.split('/')[1] ?? '';
+    return new TextDecoder().decode(await this.read(id));
+  }
+}

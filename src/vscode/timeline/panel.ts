@@ -1,0 +1,342 @@
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import { describeError, type Logger } from '../../core/lib/logger';
+import type { NormalizedEvent } from '../../core/model/events';
+import { TimelineBuilder } from '../../core/timeline/builder';
+import type { TimelineFinding, TimelineHeader, TimelineRef } from '../../core/timeline/model';
+import type { SessionFollow } from '../../io/liveMonitor';
+import { webviewMessageSchema, type Header, type HostMessage } from '../../protocol/timeline';
+import { reveal } from '../commands/open';
+import { Disposable } from '../lifecycle';
+import type { MonitorScope } from '../monitors';
+import { newNonce, timelineHtml } from './html';
+import { readEvents } from './source';
+
+export const timelineViewType = 'agentGuard.timeline';
+
+/** Rows sent with `init`; the webview asks for the others as they scroll into view. */
+const initialRows = 400;
+/** Live updates are coalesced into one message per this many ms. */
+const flushDelayMs = 50;
+/** Events that may arrive while the transcript is read from disk before the read starts over. */
+const maxQueuedEvents = 100_000;
+
+/** Where to take the user when the timeline opens: a transcript line (a finding's). */
+export interface TimelineFocus {
+  line: number;
+  callId?: string;
+}
+
+/**
+ * The session timelines: one panel per transcript, revealed when asked for again. The
+ * composition root owns this (its panels go with the extension) and hands it each new
+ * monitor scope.
+ */
+export class TimelinePanels extends Disposable {
+  private readonly panels = new Map<string, TimelinePanel>();
+  private scope: MonitorScope | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Logger,
+  ) {
+    super();
+    this.register({
+      dispose: () => {
+        for (const p of [...this.panels.values()]) {
+          p.dispose();
+        }
+      },
+    });
+  }
+
+  show(file: string, focus?: TimelineFocus): void {
+    if (this.isDisposed) {
+      return;
+    }
+    const open = this.panels.get(file);
+    if (open) {
+      open.show(focus);
+      return;
+    }
+    const panel = new TimelinePanel(file, this.extensionUri, this.log, focus, () => this.panels.delete(file));
+    this.panels.set(file, panel);
+    panel.setScope(this.scope);
+  }
+
+  /** The monitors were rebuilt (settings, folders): every panel follows the new ones. */
+  setScope(scope: MonitorScope | undefined): void {
+    this.scope = scope;
+    for (const p of this.panels.values()) {
+      p.setScope(scope);
+    }
+  }
+}
+
+/**
+ * One session's timeline. The model is built host-side from the transcript (read again from
+ * disk up to where the live monitor is, then followed live); the webview only draws it. The
+ * webview is an untrusted client: every message from it is validated, and nothing is posted
+ * to it before it said `ready`.
+ */
+class TimelinePanel extends Disposable {
+  private readonly panel: vscode.WebviewPanel;
+  private scope: MonitorScope | undefined;
+  private scopeSubscriptions: vscode.Disposable[] = [];
+  private follow: SessionFollow | undefined;
+  private builder = new TimelineBuilder();
+  /** Bumped by every (re)load; events and reads of an older load are dropped. */
+  private generation = 0;
+  private loaded = false;
+  private ready = false;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private sentFindings = '';
+  private focus: TimelineFocus | undefined;
+
+  constructor(
+    readonly file: string,
+    extensionUri: vscode.Uri,
+    private readonly log: Logger,
+    focus: TimelineFocus | undefined,
+    onDispose: () => void,
+  ) {
+    super();
+    this.focus = focus;
+    const media = vscode.Uri.joinPath(extensionUri, 'media');
+    this.panel = vscode.window.createWebviewPanel(
+      timelineViewType,
+      `Timeline: ${nodePath.basename(file, '.jsonl').slice(0, 24)}`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      { enableScripts: true, localResourceRoots: [media] },
+    );
+    this.register({ dispose: onDispose });
+    this.register(this.panel);
+    this.panel.iconPath = vscode.Uri.joinPath(media, 'activity.svg');
+    this.register(this.panel.onDidDispose(() => this.dispose()));
+    this.register(this.panel.webview.onDidReceiveMessage((m: unknown) => this.onMessage(m)));
+    this.register(
+      this.panel.onDidChangeViewState(() => {
+        // A hidden webview is torn down; it says `ready` again when it comes back.
+        if (!this.panel.visible) {
+          this.ready = false;
+        }
+      }),
+    );
+    this.register({
+      dispose: () => {
+        this.generation++;
+        this.follow?.dispose();
+        this.follow = undefined;
+        this.disposeSubscriptions();
+        if (this.flushTimer) {
+          clearTimeout(this.flushTimer);
+        }
+      },
+    });
+    this.panel.webview.html = timelineHtml(this.panel.webview, media, newNonce());
+  }
+
+  show(focus?: TimelineFocus): void {
+    this.panel.reveal(undefined, false);
+    if (focus) {
+      this.focus = focus;
+      this.revealFocus();
+    }
+  }
+
+  private disposeSubscriptions(): void {
+    for (const d of this.scopeSubscriptions) {
+      d.dispose();
+    }
+    this.scopeSubscriptions = [];
+  }
+
+  setScope(scope: MonitorScope | undefined): void {
+    this.disposeSubscriptions();
+    this.scope = scope;
+    this.scopeSubscriptions = scope
+      ? [
+          scope.onDidChangeFindings(() => this.schedule()),
+          scope.onDidChangeSessions(() => {
+            // The monitors of a new scope find the session a little later.
+            if (!this.follow && scope.monitorOf(this.file)) {
+              void this.load();
+            }
+          }),
+        ]
+      : [];
+    void this.load();
+  }
+
+  /**
+   * (Re)builds the model: follows the session's live events first, then reads the part of
+   * the transcript the monitor had already read; events that arrive meanwhile wait in a queue.
+   */
+  private async load(): Promise<void> {
+    const generation = ++this.generation;
+    this.follow?.dispose();
+    let queue: NormalizedEvent[] | undefined = [];
+    let overflow = false;
+    const follow = this.scope?.monitorOf(this.file)?.followSession(this.file, (e) => {
+      if (generation !== this.generation) {
+        return;
+      }
+      if (!queue) {
+        this.onEvent(e);
+      } else if (queue.length < maxQueuedEvents) {
+        queue.push(e);
+      } else {
+        overflow = true;
+      }
+    });
+    this.follow = follow;
+    const builder = new TimelineBuilder();
+    try {
+      await readEvents(this.file, follow ? { upTo: follow.consumedBytes, agent: follow.forcedAgent, end: false } : { end: true }, (e) => builder.add(e));
+    } catch (e) {
+      this.log.warn(`[timeline] cannot read ${this.file}: ${describeError(e)}`);
+    }
+    if (generation !== this.generation) {
+      return;
+    }
+    if (overflow) {
+      void this.load();
+      return;
+    }
+    this.builder = builder;
+    const waiting = queue;
+    queue = undefined;
+    this.loaded = true;
+    for (const e of waiting) {
+      if (!this.onEvent(e)) {
+        return;
+      }
+    }
+    this.sendInit();
+  }
+
+  /** A live event; false when it started a reload (the transcript is being read anew). */
+  private onEvent(e: NormalizedEvent): boolean {
+    if (e.at.line < this.builder.lastLine) {
+      void this.load();
+      return false;
+    }
+    this.builder.add(e);
+    this.schedule();
+    return true;
+  }
+
+  private onMessage(raw: unknown): void {
+    const parsed = webviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.log.warn(`[timeline] ignored an invalid message from the timeline webview`);
+      return;
+    }
+    const m = parsed.data;
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendInit();
+        return;
+      case 'open':
+        void this.openLine(m.line);
+        return;
+      case 'requestRows':
+        if (this.ready && this.loaded) {
+          this.post({ type: 'rows', from: m.from, rows: this.builder.rows(m.from, m.to) });
+        }
+        return;
+    }
+  }
+
+  private sendInit(): void {
+    if (!this.ready || !this.loaded || this.isDisposed) {
+      return;
+    }
+    const b = this.builder;
+    const target = this.focusTarget();
+    const from = target ? Math.max(0, Math.min(target.row - initialRows / 4, b.total - initialRows)) : 0;
+    const findings = this.findings();
+    this.post({ type: 'init', header: this.header(b.header), total: b.total, from, rows: b.rows(from, from + initialRows), edges: [...b.edges], findings });
+    b.markSent();
+    this.sentFindings = JSON.stringify(findings);
+    this.revealFocus();
+  }
+
+  private schedule(): void {
+    if (this.flushTimer || this.isDisposed) {
+      return;
+    }
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush();
+    }, flushDelayMs);
+  }
+
+  /** Posts what changed since the last message: new and changed rows, new edges, the findings if they changed. */
+  private flush(): void {
+    if (!this.ready || !this.loaded) {
+      return;
+    }
+    const delta = this.builder.takeDelta();
+    if (delta) {
+      this.post({ type: 'append', header: this.header(delta.header), total: delta.total, rows: delta.rows, edges: delta.edges });
+    }
+    const findings = this.findings();
+    const key = JSON.stringify(findings);
+    if (key !== this.sentFindings) {
+      this.sentFindings = key;
+      this.post({ type: 'findings', findings });
+    }
+    this.revealFocus();
+  }
+
+  private findings(): TimelineFinding[] {
+    return this.builder.attach(this.scope?.findingsFor(this.file) ?? []);
+  }
+
+  private focusTarget(): TimelineRef | undefined {
+    const f = this.focus;
+    return f && f.line <= this.builder.lastLine ? this.builder.locate(f.line, f.callId) : undefined;
+  }
+
+  /** Takes the webview to the element of the pending focus, once it exists there. */
+  private revealFocus(): void {
+    if (!this.ready || !this.loaded) {
+      return;
+    }
+    const target = this.focusTarget();
+    if (target) {
+      this.focus = undefined;
+      this.post({ type: 'reveal', ref: target });
+    }
+  }
+
+  private header(h: TimelineHeader): Header {
+    return {
+      agent: h.agent,
+      ...(h.sessionId !== undefined ? { sessionId: h.sessionId } : {}),
+      ...(h.title !== undefined ? { title: h.title.slice(0, 400) } : {}),
+      ...(h.cwd !== undefined ? { cwd: h.cwd.slice(0, 4000) } : {}),
+      file: nodePath.basename(this.file),
+      live: this.follow !== undefined,
+      stats: { ...h.stats },
+    };
+  }
+
+  private post(message: HostMessage): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  /** Opens the transcript at a line, in another editor group than the timeline's when there is one. */
+  private async openLine(line: number): Promise<void> {
+    if (line > Math.max(this.builder.lastLine, 1)) {
+      return;
+    }
+    const column = this.panel.viewColumn;
+    if (column !== undefined && vscode.window.tabGroups.all.length > 1) {
+      await vscode.commands.executeCommand(column === vscode.ViewColumn.One ? 'workbench.action.focusSecondEditorGroup' : 'workbench.action.focusFirstEditorGroup');
+    }
+    await reveal(vscode.Uri.file(this.file), new vscode.Range(line - 1, 0, line - 1, 0));
+  }
+}

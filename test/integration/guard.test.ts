@@ -1,0 +1,121 @@
+/// <reference types="mocha" />
+// The guard inside VS Code: the editor guard keeps the user's buffer and sets the agent's
+// version aside; the guard service answers a real hook process about a dirty buffer; the
+// hooks install command writes the agents' settings.
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { workspaceDir } from './support/transcripts';
+import { uiCheck, waitFor } from './support/ui';
+
+suite('guard', () => {
+  let api: AgentGuardApi;
+  const extensionRoot = (): string => vscode.extensions.getExtension('agent-session-guard.agent-session-guard')!.extensionPath;
+
+  suiteSetup(async () => {
+    api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();
+    await api.ready();
+  });
+
+  test('a write landing on a dirty buffer: the buffer is kept, the agent’s version is set aside, the file put back', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    try {
+      await api.ready();
+      const file = path.join(workspaceDir(), 'src', 'guarded.ts');
+      const original = 'export const owner = "me";\n';
+      fs.writeFileSync(file, original);
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      await vscode.window.showTextDocument(doc);
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(doc.uri, new vscode.Position(1, 0), 'export const mine = "unsaved";\n');
+      await vscode.workspace.applyEdit(edit);
+      assert.ok(doc.isDirty);
+      const users = doc.getText();
+      // Give the guard a moment to keep the file's disk version, then an agent writes it.
+      await new Promise((r) => setTimeout(r, 1000));
+      const agents = 'export const owner = "the agent";\n';
+      fs.writeFileSync(file, agents);
+      const entry = await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+      assert.equal(entry.reason, 'dirty-buffer');
+      assert.equal(new TextDecoder().decode(await api.readQuarantined(entry.id)), agents, 'retrievable byte for byte');
+      await waitFor(() => fs.readFileSync(file, 'utf8') === original, 5000, 'the previous content back on disk');
+      assert.ok(doc.isDirty, 'the buffer is still unsaved');
+      assert.equal(doc.getText(), users, 'the buffer is untouched');
+      // The notification offers the diff (checked in the browser, in the notification centre).
+      await vscode.commands.executeCommand('notifications.showList');
+      await uiCheck({ id: 'editor-guard', selector: '.notifications-center .notification-list-item', text: 'Compare', screenshot: 'editor-guard.png' });
+      await vscode.commands.executeCommand('notifications.hideList');
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('the guard service answers a real hook: a write to a file with unsaved changes is denied', async () => {
+    await api.ready();
+    await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
+    const file = path.join(workspaceDir(), 'src', 'util.ts');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
+    await vscode.workspace.applyEdit(edit);
+    assert.ok(doc.isDirty);
+    try {
+      const payload = {
+        session_id: 'e5f6a7b8-0000-4000-8000-000000000005',
+        transcript_path: '/nonexistent/transcript.jsonl',
+        cwd: workspaceDir(),
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: file, content: 'overwritten\n' },
+        tool_use_id: 'toolu_HOOK',
+      };
+      // Spawned asynchronously: the guard service runs in this very process (the extension
+      // host), and a synchronous spawn would keep it from answering.
+      const r = await runHook([path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'], JSON.stringify(payload), {
+        ...process.env,
+        // A generous deadline: this is about the decision, and the test machine may be busy.
+        AGENT_GUARD_TIMEOUT_MS: '15000',
+      });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /unsaved changes in the editor/);
+      const out = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } };
+      assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
+    } finally {
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+  });
+
+  test('installing the hooks writes the agents’ settings, keeping what was there', async () => {
+    const settings = path.join(workspaceDir(), '.claude', 'settings.local.json');
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    const mine = '{\n  // my own permission\n  "permissions": { "allow": ["Bash(npm test)"] }\n}\n';
+    fs.writeFileSync(settings, mine);
+    const outcome = await vscode.commands.executeCommand<string>('agentGuard.installHooks', { confirm: false });
+    assert.equal(outcome, 'written');
+    const after = fs.readFileSync(settings, 'utf8');
+    assert.ok(after.startsWith('{\n  // my own permission\n  "permissions": { "allow": ["Bash(npm test)"] }'), after);
+    assert.match(after, /"PreToolUse"/);
+    assert.match(after, /dist\/hook\.js\\?" --agent-guard --agent claude/);
+    assert.equal(await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false }), 'written');
+    assert.equal(fs.readFileSync(settings, 'utf8'), mine, 'uninstall restores the original bytes');
+  });
+});
+
+function runHook(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}

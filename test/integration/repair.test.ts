@@ -1,0 +1,53 @@
+/// <reference types="mocha" />
+// "Repair this session…" on a pairing diagnostic: the diff is shown, the transcript is
+// repaired after a backup, and the pairing findings go away.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { ClaudeTranscript } from '../unit/support/claude';
+import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
+import { waitFor } from './support/ui';
+
+suite('repair', () => {
+  let api: AgentGuardApi;
+  let file: string;
+  let original: string;
+
+  suiteSetup(async () => {
+    api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();
+    await api.ready();
+    file = path.join(claudeProjectDir(), 'c3d4e5f6-0000-4000-8000-000000000003.jsonl');
+    const t = new ClaudeTranscript('c3d4e5f6-0000-4000-8000-000000000003', workspaceDir())
+      .user('Run the checks')
+      .call('msg_1', 'toolu_R1', 'Bash', { command: 'npm test' })
+      .result('toolu_R1', 'ok')
+      .result('toolu_R1', 'ok')
+      .say('msg_2', 'All green.');
+    await appendLines(file, t.lines, 5);
+    original = t.text();
+    await waitFor(() => (api.flushDiagnostics(), vscode.languages.getDiagnostics(vscode.Uri.file(file)).length > 0), 8000, 'the duplicate-result diagnostic');
+  });
+
+  test('the quick fix offers the repair on a pairing diagnostic', async () => {
+    const d = vscode.languages.getDiagnostics(vscode.Uri.file(file))[0]!;
+    assert.equal(typeof d.code === 'object' ? d.code.value : d.code, 'duplicate-result');
+    await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(file), d.range);
+    assert.ok(actions.some((a) => a.title === 'Repair this session…'));
+  });
+
+  test('repairing shows the diff, keeps a byte-for-byte backup, and the findings go', async () => {
+    const f = api.findings().find((x) => x.file === file && x.rule === 'duplicate-result')!;
+    const outcome = await vscode.commands.executeCommand<string>('agentGuard.repairSession', f, { confirm: false });
+    assert.equal(outcome, 'written');
+    const diff = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'agent-guard-repair');
+    assert.ok(diff, 'a diff of original and repaired was shown');
+    const backups = fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith(path.basename(file) + '.bak-'));
+    assert.equal(backups.length, 1);
+    assert.equal(fs.readFileSync(path.join(path.dirname(file), backups[0]!), 'utf8'), original);
+    assert.equal(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length, 4, 'the duplicate result line is gone');
+    await waitFor(() => (api.flushDiagnostics(), vscode.languages.getDiagnostics(vscode.Uri.file(file)).length === 0), 8000, 'the diagnostics to go');
+  });
+});

@@ -1,0 +1,158 @@
+/// <reference types="mocha" />
+// The session timeline webview in a real VS Code: a parallel batch, a late result and a stale
+// write render with their statuses, rules and arrows; it follows the session live; a click
+// opens the transcript line; and hostile transcript text renders as text, running nothing.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { ClaudeTranscript } from '../unit/support/claude';
+import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
+import { uiCheck, waitFor, type UiCheck } from './support/ui';
+
+/** The driver's optional checks beyond UiCheck (test/e2e/driver.mjs). */
+interface TimelineCheck extends UiCheck {
+  /** Selectors that must match nothing in the frame the element was found in. */
+  absent?: string[];
+  /** Click the element once found. */
+  click?: boolean;
+}
+
+/** Webviews are iframes whose URL names the extension; the content is in a nested frame. */
+const frame = 'extensionId=agent-session-guard';
+
+function timelineTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentGuard.timeline'));
+}
+
+async function findingsOf(api: AgentGuardApi, file: string, rules: string[]): Promise<void> {
+  await waitFor(
+    () => {
+      const have = new Set(api.findings().filter((f) => f.file === file).map((f) => f.rule));
+      return rules.every((r) => have.has(r));
+    },
+    10_000,
+    `findings ${rules.join(', ')} on ${path.basename(file)}`,
+  );
+}
+
+suite('session timeline', () => {
+  let api: AgentGuardApi;
+  let file: string;
+  let t: ClaudeTranscript;
+
+  suiteSetup(async () => {
+    api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();
+    await api.ready();
+    const ws = workspaceDir();
+    const app = path.join(ws, 'src', 'timeline-app.ts');
+    const util = path.join(ws, 'src', 'util.ts');
+    const v1 = 'export const a = 1;\nexport const b = 2;\n';
+    const changed = 'export const a = 100;\nexport const b = 2;\n';
+    file = path.join(claudeProjectDir(), 'd4e5f6a7-0000-4000-8000-000000000004.jsonl');
+    // Read app.ts; a parallel batch of three calls, the slow one answered only after the next
+    // assistant message (late); then an edit of app.ts on top of a change the session never saw.
+    t = new ClaudeTranscript('d4e5f6a7-0000-4000-8000-000000000004', ws)
+      .user('Refactor the app and run the tests')
+      .read('msg_1', 'toolu_READ', app, v1)
+      .call('msg_2', 'toolu_TEST', 'Bash', { command: 'npm test' })
+      .call('msg_2', 'toolu_UTIL', 'Read', { file_path: util })
+      .call('msg_2', 'toolu_SLOW', 'Bash', { command: 'sleep 5' })
+      .result('toolu_TEST', 'ok')
+      .readResult('toolu_UTIL', util, 'export {};\n')
+      .say('msg_3', 'Not waiting for the slow one')
+      .result('toolu_SLOW', 'finally done')
+      .edit('msg_4', 'toolu_EDIT', app, changed, 'export const a = 100;', 'export const a = 3;')
+      .say('msg_5', 'Done.');
+    await appendLines(file, t.lines, 10);
+    await findingsOf(api, file, ['missing-result', 'misplaced-result', 'stale-write']);
+  });
+
+  test('a parallel batch, a late result and a stale write render with their statuses, rules and arrows', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const shown = await vscode.commands.executeCommand<string>('agentGuard.showTimeline', { kind: 'session', session: { file } });
+    assert.equal(shown, file);
+    await waitFor(() => timelineTabs().length === 1, 5000, 'the timeline tab');
+    // The parallel batch: three lanes in one row.
+    await uiCheck({ id: 'timeline-batch', frame, selector: '.row-batch .label', text: 'parallel' });
+    await uiCheck({ id: 'timeline-batch-lanes', frame, selector: '.row-batch .lane[data-lane="2"][data-status="late"]', text: 'Bash' });
+    await uiCheck({ id: 'timeline-ok', frame, selector: '.row-batch .lane[data-status="ok"]', text: 'util.ts' });
+    // The late result where it landed, with its rule, and the arrow back to its call.
+    await uiCheck({ id: 'timeline-late', frame, selector: '.row-results .lane[data-status="late"]', text: 'misplaced-result' });
+    await uiCheck({ id: 'timeline-missing-rule', frame, selector: '.row-batch .lane[data-status="late"] .rule', text: 'missing-result' });
+    await uiCheck({ id: 'timeline-late-edge', frame, selector: 'svg.edges path.edge-late' });
+    // The stale write: its rule on the write's lane, and the read→write arrow flagged.
+    await uiCheck({ id: 'timeline-stale', frame, selector: '.lane[data-severity="error"]', text: 'stale-write' });
+    await uiCheck({ id: 'timeline-stale-lane', frame, selector: '.lane[data-severity="error"] .path', text: 'src/timeline-app.ts' });
+    await uiCheck({ id: 'timeline-hb-edge', frame, selector: 'svg.edges path.edge-hb.flagged', screenshot: 'timeline.png' });
+  });
+
+  test('it follows the session live', async () => {
+    const more = t.call('msg_6', 'toolu_LIVE', 'Grep', { pattern: 'TODO' });
+    await appendLines(file, more.lines.slice(-1));
+    await uiCheck({ id: 'timeline-live', frame, selector: '.lane[data-status="pending"]', text: 'Grep', screenshot: 'timeline-live.png' });
+  });
+
+  test('clicking a lane opens the transcript at its line', async () => {
+    const check: TimelineCheck = { id: 'timeline-click', frame, selector: '.row-results .lane[data-status="late"] .tool', text: 'Bash', click: true };
+    await uiCheck(check);
+    const line = t.lineOf('"tool_use_id":"toolu_SLOW"');
+    const editor = await waitFor(
+      () => {
+        const e = vscode.window.activeTextEditor;
+        return e?.document.uri.fsPath === file ? e : undefined;
+      },
+      8000,
+      'the transcript in an editor',
+    );
+    assert.equal(editor.selection.active.line, line - 1);
+  });
+
+  test('the quick fix "Show in session timeline" opens it at the finding', async () => {
+    const stale = api.findings().find((f) => f.file === file && f.rule === 'stale-write');
+    assert.ok(stale);
+    api.flushDiagnostics();
+    await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const d = vscode.languages.getDiagnostics(vscode.Uri.file(file)).find((x) => (typeof x.code === 'object' ? x.code.value : x.code) === 'stale-write');
+    assert.ok(d);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(file), d.range);
+    const action = actions.find((a) => a.title === 'Show in session timeline');
+    assert.ok(action?.command, actions.map((a) => a.title).join(', '));
+    await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
+    await waitFor(() => timelineTabs().some((tab) => tab.isActive), 5000, 'the timeline to be the active tab');
+    assert.equal(timelineTabs().length, 1, 'one panel per transcript');
+    await uiCheck({ id: 'timeline-quickfix', frame, selector: '.lane[data-severity="error"]', text: 'stale-write', screenshot: 'timeline-quickfix.png' });
+  });
+
+  test('hostile transcript text renders as text and runs nothing', async () => {
+    const ws = workspaceDir();
+    const hostile = path.join(claudeProjectDir(), 'e5f6a7b8-0000-4000-8000-000000000005.jsonl');
+    const x = new ClaudeTranscript('e5f6a7b8-0000-4000-8000-000000000005', ws)
+      .user('<script>window.__pwned=1</script> fix <img src=x onerror="window.__pwned=2"> see javascript:alert(1)')
+      .call('msg_1', 'toolu_X1', '<script>window.__pwned=1</script>', { command: 'x' })
+      .call('msg_1', 'toolu_X2', 'Read', { file_path: '<img src=x onerror="window.__pwned=2">' })
+      .call('msg_1', 'toolu_X3', 'Write', { file_path: 'javascript:alert(1)', content: '<script>window.__pwned=3</script>' })
+      .result('toolu_X1', '<script>window.__pwned=1</script>')
+      .result('toolu_X2', '<img src=x onerror="window.__pwned=2">')
+      .result('toolu_X3', 'javascript:alert(1)')
+      .call('msg_2', 'toolu_X4', 'Bash', { command: 'echo "<img src=x onerror=alert(1)>"' })
+      .say('msg_3', 'moving on');
+    await appendLines(hostile, x.lines, 10);
+    await findingsOf(api, hostile, ['missing-result']);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('agentGuard.showTimeline', vscode.Uri.file(hostile));
+    await uiCheck({ id: 'hostile-prompt', frame, selector: '.row-prompt .body', text: '<script>window.__pwned=1</script> fix <img src=x onerror="window.__pwned=2">' });
+    await uiCheck({ id: 'hostile-tool', frame, selector: '.lane .tool', text: '<script>window.__pwned=1</script>' });
+    await uiCheck({ id: 'hostile-path', frame, selector: '.lane .path', text: '<img src=x onerror="window.__pwned=2">' });
+    const check: TimelineCheck = {
+      id: 'hostile-nothing-runs',
+      frame,
+      selector: '.lane .path',
+      text: 'javascript:alert(1)',
+      // Ours are the bundle and VS Code's own acquireVsCodeApi script; nothing else may be there.
+      absent: ['img', 'script:not(#_vscodeApiScript):not([src*="media/dist/timeline.js"])', '[onerror]', '[onload]', '[onclick]', 'a[href]', 'iframe', 'object', 'embed'],
+      screenshot: 'timeline-hostile.png',
+    };
+    await uiCheck(check);
+  });
+});

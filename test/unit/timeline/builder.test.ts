@@ -1,0 +1,319 @@
+/** The timeline model: rows, lanes, statuses, edges and findings, from real pipeline events. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { NormalizedEvent } from '../../../src/core/model/events';
+import type { Finding } from '../../../src/core/model/finding';
+import { relativeTo, TimelineBuilder } from '../../../src/core/timeline/builder';
+import type { BatchRow, ResultsRow, TimelineLane, TimelineRow } from '../../../src/core/timeline/model';
+import { hostMessageSchema, rowSchema, webviewMessageSchema } from '../../../src/protocol/timeline';
+import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
+import { run } from '../support/run';
+
+const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
+const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
+const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
+const cwd = '/home/dev/proj';
+const f = `${cwd}/src/app.ts`;
+const v1 = 'one\ntwo\nthree\nfour\nfive\n';
+const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
+
+function build(text: string): { b: TimelineBuilder; findings: Finding[]; events: NormalizedEvent[] } {
+  const { events, findings } = run(text);
+  const b = new TimelineBuilder();
+  for (const e of events) {
+    b.add(e);
+  }
+  return { b, findings, events };
+}
+
+/** Every lane of every row, with where it sits. */
+function lanes(b: TimelineBuilder): { row: number; lane: number; kind: TimelineRow['kind']; l: TimelineLane }[] {
+  return b.rows().flatMap((r, row) => (r.kind === 'batch' || r.kind === 'results' ? r.lanes.map((l, lane) => ({ row, lane, kind: r.kind, l })) : []));
+}
+
+function shape(b: TimelineBuilder): string[] {
+  return b.rows().map((r) => {
+    switch (r.kind) {
+      case 'batch':
+      case 'results':
+        return `${r.kind}[${r.lanes.map((l) => `${l.tool}:${l.status}`).join(',')}]`;
+      case 'text':
+        return `text:${r.role}`;
+      default:
+        return r.kind;
+    }
+  });
+}
+
+void describe('TimelineBuilder', () => {
+  void it('a parallel batch is one row with a lane per call, paths relative to the cwd', () => {
+    const t = cc()
+      .call('m1', A, 'Read', { file_path: f })
+      .call('m1', B, 'Bash', { command: 'npm test' })
+      .readResult(A, f, v1)
+      .result(B, 'ok')
+      .say('m2', 'done');
+    const { b } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Read:ok,Bash:ok]', 'text:assistant']);
+    const batch = b.row(1) as BatchRow;
+    assert.equal(batch.lanes[0]!.path, 'src/app.ts');
+    assert.equal(batch.lanes[0]!.line, t.lineOf(`"id":"${A}"`));
+    assert.deepEqual(batch.lanes[0]!.results, [t.lineOf(`"tool_use_id":"${A}"`)]);
+    assert.equal(batch.lanes[1]!.path, undefined);
+    assert.equal(b.header.sessionId, t.sessionId);
+    assert.equal(b.header.cwd, cwd);
+    assert.equal(b.header.stats.calls, 2);
+    assert.equal(b.header.stats.turns, 1);
+  });
+
+  void it('streamed blocks (a result before the next block of the same message) stay one batch, in place', () => {
+    const t = cc().call('m1', A, 'Read', { file_path: f }).result(A, 'a').call('m1', B, 'Bash', { command: 'pwd' }).result(B, 'b').say('m2', 'ok');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Read:ok,Bash:ok]', 'text:assistant']);
+    assert.deepEqual(findings, []);
+  });
+
+  void it('a late result: the call lane says late, a result lane where it landed, an edge back to the call', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').result(A, 'late');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:late]', 'text:assistant', 'results[Bash:late]']);
+    const stray = (b.row(3) as ResultsRow).lanes[0]!;
+    assert.equal(stray.kind, 'result');
+    assert.equal(stray.line, t.lineOf(`"tool_use_id":"${A}"`));
+    assert.equal(stray.callLine, t.lineOf(`"id":"${A}"`));
+    assert.deepEqual(b.edges, [{ kind: 'late', from: { row: 3, lane: 0 }, to: { row: 1, lane: 0 } }]);
+    // The findings land on the elements: missing-result on the call, misplaced-result on the result.
+    const placed = b.attach(findings);
+    assert.deepEqual(
+      placed.map((p) => [p.rule, p.row, p.lane]),
+      [
+        ['missing-result', 1, 0],
+        ['misplaced-result', 3, 0],
+      ],
+    );
+  });
+
+  void it('late statuses agree with misplaced-result (after text, across a reset)', () => {
+    for (const t of [
+      cc().call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late'),
+      cc().call('m1', A, 'Bash', { command: 'ls' }).compact().user('continue').result(A, 'late'),
+      cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'on').result(A, 'x').call('m3', B, 'Bash', { command: 'ls' }).result(B, 'y'),
+    ]) {
+      const { b, findings } = build(t.text());
+      const late = lanes(b)
+        .filter((x) => x.l.kind === 'result' && x.l.status === 'late')
+        .map((x) => x.l.line);
+      assert.deepEqual(
+        late,
+        findings.filter((x) => x.rule === 'misplaced-result').map((x) => x.line),
+        shape(b).join(' '),
+      );
+    }
+  });
+
+  void it('a duplicate result: the call lane says duplicate, with a result lane and an edge', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').result(A, 'a');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:duplicate]', 'results[Bash:duplicate]']);
+    assert.deepEqual((b.row(1) as BatchRow).lanes[0]!.results, [3, 4]);
+    assert.deepEqual(b.edges, [{ kind: 'duplicate', from: { row: 2, lane: 0 }, to: { row: 1, lane: 0 } }]);
+    assert.deepEqual(
+      b.attach(findings).map((p) => [p.rule, p.row, p.lane]),
+      [['duplicate-result', 2, 0]],
+    );
+  });
+
+  void it('a reused call id: the second call lane says duplicate', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').call('m2', A, 'Bash', { command: 'ls' }).result(A, 'a');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:ok]', 'batch[Bash:duplicate]']);
+    assert.deepEqual(
+      b.attach(findings).map((p) => [p.rule, p.row, p.lane]),
+      [['duplicate-call-id', 2, 0]],
+    );
+  });
+
+  void it('a missing result: pending until the conversation moves on, then missing', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'ls' }).call('m1', B, 'Read', { file_path: f }).result(A, 'ok');
+    const { b } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:ok,Read:pending]']);
+    b.markSent();
+    const more = run(t.say('m2', 'moving on').text()).events.slice(-1);
+    b.add(more[0]!);
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:ok,Read:missing]', 'text:assistant']);
+    // The batch row changed after it was sent: the delta carries it, and the new row.
+    const delta = b.takeDelta();
+    assert.ok(delta);
+    assert.deepEqual(
+      delta.rows.map((r) => r.index),
+      [1, 2],
+    );
+    assert.equal(b.takeDelta(), undefined);
+  });
+
+  void it('a missing result reported by the rule sits on the call lane', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:missing]', 'text:assistant']);
+    assert.deepEqual(
+      b.attach(findings).map((p) => [p.rule, p.row, p.lane]),
+      [['missing-result', 1, 0]],
+    );
+  });
+
+  void it('a stale write: the finding on the write lane, a happens-before edge from the read', () => {
+    const changed = 'one\nTWO!\nthree\nfour\nfive\n';
+    const t = cc().read('m1', A, f, v1).edit('m2', B, f, changed, 'TWO!', '2').say('m3', 'done');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Read:ok]', 'batch[Edit:ok]', 'text:assistant']);
+    assert.deepEqual(b.edges, [{ kind: 'hb', from: { row: 1, lane: 0 }, to: { row: 2, lane: 0 } }]);
+    const stale = b.attach(findings).filter((p) => p.rule === 'stale-write');
+    assert.equal(stale.length, 1);
+    assert.deepEqual([stale[0]!.row, stale[0]!.lane], [2, 0]);
+  });
+
+  void it('happens-before: no edge inside a parallel batch (the read had not returned); only the read that gated the write', () => {
+    const race = cc()
+      .call('m1', A, 'Read', { file_path: f })
+      .call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' })
+      .readResult(A, f, v1)
+      .editResult(B, f, v1, 'two', '2');
+    assert.deepEqual(build(race.text()).b.edges, []);
+    // read, edit, edit: the second edit is based on the session's own write, not the read.
+    const chain = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4');
+    assert.deepEqual(build(chain.text()).b.edges, [{ kind: 'hb', from: { row: 1, lane: 0 }, to: { row: 2, lane: 0 } }]);
+  });
+
+  void it('compaction: a reset row is a turn boundary; unanswered calls of the old history are missing', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok');
+    const { b } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:missing]', 'reset', 'prompt', 'text:assistant']);
+    assert.deepEqual(
+      b.rows().map((r) => r.turn),
+      [1, 1, 2, 3, 3],
+    );
+    const reset = b.row(2)!;
+    assert.equal(reset.kind === 'reset' && reset.reason, 'compaction');
+  });
+
+  void it('Codex: calls without message keys batch by role; an aborted turn makes its calls missing', () => {
+    const t = new CodexRollout().user('go').shell('c1', 'ls').shell('c2', 'pwd').output('c1', 'a').output('c2', 'b').shell('c3', 'sleep 5').event('turn_aborted');
+    const { b } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[shell:ok,shell:ok]', 'batch[shell:missing]', 'note']);
+  });
+
+  void it('an orphan result and a malformed line', () => {
+    const t = cc().result(A, 'x').raw('{not json');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'results[?:orphan]', 'note']);
+    assert.deepEqual(
+      b.attach(findings).map((p) => [p.rule, p.row]),
+      [
+        ['orphan-result', 1],
+        ['unparseable-line', 2],
+      ],
+    );
+  });
+
+  void it('incremental: feeding events one at a time and applying deltas gives the same rows as one pass', () => {
+    const t = cc()
+      .call('m1', A, 'Read', { file_path: f })
+      .call('m1', B, 'Bash', { command: 'ls' })
+      .readResult(A, f, v1)
+      .say('m2', 'on')
+      .result(B, 'late')
+      .edit('m3', C, f, v1, 'two', '2')
+      .compact()
+      .user('again');
+    const { events, b: whole } = build(t.text());
+    const b = new TimelineBuilder();
+    const mirror: TimelineRow[] = [];
+    const edges: unknown[] = [];
+    for (const e of events) {
+      b.add(e);
+      const d = b.takeDelta();
+      for (const { index, row } of d?.rows ?? []) {
+        mirror[index] = structuredClone(row);
+      }
+      edges.push(...(d?.edges ?? []));
+      assert.equal(mirror.length, d?.total ?? mirror.length);
+    }
+    assert.deepEqual(mirror, whole.rows());
+    assert.deepEqual(edges, whole.edges);
+  });
+
+  void it('every row fits the protocol schema; the messages validate', () => {
+    const t = cc().read('m1', A, f, v1).call('m2', B, 'Bash', { command: 'ls' }).say('m3', 'x').result(B, 'late').result(B, 'dup').compact().raw('{oops');
+    const { b, findings } = build(t.text());
+    for (const r of b.rows()) {
+      assert.ok(rowSchema.safeParse(r).success, JSON.stringify(r));
+    }
+    const init = {
+      type: 'init',
+      header: { ...b.header, file: 'x.jsonl', live: true },
+      total: b.total,
+      from: 0,
+      rows: b.rows(),
+      edges: b.edges,
+      findings: b.attach(findings),
+    };
+    assert.ok(hostMessageSchema.safeParse(init).success);
+    assert.ok(webviewMessageSchema.safeParse({ type: 'open', line: 3 }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'open', line: 0 }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'open', line: '3' }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'requestRows', from: 10, to: 5 }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'requestRows', from: 0, to: 1e6 }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'eval', code: 'x' }).success);
+  });
+
+  void it('10,000 events: builds fast, compact, and locates every call line', () => {
+    const t = new ClaudeTranscript();
+    let n = 0;
+    for (let turn = 0; t.lines.length < 10_000; turn++) {
+      t.user(`prompt ${turn}`);
+      const ids = [0, 1, 2].map(() => `toolu_${String(++n).padStart(8, '0')}`);
+      t.call(`m${turn}a`, ids[0]!, 'Read', { file_path: `${cwd}/src/f${turn % 50}.ts` });
+      t.call(`m${turn}a`, ids[1]!, 'Bash', { command: 'ls' });
+      t.call(`m${turn}a`, ids[2]!, 'Grep', { pattern: 'x' });
+      t.readResult(ids[0]!, `${cwd}/src/f${turn % 50}.ts`, 'a\nb\n');
+      t.result(ids[1]!, 'ok');
+      if (turn % 10 === 0) {
+        t.say(`m${turn}b`, 'moving on');
+      }
+      t.result(ids[2]!, 'ok');
+      t.edit(`m${turn}c`, `toolu_e${turn}`, `${cwd}/src/f${turn % 50}.ts`, 'a\nb\n', 'a', 'A');
+      t.say(`m${turn}d`, 'done');
+    }
+    const { events, findings } = run(t.text());
+    assert.ok(events.length >= 10_000, `${events.length} events`);
+    const started = performance.now();
+    const b = new TimelineBuilder();
+    for (const e of events) {
+      b.add(e);
+    }
+    const placed = b.attach(findings);
+    const ms = performance.now() - started;
+    assert.ok(ms < 1000, `built in ${ms.toFixed(0)} ms`);
+    assert.ok(b.total < events.length / 2, `${b.total} rows for ${events.length} events`);
+    assert.ok(placed.every((p) => p.row !== undefined));
+    const late = lanes(b).filter((x) => x.l.kind === 'result' && x.l.status === 'late');
+    assert.equal(late.length, findings.filter((x) => x.rule === 'misplaced-result').length);
+    assert.ok(late.length > 0);
+    assert.equal(b.edges.filter((e) => e.kind === 'hb').length, lanes(b).filter((x) => x.l.tool === 'Edit').length);
+    for (const x of lanes(b).filter((l) => l.kind === 'batch')) {
+      assert.deepEqual(b.locate(x.l.line, x.l.callId), { row: x.row, lane: x.lane });
+    }
+  });
+});
+
+void describe('relativeTo', () => {
+  void it('shortens paths inside the dir only', () => {
+    assert.equal(relativeTo('/a/b/c.ts', '/a/b'), 'c.ts');
+    assert.equal(relativeTo('/a/b/c.ts', '/a/b/'), 'c.ts');
+    assert.equal(relativeTo('/a/bc/d.ts', '/a/b'), '/a/bc/d.ts');
+    assert.equal(relativeTo('/a/b', '/a/b'), '.');
+    assert.equal(relativeTo('C:\\w\\x.ts', 'C:\\w'), 'x.ts');
+    assert.equal(relativeTo('javascript:alert(1)', '/a/b'), 'javascript:alert(1)');
+  });
+});
