@@ -21,7 +21,7 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return undefined;
   }
   if (trimmed.startsWith('/')) {
-    return nodePath.posix.normalize(trimmed);
+    return normalPosix(trimmed, 0) ? trimmed : nodePath.posix.normalize(trimmed);
   }
   if (isWindowsPath(trimmed)) {
     return nodePath.win32.normalize(trimmed);
@@ -33,7 +33,44 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
   if (!cwd) {
     return undefined;
   }
-  return isWindowsPath(cwd) ? nodePath.win32.resolve(cwd, trimmed) : nodePath.posix.resolve(cwd, trimmed);
+  if (isWindowsPath(cwd)) {
+    return nodePath.win32.resolve(cwd, trimmed);
+  }
+  // The common case, `src/a.ts` against `/work/project`: a plain join when neither part has
+  // anything to normalise (what posix.resolve would return for it, without its work).
+  if (cwd.length > 1 && cwd.charCodeAt(0) === slash && normalPosix(cwd, 0) && cwd.charCodeAt(cwd.length - 1) !== slash && normalPosix(trimmed, -1) && trimmed.charCodeAt(trimmed.length - 1) !== slash) {
+    return `${cwd}/${trimmed}`;
+  }
+  return nodePath.posix.resolve(cwd, trimmed);
+}
+
+const slash = 0x2f;
+const dot = 0x2e;
+
+/**
+ * Is this POSIX path already in normal form, i.e. would `posix.normalize` return it as is?
+ * True when no segment is empty (`//`), `.` or `..`. `from` is where the first segment starts:
+ * 0 for an absolute path (its leading `/` opens an empty root segment that is allowed), -1 for a
+ * relative one. A trailing slash is kept by normalize, so it is allowed.
+ */
+function normalPosix(p: string, from: number): boolean {
+  let segStart = from + 1;
+  for (let i = segStart; i <= p.length; i++) {
+    if (i < p.length && p.charCodeAt(i) !== slash) {
+      continue;
+    }
+    const len = i - segStart;
+    if (len === 0) {
+      // An empty segment: allowed only as the trailing slash of a non-root path.
+      if (!(i === p.length && i > 1 && segStart === i)) {
+        return false;
+      }
+    } else if (p.charCodeAt(segStart) === dot && (len === 1 || (len === 2 && p.charCodeAt(segStart + 1) === dot))) {
+      return false;
+    }
+    segStart = i + 1;
+  }
+  return true;
 }
 
 /** A short display form: relative to cwd when inside it. */

@@ -94,8 +94,12 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   return out;
 }
 
+/** Sets the directory `a` is relative to (every caller passes a fresh object). */
 function withCwd(a: ShellAccess, cwd: string | undefined): ShellAccess {
-  return cwd === undefined ? a : { ...a, cwd };
+  if (cwd !== undefined) {
+    a.cwd = cwd;
+  }
+  return a;
 }
 
 function isRealFile(p: string): boolean {

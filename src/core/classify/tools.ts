@@ -82,30 +82,32 @@ export interface Classification {
  * paths come back absolute, resolved against `cwd`.
  */
 export function classifyToolCall(agent: AgentKind, tool: string, input: unknown, cwd: string | undefined): Classification {
-  const spec = Object.hasOwn(toolTables[agent], tool) ? toolTables[agent][tool] : undefined;
+  const table = toolTables[agent];
+  const spec = Object.hasOwn(table, tool) ? table[tool] : undefined;
   if (!spec) {
     // MCP and unknown tools: nothing we can say about files.
     return { category: 'other', accesses: [] };
   }
-  const obj = isRecord(input) ? input : {};
+  const obj = isRecord(input) ? input : emptyInput;
   const accesses: FileAccess[] = [];
-  const add = (raw: string, op: AccessOp, extra: Partial<FileAccess> = {}, base = cwd): void => {
-    const path = resolveAgainst(raw, base);
-    if (path !== undefined) {
-      accesses.push({ path, op, ...extra });
-    }
-  };
-  for (const p of spec.paths ?? []) {
-    const v = obj[p.field];
-    if (typeof v === 'string') {
-      const extra: Partial<FileAccess> = p.existed ? { existed: true } : {};
-      if (spec.window && p.op === 'read') {
-        const lines = readWindow(obj, spec.window);
-        if (lines) {
-          extra.lines = lines;
+  if (spec.paths) {
+    for (const p of spec.paths) {
+      const v = obj[p.field];
+      if (typeof v === 'string') {
+        const a = access(v, p.op, cwd);
+        if (a) {
+          if (p.existed) {
+            a.existed = true;
+          }
+          if (spec.window && p.op === 'read') {
+            const lines = readWindow(obj, spec.window);
+            if (lines) {
+              a.lines = lines;
+            }
+          }
+          accesses.push(a);
         }
       }
-      add(v, p.op, extra);
     }
   }
   if (spec.pathList) {
@@ -113,7 +115,10 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     if (Array.isArray(v)) {
       for (const item of v) {
         if (typeof item === 'string') {
-          add(item, spec.pathList.op);
+          const a = access(item, spec.pathList.op, cwd);
+          if (a) {
+            accesses.push(a);
+          }
         }
       }
     }
@@ -122,8 +127,15 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
-      for (const a of classifyShell(command, base)) {
-        add(a.path, a.op, a.lines ? { lines: a.lines, viaShell: true } : { viaShell: true }, a.cwd ?? base);
+      for (const s of classifyShell(command, base)) {
+        const a = access(s.path, s.op, s.cwd ?? base);
+        if (a) {
+          if (s.lines) {
+            a.lines = s.lines;
+          }
+          a.viaShell = true;
+          accesses.push(a);
+        }
       }
     }
   }
@@ -131,11 +143,25 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     const v = obj[spec.patch] ?? obj['command'] ?? obj['patch'];
     if (typeof v === 'string') {
       for (const t of parsePatchAccesses(v)) {
-        add(t.path, t.op, t.op === 'edit' || t.op === 'delete' ? { existed: true } : {});
+        const a = access(t.path, t.op, cwd);
+        if (a) {
+          if (t.op === 'edit' || t.op === 'delete') {
+            a.existed = true;
+          }
+          accesses.push(a);
+        }
       }
     }
   }
   return { category: spec.category, accesses };
+}
+
+const emptyInput: Record<string, unknown> = Object.freeze({});
+
+/** A file access of `raw` resolved against `base`; undefined when it cannot be resolved. */
+function access(raw: string, op: AccessOp, base: string | undefined): FileAccess | undefined {
+  const path = resolveAgainst(raw, base);
+  return path === undefined ? undefined : { path, op };
 }
 
 function parsePatchAccesses(text: string): { path: string; op: AccessOp }[] {

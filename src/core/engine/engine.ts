@@ -46,6 +46,11 @@ export class RuleEngine {
   readonly knowledge = new FileKnowledge();
   private readonly active: ActiveRule[] = [];
   private readonly listeners = new Map<keyof RuleListener, ActiveRule[]>();
+  /** The rules with each per-event handler, looked up once (a transcript has millions of events). */
+  private textRules: ActiveRule[] | undefined;
+  private callRules: ActiveRule[] | undefined;
+  private resultRules: ActiveRule[] | undefined;
+  private messageRules: ActiveRule[] | undefined;
   private session: SessionInfo | undefined;
   private agent: AgentKind | 'unknown' = 'unknown';
   private readonly logger: Logger;
@@ -150,22 +155,55 @@ export class RuleEngine {
     this.dispatch(undefined, 'onTick', (l) => l.onTick?.(now));
   }
 
+  // The per-event handlers call the rules in a plain loop rather than through `dispatch`:
+  // no closure per event. Same order, same crash handling.
+
   private onText(e: TextEvent): void {
     const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp);
     this.conversation.noteText(e, msg);
-    this.dispatch(e.at, 'onText', (l) => l.onText?.(e, msg));
+    const list = (this.textRules ??= this.rulesWith('onText'));
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (!entry.disabled) {
+        try {
+          entry.listener.onText!(e, msg);
+        } catch (err) {
+          this.crash(entry, err, e.at, 'handler');
+        }
+      }
+    }
   }
 
   private onCall(e: ToolCall): void {
     const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp);
     const rec = this.conversation.addCall(e, msg);
-    this.dispatch(e.at, 'onCall', (l) => l.onCall?.(rec));
+    const list = (this.callRules ??= this.rulesWith('onCall'));
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (!entry.disabled) {
+        try {
+          entry.listener.onCall!(rec);
+        } catch (err) {
+          this.crash(entry, err, e.at, 'handler');
+        }
+      }
+    }
   }
 
   private onResult(e: ToolResult): void {
     const msg = this.messageFor('user', undefined, e.at, e.timestamp);
     const rec = this.conversation.addResult(e, msg);
-    this.dispatch(e.at, 'onResult', (l) => l.onResult?.(rec));
+    const list = (this.resultRules ??= this.rulesWith('onResult'));
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (!entry.disabled) {
+        try {
+          entry.listener.onResult!(rec);
+        } catch (err) {
+          this.crash(entry, err, e.at, 'handler');
+        }
+      }
+    }
     // Knowledge changes only after every rule judged the result against what came before.
     const call = rec.call;
     if (call && !e.isError && call.results.length === 1) {
@@ -196,7 +234,17 @@ export class RuleEngine {
     }
     const msg = conv.openMessage(role, at, key, timestamp);
     const previous = conv.messages[msg.index - 1];
-    this.dispatch(at, 'onMessage', (l) => l.onMessage?.(msg, previous));
+    const list = (this.messageRules ??= this.rulesWith('onMessage'));
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (!entry.disabled) {
+        try {
+          entry.listener.onMessage!(msg, previous);
+        } catch (err) {
+          this.crash(entry, err, at, 'handler');
+        }
+      }
+    }
     return msg;
   }
 
@@ -225,7 +273,7 @@ export class RuleEngine {
   private dispatch<K extends keyof RuleListener>(at: Span | undefined, handler: K, call: (l: RuleListener) => void): void {
     let list = this.listeners.get(handler);
     if (!list) {
-      list = this.active.filter((e) => typeof e.listener[handler] === 'function');
+      list = this.rulesWith(handler);
       this.listeners.set(handler, list);
     }
     for (const entry of list) {
@@ -238,6 +286,10 @@ export class RuleEngine {
         this.crash(entry, e, at ?? { line: 1, start: 0, end: 0 }, 'handler');
       }
     }
+  }
+
+  private rulesWith(handler: keyof RuleListener): ActiveRule[] {
+    return this.active.filter((e) => typeof e.listener[handler] === 'function');
   }
 
   /** A throwing rule is disabled for this stream and reported once; the others go on. */

@@ -2,11 +2,20 @@ import { diffLines, splitLines } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
 
 /** A partial read vouches only for the lines it returned. */
-interface PartialView {
-  /** 1-based first line */
-  start: number;
-  lines: string[];
-  at: Span;
+class PartialView {
+  private split: string[] | undefined;
+
+  constructor(
+    /** 1-based first line */
+    readonly start: number,
+    private readonly content: string,
+    readonly at: Span,
+  ) {}
+
+  /** The lines it returned: split only when a write of the file is judged (most reads are never compared). */
+  get lines(): string[] {
+    return (this.split ??= splitLines(this.content));
+  }
 }
 
 /** What one session has seen of one file, from its own reads and writes. */
@@ -72,7 +81,7 @@ export class FileKnowledge {
       k.partials = [];
       k.opaqueSince = undefined;
     } else if (snapshot.numLines > 0) {
-      k.partials.push({ start: snapshot.startLine, lines: splitLines(snapshot.content), at });
+      k.partials.push(new PartialView(snapshot.startLine, snapshot.content, at));
     }
   }
 
@@ -107,15 +116,15 @@ export class FileKnowledge {
     if (!k || k.opaqueSince || write.before === null) {
       return undefined;
     }
-    const before = splitLines(write.before);
     let unseen: { start: number; count: number }[];
     let seenAt: Span;
     let seenBy: 'read' | 'write';
     if (k.base) {
       // The common case, checked without copying either text.
-      if (k.base.text === write.before || normalise(k.base.text) === normalise(write.before)) {
+      if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
         return undefined;
       }
+      const before = splitLines(write.before);
       seenAt = k.base.at;
       seenBy = k.base.source;
       unseen = diffLines(splitLines(k.base.text), before).map((h) => ({
@@ -126,6 +135,7 @@ export class FileKnowledge {
       unseen = subtractSeen(unseen, k.partials, before);
     } else if (k.partials.length > 0) {
       // Only partial views: each vouches for its own lines at their own positions.
+      const before = splitLines(write.before);
       unseen = [];
       for (const p of k.partials) {
         for (let i = 0; i < p.lines.length; i++) {
@@ -151,8 +161,47 @@ export class FileKnowledge {
   }
 }
 
-function normalise(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/\n$/, '');
+/**
+ * `normalise(a) === normalise(b)` where normalise turns CRLF into LF and drops one final LF,
+ * compared in place: no copy of either text (they are whole files).
+ */
+export function sameNormalised(a: string, b: string): boolean {
+  const aEnd = normalisedEnd(a);
+  const bEnd = normalisedEnd(b);
+  if (a.indexOf('\r') === -1 && b.indexOf('\r') === -1) {
+    // Nothing to convert: equal when the kept parts are.
+    return aEnd === bEnd && (aEnd === a.length ? a : a.slice(0, aEnd)) === (bEnd === b.length ? b : b.slice(0, bEnd));
+  }
+  let i = 0;
+  let j = 0;
+  while (i < aEnd && j < bEnd) {
+    let ca = a.charCodeAt(i++);
+    let cb = b.charCodeAt(j++);
+    if (ca === cr && i < aEnd && a.charCodeAt(i) === lf) {
+      ca = lf;
+      i++;
+    }
+    if (cb === cr && j < bEnd && b.charCodeAt(j) === lf) {
+      cb = lf;
+      j++;
+    }
+    if (ca !== cb) {
+      return false;
+    }
+  }
+  return i === aEnd && j === bEnd;
+}
+
+const cr = 0x0d;
+const lf = 0x0a;
+
+/** Where the normalised text's last character comes from: before a final LF or CRLF. */
+function normalisedEnd(text: string): number {
+  const n = text.length;
+  if (n > 0 && text.charCodeAt(n - 1) === lf) {
+    return n > 1 && text.charCodeAt(n - 2) === cr ? n - 2 : n - 1;
+  }
+  return n;
 }
 
 /** Does a changed range touch a replaced range? Zero-length changes (deletions) count at their position. */

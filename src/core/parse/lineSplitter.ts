@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+
 /** One complete (or, at end of input, unterminated) line of a JSONL file. */
 export interface RawLine {
   /** 1-based */
@@ -39,7 +41,6 @@ export class LineSplitter {
   private lineNo = 0;
   private offset = 0;
   private readonly fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  private readonly lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
   constructor(private readonly maxLineBytes = defaultMaxLineBytes) {}
 
@@ -53,21 +54,23 @@ export class LineSplitter {
   }
 
   push(chunk: Uint8Array, onLine: (line: RawLine) => void): void {
+    // A Buffer view of the chunk (no copy): lines are decoded straight from it by range,
+    // without a view object per line.
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
-    while (start < chunk.length) {
-      const nl = chunk.indexOf(newline, start);
+    while (start < buf.length) {
+      const nl = buf.indexOf(newline, start);
       if (nl === -1) {
-        this.hold(chunk.subarray(start));
+        this.hold(buf.subarray(start));
         return;
       }
-      const piece = chunk.subarray(start, nl);
-      start = nl + 1;
       if (this.pendingBytes === 0 && !this.discarding) {
-        onLine(this.makeLine(piece, piece.length, true));
+        onLine(this.makeLine(buf, start, nl, true));
       } else {
-        this.hold(piece);
+        this.hold(buf.subarray(start, nl));
         onLine(this.flush(true));
       }
+      start = nl + 1;
     }
   }
 
@@ -102,7 +105,7 @@ export class LineSplitter {
     const total = this.pendingBytes;
     let line: RawLine;
     if (this.discarding) {
-      line = this.makeLine(new Uint8Array(0), total, terminated, true);
+      line = this.lineOf('', total, total, terminated, false, true);
     } else {
       const parts = this.pending;
       let bytes: Uint8Array;
@@ -116,7 +119,7 @@ export class LineSplitter {
           at += p.length;
         }
       }
-      line = this.makeLine(bytes, total, terminated);
+      line = this.makeLine(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, total, terminated);
     }
     this.pending = [];
     this.pendingBytes = 0;
@@ -124,31 +127,39 @@ export class LineSplitter {
     return line;
   }
 
-  private makeLine(bytes: Uint8Array, rawLength: number, terminated: boolean, tooLong = false): RawLine {
-    const byteOffset = this.offset;
-    this.offset += rawLength + (terminated ? 1 : 0);
-    this.lineNo++;
-    let body = bytes;
-    let byteLength = rawLength;
-    if (body.length > 0 && body[body.length - 1] === carriageReturn) {
-      body = body.subarray(0, body.length - 1);
-      byteLength--;
+  /** The line held in `buf[start, end)` (without its newline). */
+  private makeLine(buf: Buffer, start: number, end: number, terminated: boolean): RawLine {
+    const rawLength = end - start;
+    let bodyEnd = end;
+    if (bodyEnd > start && buf[bodyEnd - 1] === carriageReturn) {
+      bodyEnd--;
     }
     let text = '';
     let invalidUtf8 = false;
-    if (!tooLong && body.length > 0) {
-      // The lenient decoder is the fast path; only a line that came out with U+FFFD in it
-      // (rare: real text seldom contains the replacement character) is decoded again strictly
-      // to tell invalid bytes from a literal U+FFFD.
-      text = this.lenient.decode(body);
+    if (bodyEnd > start) {
+      // The lenient decoding (invalid bytes become U+FFFD, as TextDecoder does) is the fast
+      // path; only a line that came out with U+FFFD in it (rare: real text seldom contains the
+      // replacement character) is decoded again strictly to tell invalid bytes from a literal
+      // U+FFFD. A byte-order mark starting the line is dropped, as TextDecoder drops it.
+      text = buf.toString('utf8', start, bodyEnd);
+      if (text.charCodeAt(0) === 0xfeff && buf[start] === 0xef) {
+        text = text.slice(1);
+      }
       if (text.includes('\uFFFD')) {
         try {
-          this.fatal.decode(body);
+          this.fatal.decode(buf.subarray(start, bodyEnd));
         } catch {
           invalidUtf8 = true;
         }
       }
     }
+    return this.lineOf(text, rawLength, bodyEnd - start, terminated, invalidUtf8, false);
+  }
+
+  private lineOf(text: string, rawLength: number, byteLength: number, terminated: boolean, invalidUtf8: boolean, tooLong: boolean): RawLine {
+    const byteOffset = this.offset;
+    this.offset += rawLength + (terminated ? 1 : 0);
+    this.lineNo++;
     return { lineNo: this.lineNo, text, byteOffset, byteLength, invalidUtf8, tooLong, terminated };
   }
 }

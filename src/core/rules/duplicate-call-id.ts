@@ -19,7 +19,11 @@ export const duplicateCallId = defineRule({
     return {
       onCall(rec) {
         // After a reset (compaction, a Gemini checkpoint or rewind) earlier calls are no longer sent.
-        const all = ctx.conversation.callsWithId(rec.call.callId).filter((c) => c.message.epoch === rec.message.epoch);
+        const withId = ctx.conversation.callsWithId(rec.call.callId);
+        if (withId.length < 2) {
+          return;
+        }
+        const all = withId.filter((c) => c.message.epoch === rec.message.epoch);
         if (all.length < 2) {
           return;
         }

@@ -35,19 +35,20 @@ export const mismatchedResult = defineRule({
         if (!call || r.isError) {
           return;
         }
-        const base = {
+        // Built only for a report: most results match their call.
+        const base = (): { at: typeof r.at; key: string; callId: string; related: { at: typeof r.at; message: string }[] } => ({
           at: r.at,
           key: `${r.callId}@${r.at.line}`,
           callId: r.callId,
           related: [{ at: call.call.at, message: `the ${call.call.tool} call` }],
-        };
+        });
         if (r.tool !== undefined && r.tool !== call.call.tool) {
-          ctx.report({ ...base, messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: r.tool } });
+          ctx.report({ ...base(), messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: r.tool } });
           return;
         }
         const shapes = expectedShapes[call.call.tool];
         if (shapes && r.shape !== undefined && r.shape !== 'other' && !shapes.includes(r.shape)) {
-          ctx.report({ ...base, messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: describeShape(r.shape) } });
+          ctx.report({ ...base(), messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: describeShape(r.shape) } });
           return;
         }
         const callPath = call.call.accesses[0]?.path;
@@ -55,7 +56,7 @@ export const mismatchedResult = defineRule({
           const resultPath = resolveAgainst(r.filePath, ctx.session?.cwd) ?? r.filePath;
           if (resultPath !== callPath) {
             ctx.report({
-              ...base,
+              ...base(),
               messageId: 'file',
               data: { id: r.callId, tool: call.call.tool, callPath: shortPath(ctx, callPath), resultPath: shortPath(ctx, resultPath) },
             });

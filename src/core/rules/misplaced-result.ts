@@ -31,6 +31,14 @@ export const misplacedResult = defineRule({
         if (!call) {
           return;
         }
+        const sameEpoch = rec.message.epoch === call.message.epoch;
+        if (sameEpoch && Conversation.answeredInPlace(call, rec)) {
+          const textAt = rec.message.textAt;
+          if (!textAt || textAt.line >= rec.result.at.line) {
+            // In place and before any user text: the common case, nothing to build.
+            return;
+          }
+        }
         const data = {
           id: rec.result.callId,
           tool: call.call.tool,
@@ -43,7 +51,7 @@ export const misplacedResult = defineRule({
           callId: rec.result.callId,
           related: [{ at: call.call.at, message: `the ${call.call.tool} call` }],
         };
-        if (rec.message.epoch !== call.message.epoch) {
+        if (!sameEpoch) {
           ctx.report({ ...common, messageId: 'acrossReset', data: { ...data, betweenLine: lastReset?.line ?? 0, reason: lastReset?.reason ?? 'reset' } });
           return;
         }

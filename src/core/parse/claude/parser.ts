@@ -17,7 +17,20 @@ import {
   userLineSchema,
   writeResultSchema,
 } from './schema';
-import { parseWith } from '../guard';
+import { guardOf } from '../guard';
+
+// The compiled guards, once: a line costs the checks alone (no lookup, no result object).
+// Each is exactly its schema's safeParse(...).success (test/unit/core/guard.test.ts).
+const isAssistantLine = guardOf(assistantLineSchema);
+const isUserLine = guardOf(userLineSchema);
+const isSystemLine = guardOf(systemLineSchema);
+const isTitleLine = guardOf(titleLineSchema);
+const isToolUseBlock = guardOf(toolUseBlockSchema);
+const isToolResultBlock = guardOf(toolResultBlockSchema);
+const isTextBlock = guardOf(textBlockSchema);
+const isReadResult = guardOf(readResultSchema);
+const isWriteResult = guardOf(writeResultSchema);
+const isShellResult = guardOf(shellResultSchema);
 
 /** Record types that are never part of the API-visible conversation (FORMATS.md §1.2). */
 const chainTypes = new Set(['user', 'assistant', 'system']);
@@ -85,8 +98,7 @@ class ClaudeParser implements FormatParser {
   line(value: Record<string, unknown>, raw: RawLine): void {
     const type = value['type'];
     if (type === 'summary' || type === 'ai-title' || type === 'custom-title') {
-      const t = parseWith(titleLineSchema, value);
-      const title = t.success ? (t.data.customTitle ?? t.data.title ?? t.data.aiTitle ?? t.data.summary) : undefined;
+      const title = isTitleLine(value) ? (value.customTitle ?? value.title ?? value.aiTitle ?? value.summary) : undefined;
       if (title) {
         this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'claude-code', title: preview(title, 120) });
       }
@@ -99,11 +111,12 @@ class ClaudeParser implements FormatParser {
     }
     const uuid = typeof value['uuid'] === 'string' ? value['uuid'] : undefined;
     if (uuid !== undefined) {
-      // Older builds replay the prefix of a resumed session with the same uuids.
-      if (this.seenUuids.has(uuid)) {
+      // Older builds replay the prefix of a resumed session with the same uuids. (One hash
+      // lookup: the set grows only when the uuid is new.)
+      const seen = this.seenUuids.size;
+      if (this.seenUuids.add(uuid).size === seen) {
         return;
       }
-      this.seenUuids.add(uuid);
     }
     const sidechain = value['isSidechain'] === true;
     this.sidechainFile ??= sidechain;
@@ -142,27 +155,28 @@ class ClaudeParser implements FormatParser {
   }
 
   private assistant(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = parseWith(assistantLineSchema, value);
-    if (!parsed.success) {
+    if (!isAssistantLine(value)) {
       this.invalid(raw, 'an assistant record without message.content');
       return;
     }
-    const line = parsed.data;
+    const line = value;
     // Fields are set even when undefined: one object shape per event kind keeps V8 on its
     // fast paths, and spreading optional fields was a measurable share of the parse time.
     const messageKey = line.message.id;
     const { timestamp, uuid, parentUuid } = line;
-    for (const block of line.message.content) {
+    const content = line.message.content;
+    for (let b = 0; b < content.length; b++) {
+      const block = content[b]!;
       if (block.type === 'tool_use') {
-        const tu = parseWith(toolUseBlockSchema, block);
-        if (!tu.success) {
+        if (!isToolUseBlock(block)) {
           this.invalid(raw, 'a tool_use block without id or name');
           continue;
         }
-        const { id, name, input } = tu.data;
+        const { id, name, input } = block;
         const cls = classifyToolCall('claude-code', name, input, this.cwd);
         const accesses: FileAccess[] = cls.accesses;
-        for (const a of accesses) {
+        for (let i = 0; i < accesses.length; i++) {
+          const a = accesses[i]!;
           a.span = pathSpan(raw, input, a.path);
         }
         const note: CallNote = { tool: name };
@@ -193,12 +207,11 @@ class ClaudeParser implements FormatParser {
   }
 
   private user(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = parseWith(userLineSchema, value);
-    if (!parsed.success) {
+    if (!isUserLine(value)) {
       this.invalid(raw, 'a user record without message.content');
       return;
     }
-    const line = parsed.data;
+    const line = value;
     if (line.isVisibleInTranscriptOnly && !line.isCompactSummary) {
       return;
     }
@@ -208,20 +221,24 @@ class ClaudeParser implements FormatParser {
       this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common);
       return;
     }
-    const resultBlocks = content.filter((b) => b.type === 'tool_result');
-    for (const block of content) {
+    let resultBlocks = 0;
+    for (let b = 0; b < content.length; b++) {
+      if (content[b]!.type === 'tool_result') {
+        resultBlocks++;
+      }
+    }
+    for (let b = 0; b < content.length; b++) {
+      const block = content[b]!;
       if (block.type === 'tool_result') {
-        const tr = parseWith(toolResultBlockSchema, block);
-        if (!tr.success) {
+        if (!isToolResultBlock(block)) {
           this.invalid(raw, 'a tool_result block without tool_use_id');
           continue;
         }
         // toolUseResult describes the line's single result; with several it is ambiguous.
-        const meta = resultBlocks.length === 1 ? line.toolUseResult : undefined;
-        this.ctx.emit(this.result(tr.data, meta, raw, common));
+        const meta = resultBlocks === 1 ? line.toolUseResult : undefined;
+        this.ctx.emit(this.result(block, meta, raw, common));
       } else if (block.type === 'text') {
-        const tb = parseWith(textBlockSchema, block);
-        this.userText(tb.success ? tb.data.text : '', line.isMeta === true, raw, common);
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common);
       }
     }
   }
@@ -266,20 +283,18 @@ class ClaudeParser implements FormatParser {
     // error report, far too costly to use as a type test on every result.
     const m = meta as Record<string, unknown>;
     if ('file' in m) {
-      const read = parseWith(readResultSchema, meta);
-      if (read.success) {
-        const f = read.data.file;
+      if (isReadResult(meta)) {
+        const f = meta.file;
         result.shape = 'read';
         result.filePath = f.filePath;
-        if (read.data.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
+        if (meta.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
           result.read = { path: f.filePath, content: f.content, startLine: f.startLine, numLines: f.numLines, totalLines: f.totalLines };
         }
         return result;
       }
     } else if ('filePath' in m) {
-      const write = parseWith(writeResultSchema, meta);
-      if (write.success) {
-        const w = write.data;
+      if (isWriteResult(meta)) {
+        const w = meta;
         result.filePath = w.filePath;
         result.shape = w.type !== undefined ? 'write' : 'edit';
         const snap = writeSnapshot(w, note);
@@ -288,7 +303,7 @@ class ClaudeParser implements FormatParser {
         }
         return result;
       }
-    } else if ('stdout' in m && parseWith(shellResultSchema, meta).success) {
+    } else if ('stdout' in m && isShellResult(meta)) {
       result.shape = 'shell';
       return result;
     }
@@ -297,8 +312,7 @@ class ClaudeParser implements FormatParser {
   }
 
   private system(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = parseWith(systemLineSchema, value);
-    if (parsed.success && parsed.data.subtype === 'compact_boundary') {
+    if (isSystemLine(value) && value.subtype === 'compact_boundary') {
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
     }
   }
@@ -339,7 +353,7 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     after = w.content;
     if (type === 'update' && before !== null) {
       replaced.length = 0;
-      replaced.push({ start: 1, count: before.split('\n').length });
+      replaced.push({ start: 1, count: countLines(before) });
     }
   } else if (before !== null) {
     const edits = w.oldString !== undefined && w.newString !== undefined
@@ -348,6 +362,15 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     after = applyEdits(before, edits);
   }
   return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced };
+}
+
+/** `text.split('\n').length`, without the array. */
+function countLines(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    n++;
+  }
+  return n;
 }
 
 /** Applies Edit-style replacements; undefined when one does not apply (the result is then unknown). */

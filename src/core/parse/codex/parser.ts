@@ -17,7 +17,20 @@ import {
   sessionMetaSchema,
   turnContextSchema,
 } from './schema';
-import { parseWith } from '../guard';
+import { guardOf } from '../guard';
+
+// The compiled guards, once: a line costs the checks alone (no lookup, no result object).
+// Each is exactly its schema's safeParse(...).success (test/unit/core/guard.test.ts).
+const isRolloutLine = guardOf(rolloutLineSchema);
+const isSessionMeta = guardOf(sessionMetaSchema);
+const isTurnContext = guardOf(turnContextSchema);
+const isEventMsg = guardOf(eventMsgSchema);
+const isResponseItem = guardOf(responseItemSchema);
+const isMessageItem = guardOf(messageItemSchema);
+const isFunctionCall = guardOf(functionCallSchema);
+const isCustomToolCall = guardOf(customToolCallSchema);
+const isLocalShellCall = guardOf(localShellCallSchema);
+const isCallOutput = guardOf(callOutputSchema);
 
 const rolloutTypes = new Set([
   'session_meta',
@@ -56,12 +69,11 @@ class CodexParser implements FormatParser {
   constructor(private readonly ctx: AdapterContext) {}
 
   line(value: Record<string, unknown>, raw: RawLine): void {
-    const parsed = parseWith(rolloutLineSchema, value);
-    if (!parsed.success) {
+    if (!isRolloutLine(value)) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a rollout line without type (Codex)' });
       return;
     }
-    const { type, payload, timestamp } = parsed.data;
+    const { type, payload, timestamp } = value;
     if (!this.sawMeta && type !== 'session_meta' && !this.reportedNoMeta) {
       // Every rollout starts with session_meta; without it the session has no id or cwd,
       // and Codex itself cannot resume it.
@@ -77,9 +89,8 @@ class CodexParser implements FormatParser {
       case 'session_meta':
         return this.sessionMeta(payload, raw);
       case 'turn_context': {
-        const tc = parseWith(turnContextSchema, payload);
-        if (tc.success && tc.data.cwd && tc.data.cwd !== this.cwd) {
-          this.cwd = tc.data.cwd;
+        if (isTurnContext(payload) && payload.cwd && payload.cwd !== this.cwd) {
+          this.cwd = payload.cwd;
           this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'codex', cwd: this.cwd });
         }
         return;
@@ -88,9 +99,8 @@ class CodexParser implements FormatParser {
         this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
         return;
       case 'event_msg': {
-        const ev = parseWith(eventMsgSchema, payload);
-        if (ev.success && (ev.data.type === 'turn_aborted' || ev.data.type === 'task_complete')) {
-          this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: ev.data.type === 'turn_aborted' });
+        if (isEventMsg(payload) && (payload.type === 'turn_aborted' || payload.type === 'task_complete')) {
+          this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: payload.type === 'turn_aborted' });
         }
         return;
       }
@@ -102,13 +112,12 @@ class CodexParser implements FormatParser {
   }
 
   private sessionMeta(payload: unknown, raw: RawLine): void {
-    const meta = parseWith(sessionMetaSchema, payload);
-    if (!meta.success) {
+    if (!isSessionMeta(payload)) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'session_meta without an id (Codex)' });
       return;
     }
     this.sawMeta = true;
-    const m = meta.data;
+    const m = payload;
     this.cwd = m.cwd ?? this.cwd;
     const parent = m.parent_thread_id ?? m.forked_from_id ?? undefined;
     this.ctx.emit({
@@ -123,89 +132,79 @@ class CodexParser implements FormatParser {
   }
 
   private responseItem(payload: unknown, raw: RawLine, timestamp: string | undefined): void {
-    const item = parseWith(responseItemSchema, payload);
-    if (!item.success) {
+    if (!isResponseItem(payload)) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a response_item without type (Codex)' });
       return;
     }
-    const ts = timestamp !== undefined ? { timestamp } : {};
-    switch (item.data.type) {
+    switch (payload.type) {
       case 'message': {
-        const m = parseWith(messageItemSchema, payload);
-        if (!m.success) {
+        if (!isMessageItem(payload)) {
           return;
         }
-        const text = resultText(m.data.content) ?? '';
-        if (m.data.role === 'assistant') {
-          this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, ...ts });
-        } else if (m.data.role === 'user' || m.data.role === 'developer') {
-          const prompt = m.data.role === 'user' && !injectedUserText.test(text);
-          this.ctx.emit({
-            kind: 'text',
-            at: lineSpan(raw),
-            role: 'user',
-            prompt,
-            ...(prompt ? { preview: preview(text) } : {}),
-            ...ts,
-          });
+        const role = payload.role;
+        if (role === 'assistant') {
+          this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, timestamp });
+        } else if (role === 'user' || role === 'developer') {
+          // Only a user message can be a prompt, and only a prompt needs its text.
+          const text = role === 'user' ? (resultText(payload.content) ?? '') : '';
+          const prompt = role === 'user' && !injectedUserText.test(text);
+          this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'user', prompt, preview: prompt ? preview(text) : undefined, timestamp });
         }
         return;
       }
       case 'function_call': {
-        const fc = parseWith(functionCallSchema, payload);
-        if (!fc.success) {
+        if (!isFunctionCall(payload)) {
           return this.invalid(raw, 'a function_call without name or call_id');
         }
         let input: unknown = {};
         // The arguments are a second JSON document: read them only when something needs them
         // (a tool whose files we can name, or the hook-bound rules' input hash).
-        if (fc.data.arguments !== undefined && (this.ctx.hashInputs || hasToolSpec('codex', fc.data.name))) {
+        if (payload.arguments !== undefined && (this.ctx.hashInputs || hasToolSpec('codex', payload.name))) {
           try {
-            input = JSON.parse(fc.data.arguments);
+            input = JSON.parse(payload.arguments);
           } catch {
             // Arguments the model produced that are not JSON: the call still exists.
-            input = fc.data.arguments;
+            input = payload.arguments;
           }
         }
-        return this.call(fc.data.call_id, fc.data.name, input, raw, ts);
+        return this.call(payload.call_id, payload.name, input, raw, timestamp);
       }
       case 'custom_tool_call': {
-        const cc = parseWith(customToolCallSchema, payload);
-        if (!cc.success) {
+        if (!isCustomToolCall(payload)) {
           return this.invalid(raw, 'a custom_tool_call without name or call_id');
         }
-        return this.call(cc.data.call_id, cc.data.name, { input: cc.data.input ?? '' }, raw, ts);
+        return this.call(payload.call_id, payload.name, { input: payload.input ?? '' }, raw, timestamp);
       }
       case 'local_shell_call': {
-        const ls = parseWith(localShellCallSchema, payload);
-        const id = ls.success ? (ls.data.call_id ?? ls.data.id) : undefined;
-        if (!ls.success || id === undefined) {
+        const ok = isLocalShellCall(payload);
+        const id = ok ? (payload.call_id ?? payload.id) : undefined;
+        if (!ok || id === undefined) {
           return this.invalid(raw, 'a local_shell_call without call_id');
         }
-        const action = ls.data.action;
+        const action = payload.action;
         return this.call(
           id,
           'local_shell',
-          { command: action?.command ?? [], ...(action?.working_directory ? { workdir: action.working_directory } : {}) },
+          action?.working_directory ? { command: action.command ?? [], workdir: action.working_directory } : { command: action?.command ?? [] },
           raw,
-          ts,
+          timestamp,
         );
       }
       case 'function_call_output':
       case 'custom_tool_call_output':
       case 'local_shell_call_output': {
-        const out = parseWith(callOutputSchema, payload);
-        if (!out.success) {
+        if (!isCallOutput(payload)) {
           return this.invalid(raw, 'a tool output without call_id');
         }
-        const text = outputText(out.data.output);
+        const callId = payload.call_id;
+        const text = outputText(payload.output);
         this.ctx.emit({
           kind: 'result',
-          at: valueSpan(raw, out.data.call_id, 'call_id'),
-          callId: out.data.call_id,
-          isError: outputFailed(text, this.patchCalls.has(out.data.call_id)),
+          at: valueSpan(raw, callId, 'call_id'),
+          callId,
+          isError: outputFailed(text, this.patchCalls.has(callId)),
           placeholder: isPlaceholderText(text),
-          ...ts,
+          timestamp,
         });
         return;
       }
@@ -218,13 +217,14 @@ class CodexParser implements FormatParser {
     }
   }
 
-  private call(callId: string, name: string, input: unknown, raw: RawLine, ts: { timestamp?: string }): void {
+  private call(callId: string, name: string, input: unknown, raw: RawLine, timestamp: string | undefined): void {
     const cls = classifyToolCall('codex', name, input, this.cwd);
     if (name === 'apply_patch') {
       this.patchCalls.add(callId);
     }
     const accesses: FileAccess[] = cls.accesses;
-    for (const a of accesses) {
+    for (let i = 0; i < accesses.length; i++) {
+      const a = accesses[i]!;
       a.span = pathSpan(raw, a.path, this.cwd);
     }
     this.ctx.emit({
@@ -234,8 +234,8 @@ class CodexParser implements FormatParser {
       tool: name,
       category: cls.category,
       accesses,
-      ...(this.ctx.hashInputs ? { inputHash: inputHash(input) } : {}),
-      ...ts,
+      inputHash: this.ctx.hashInputs ? inputHash(input) : undefined,
+      timestamp,
     });
   }
 
@@ -246,9 +246,9 @@ class CodexParser implements FormatParser {
 
 /** Where a path appears in the line: the absolute path, else its cwd-relative spelling. */
 function pathSpan(raw: RawLine, absolute: string, cwd: string | undefined): Span {
-  if (raw.text.includes(absolute)) {
-    const at = raw.text.indexOf(absolute);
-    return { line: raw.lineNo, start: at, end: at + absolute.length };
+  const found = raw.text.indexOf(absolute);
+  if (found !== -1) {
+    return { line: raw.lineNo, start: found, end: found + absolute.length };
   }
   if (cwd && absolute.startsWith(cwd)) {
     const rel = absolute.slice(cwd.length).replace(/^[\\/]/, '');
@@ -275,7 +275,9 @@ function outputFailed(text: string | undefined, isPatch: boolean): boolean {
   if (text === undefined) {
     return false;
   }
-  if (text.startsWith('{')) {
+  // A JSON output names its exit code in `metadata.exit_code`: parse it only when it can
+  // (the key spelled out, or escapes that could spell it).
+  if (text.startsWith('{') && (text.includes('"exit_code"') || text.includes('\\u'))) {
     try {
       const v = JSON.parse(text) as { metadata?: { exit_code?: unknown } };
       if (typeof v.metadata?.exit_code === 'number') {
