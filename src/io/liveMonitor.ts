@@ -1,7 +1,8 @@
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { RuleConfig } from '../core/config/ruleConfig';
 import { agentForPath, type Environment } from '../core/discovery/locations';
+import type { FindingSink } from '../core/engine/engine';
 import type { HookLedgerView, RuleModule, RuleServices } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
 import type { Disposable } from '../core/lib/disposable';
@@ -55,6 +56,13 @@ export interface LiveMonitorOptions {
   usePolling?: boolean;
   /** Sees every normalized event of every session (the timeline). */
   observe?: (file: string, e: NormalizedEvent) => void;
+  /**
+   * A session idle this long drops its in-memory state (see `LiveSession.stream`); default
+   * 15 minutes, and never before the stalled-call rule has had its say.
+   */
+  hibernateAfterMs?: number;
+  /** How many transcripts are read from the start at once (startup, re-check, waking). */
+  readConcurrency?: number;
 }
 
 /** A live follow of one session's events (see LiveMonitor.followSession). */
@@ -65,10 +73,26 @@ export interface SessionFollow extends Disposable {
   readonly forcedAgent: AgentKind | undefined;
 }
 
+/** Mutes a stream while it re-reads what was already reported (a hibernated session waking). */
+interface Gate {
+  muted: boolean;
+}
+
 interface LiveSession {
   summary: SessionSummary;
-  stream: TranscriptStream;
+  /**
+   * Undefined while the session hibernates: a session idle for a while keeps only its summary,
+   * its tail's position and its findings; the working tree keeps what it saw. Most sessions on
+   * a machine are idle, and a session's full state is hundreds of KB.
+   */
+  stream: TranscriptStream | undefined;
+  gate: Gate;
   tail: FileTail;
+  /** The first read has not finished: what it reads is history, not activity. */
+  fresh: boolean;
+  waking: Promise<void> | undefined;
+  /** The stream's consumedBytes when it was dropped. */
+  sleptAt: number;
 }
 
 /**
@@ -94,10 +118,19 @@ export class LiveMonitor implements Disposable {
   /** Who follows a session's events (an open timeline), by transcript. */
   private readonly followers = new Map<string, Set<(e: NormalizedEvent) => void>>();
   private disposed = false;
+  private closing: Promise<void> | undefined;
+  private readonly hibernateAfterMs: number;
+  private freeSlots: number;
+  private readonly slotQueue: (() => void)[] = [];
 
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
     this.clock = opts.clock ?? Date.now;
+    this.freeSlots = Math.max(1, opts.readConcurrency ?? 4);
+    // A stalled call is reported by a tick before its session may sleep.
+    const stalled = opts.config?.options['stalled-call']?.['minutes'];
+    const stalledMs = (typeof stalled === 'number' && stalled > 0 ? stalled : 10) * 60_000;
+    this.hibernateAfterMs = opts.hibernateAfterMs ?? Math.max(15 * 60_000, stalledMs + 2 * (opts.tickMs ?? 15_000));
     this.watcher = new SessionWatcher({
       workspace: opts.workspace,
       environment: opts.environment,
@@ -152,28 +185,44 @@ export class LiveMonitor implements Disposable {
     return this.sessions.get(file)?.summary;
   }
 
-  /** Where a tool call sits in its transcript (to open it). */
-  callLocation(file: string, callId: string): Span | undefined {
-    return this.sessions.get(file)?.stream.engine.conversation.call(callId)?.call.at;
+  /** Where a tool call sits in its transcript (to open it); wakes a hibernated session. */
+  async callLocation(file: string, callId: string): Promise<Span | undefined> {
+    return (await this.awake(file))?.engine.conversation.call(callId)?.call.at;
   }
 
   /** Where the session last read (or else wrote) a file: the transcript line holding what it saw. */
-  lastSeen(file: string, path: string): { at: Span; how: 'read' | 'write' } | undefined {
-    const k = this.sessions.get(file)?.stream.engine.knowledge.get(path);
+  async lastSeen(file: string, path: string): Promise<{ at: Span; how: 'read' | 'write' } | undefined> {
+    const k = (await this.awake(file))?.engine.knowledge.get(path);
     if (k?.lastRead) {
       return { at: k.lastRead, how: 'read' };
     }
     return k?.lastWrite ? { at: k.lastWrite, how: 'write' } : undefined;
   }
 
+  /** Is the session's state dropped until it changes again (tests, the benchmark)? */
+  isHibernating(file: string): boolean {
+    const s = this.sessions.get(file);
+    return s !== undefined && s.stream === undefined;
+  }
+
+  private async awake(file: string): Promise<TranscriptStream | undefined> {
+    const s = this.sessions.get(file);
+    if (s && (!s.stream || s.waking)) {
+      await this.wake(s);
+    }
+    return s?.stream;
+  }
+
   /** Reads every session again from the start (re-check all); unchanged findings are not re-announced. */
   async recheck(): Promise<void> {
     for (const s of this.sessions.values()) {
-      this.findings.beginGeneration(s.summary.file);
-      s.stream = this.newStream(s.summary.file, s.summary.agent);
+      const file = s.summary.file;
+      this.findings.beginGeneration(file);
+      s.gate = { muted: false };
+      s.stream = this.newStream(file, s.summary.agent, s.gate);
       s.tail.dispose();
-      s.tail = this.newTail(s.summary.file);
-      this.read(s);
+      s.tail = this.newTail(file);
+      void this.track(this.limited(() => s.tail.poke()));
     }
     await this.idle();
   }
@@ -181,12 +230,99 @@ export class LiveMonitor implements Disposable {
   /**
    * A safety net under the file watchers: look at recently active sessions again. Watchers
    * coalesce and drop events under load; the tail reads only if the file really changed.
+   * Sessions idle for long enough go to sleep.
    */
   private sweep(): void {
     const now = this.clock();
     for (const s of this.sessions.values()) {
-      if (now - s.summary.lastActivity < 10 * 60_000) {
+      if (this.mayHibernate(s, now)) {
+        this.hibernate(s, now);
+      } else if (s.stream && now - s.summary.lastActivity < 10 * 60_000) {
         this.read(s);
+      }
+    }
+  }
+
+  private mayHibernate(s: LiveSession, now: number): boolean {
+    return (
+      s.stream !== undefined &&
+      !s.fresh &&
+      s.waking === undefined &&
+      !s.tail.busy &&
+      !this.followers.has(s.summary.file) &&
+      !this.findings.inGeneration(s.summary.file) &&
+      now - s.summary.lastActivity >= this.hibernateAfterMs
+    );
+  }
+
+  private hibernate(s: LiveSession, now: number): void {
+    const stream = s.stream!;
+    // Time-based rules have their last say (a call that never got its result is reported).
+    this.tickOne(s, now);
+    s.tail.suspend();
+    s.sleptAt = stream.consumedBytes;
+    s.stream = undefined;
+    this.logger.debug(`[monitor] ${s.summary.file} is idle; its state is dropped until it changes`);
+  }
+
+  /**
+   * Rebuilds a hibernated session's state from its transcript, up to where it went to sleep,
+   * with nothing reported, fed to the working tree or to followers: all of that happened
+   * before. Then the tail reads what is new as usual. A file replaced or truncated meanwhile
+   * is caught by that read (the tail kept its inode, offset and prefix hash) and read again.
+   */
+  private wake(s: LiveSession): Promise<void> {
+    s.waking ??= this.limited(() => this.replay(s)).finally(() => {
+      s.waking = undefined;
+    });
+    return s.waking;
+  }
+
+  private async replay(s: LiveSession): Promise<void> {
+    const file = s.summary.file;
+    if (s.stream || this.sessions.get(file) !== s) {
+      return;
+    }
+    const gate: Gate = { muted: true };
+    const stream = this.newStream(file, s.summary.agent, gate);
+    s.gate = gate;
+    s.stream = stream;
+    this.logger.debug(`[monitor] ${file} changed; reading it again up to byte ${s.tail.bytesRead}`);
+    try {
+      await readRange(file, s.tail.bytesRead, (bytes) => {
+        if (s.stream === stream) {
+          stream.push(bytes);
+        }
+      });
+    } catch (e) {
+      // Gone or unreadable: the tail's next read says which, and starts over if it must.
+      this.logger.warn(`[monitor] cannot read ${file} again: ${describeError(e)}`);
+    } finally {
+      // Time-based findings (a stalled call) were reported by ticks before the sleep: a muted
+      // tick now lets the rebuilt rules know they stand, so a result landing next retracts them.
+      if (s.stream === stream) {
+        this.tickOne(s, this.clock());
+      }
+      gate.muted = false;
+      s.tail.resume();
+    }
+  }
+
+  /** At most `readConcurrency` whole-transcript reads at once: each holds a session's full state. */
+  private async limited<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.freeSlots > 0) {
+      this.freeSlots--;
+    } else {
+      await new Promise<void>((resolve) => this.slotQueue.push(resolve));
+    }
+    try {
+      return await fn();
+    } finally {
+      const next = this.slotQueue.shift();
+      if (next) {
+        next();
+      } else {
+        this.freeSlots++;
       }
     }
   }
@@ -194,11 +330,15 @@ export class LiveMonitor implements Disposable {
   /** Time passes: stalled-call and other time-based rules look again. */
   tick(now = this.clock()): void {
     for (const s of this.sessions.values()) {
-      try {
-        s.stream.tick(now);
-      } catch (e) {
-        this.logger.error(`[monitor] tick failed for ${s.summary.file}: ${describeError(e)}`);
-      }
+      this.tickOne(s, now);
+    }
+  }
+
+  private tickOne(s: LiveSession, now: number): void {
+    try {
+      s.stream?.tick(now);
+    } catch (e) {
+      this.logger.error(`[monitor] tick failed for ${s.summary.file}: ${describeError(e)}`);
     }
   }
 
@@ -216,6 +356,7 @@ export class LiveMonitor implements Disposable {
           this.read(this.sessions.get(e.file)!);
           return;
         }
+        const gate: Gate = { muted: false };
         const s: LiveSession = {
           summary: {
             file: e.file,
@@ -229,18 +370,25 @@ export class LiveMonitor implements Disposable {
             parentSessionId: undefined,
             bytes: 0,
           },
-          stream: this.newStream(e.file, e.agent),
+          stream: this.newStream(e.file, e.agent, gate),
+          gate,
           tail: this.newTail(e.file),
+          fresh: true,
+          waking: undefined,
+          sleptAt: 0,
         };
         this.sessions.set(e.file, s);
-        void stat(e.file).then(
-          (info) => {
-            // An existing file's age, not the time we found it, says whether it is live.
-            s.summary.lastActivity = Math.min(s.summary.lastActivity, info.mtimeMs);
-          },
-          () => undefined,
+        void this.track(
+          this.limited(async () => {
+            try {
+              // An existing file's age, not the time we found it, says whether it is live.
+              s.summary.lastActivity = Math.min(s.summary.lastActivity, (await stat(e.file)).mtimeMs);
+            } catch {
+              // Gone already: the read says so.
+            }
+            await s.tail.poke();
+          }),
         );
-        this.read(s);
         return;
       }
       case 'unlink': {
@@ -258,10 +406,18 @@ export class LiveMonitor implements Disposable {
   }
 
   private readNow(s: LiveSession): Promise<void> {
-    const p = s.tail.poke();
-    this.reading.add(p);
-    void p.finally(() => this.reading.delete(p));
-    return p;
+    if (!s.stream || s.waking) {
+      return this.track(this.wake(s).then(() => s.tail.poke()));
+    }
+    return this.track(s.tail.poke());
+  }
+
+  /** `idle()` waits for it. */
+  private track(p: Promise<void>): Promise<void> {
+    const q = p.catch((e: unknown) => this.logger.error(`[monitor] read failed: ${describeError(e)}`));
+    this.reading.add(q);
+    void q.finally(() => this.reading.delete(q));
+    return q;
   }
 
   /**
@@ -290,6 +446,11 @@ export class LiveMonitor implements Disposable {
     if (!s) {
       return undefined;
     }
+    // A sleeping session wakes (and stays awake while followed); its replay is not followed.
+    const consumedBytes = s.stream && !s.waking ? s.stream.consumedBytes : s.sleptAt;
+    if (!s.stream) {
+      void this.wake(s);
+    }
     let set = this.followers.get(file);
     if (!set) {
       set = new Set();
@@ -297,7 +458,7 @@ export class LiveMonitor implements Disposable {
     }
     set.add(listener);
     return {
-      consumedBytes: s.stream.consumedBytes,
+      consumedBytes,
       forcedAgent: agentForPath(file) === s.summary.agent ? s.summary.agent : undefined,
       dispose: () => {
         const now = this.followers.get(file);
@@ -328,10 +489,17 @@ export class LiveMonitor implements Disposable {
     if (this.findings.inGeneration(file)) {
       this.findings.endGeneration(file);
     }
+    const now = this.clock();
     if (s.tail.bytesRead !== s.summary.bytes) {
       s.summary.bytes = s.tail.bytesRead;
-      s.summary.lastActivity = Math.max(s.summary.lastActivity, this.clock());
+      if (!s.fresh) {
+        s.summary.lastActivity = Math.max(s.summary.lastActivity, now);
+      }
       this.sessionsChanged.fire(s.summary);
+    }
+    s.fresh = false;
+    if (this.mayHibernate(s, now)) {
+      this.hibernate(s, now);
     }
   }
 
@@ -339,7 +507,7 @@ export class LiveMonitor implements Disposable {
     return new FileTail(
       file,
       {
-        push: (bytes) => this.sessions.get(file)?.stream.push(bytes),
+        push: (bytes) => this.sessions.get(file)?.stream?.push(bytes),
         reset: (reason) => {
           const s = this.sessions.get(file);
           if (!s) {
@@ -348,7 +516,8 @@ export class LiveMonitor implements Disposable {
           this.logger.info(`[monitor] ${file} was ${reason}; reading it again`);
           this.findings.beginGeneration(file);
           this.tree?.forgetSession(file);
-          s.stream = this.newStream(file, s.summary.agent);
+          s.gate = { muted: false };
+          s.stream = this.newStream(file, s.summary.agent, s.gate);
           s.summary.bytes = 0;
         },
         gone: () => {
@@ -369,10 +538,25 @@ export class LiveMonitor implements Disposable {
     );
   }
 
-  private newStream(file: string, agent: AgentKind): TranscriptStream {
+  private newStream(file: string, agent: AgentKind, gate: Gate): TranscriptStream {
+    const tree = this.tree;
     const services: RuleServices = {
-      ...(this.tree ? { workTree: this.tree } : {}),
+      // A replayed write is not judged against the tree of today.
+      ...(tree ? { workTree: { judgeWrite: (session, path, callId) => (gate.muted ? undefined : tree.judgeWrite(session, path, callId)) } } : {}),
       ...(this.opts.hookLedger ? { hookLedger: this.opts.hookLedger } : {}),
+    };
+    const findings = this.findings;
+    const sink: FindingSink = {
+      add: (f) => {
+        if (!gate.muted) {
+          findings.add(f);
+        }
+      },
+      retract: (id) => {
+        if (!gate.muted) {
+          findings.retract(id);
+        }
+      },
     };
     const stream: TranscriptStream = new TranscriptStream({
       file,
@@ -380,24 +564,24 @@ export class LiveMonitor implements Disposable {
       rules: this.opts.rules ?? allRules,
       ...(this.opts.config ? { config: this.opts.config } : {}),
       mode: 'live',
-      sink: this.findings,
+      sink,
       // Trust the folder only where it is the agent's own layout; extra folders are sniffed.
       ...(agentForPath(file) === agent ? { agent } : {}),
       clock: this.clock,
       services,
       logger: this.logger,
       fallbackSessionId: sessionIdFromFile(file, agent),
-      before: (e) => this.before(file, stream, e),
-      observe: (e) => this.after(file, stream, e),
+      before: (e) => this.before(file, stream, gate, e),
+      observe: (e) => this.after(file, stream, gate, e),
     });
     return stream;
   }
 
   /** Before the rules: the working tree learns when a session's write starts and ends. */
-  private before(file: string, stream: TranscriptStream, e: NormalizedEvent): void {
+  private before(file: string, stream: TranscriptStream, gate: Gate, e: NormalizedEvent): void {
     this.lastLines.set(file, e.at.line);
     const tree = this.tree;
-    if (!tree) {
+    if (!tree || gate.muted) {
       return;
     }
     if (e.kind === 'call') {
@@ -418,10 +602,12 @@ export class LiveMonitor implements Disposable {
   }
 
   /** After the rules: what the session now knows, and what the sessions view shows. */
-  private after(file: string, stream: TranscriptStream, e: NormalizedEvent): void {
+  private after(file: string, stream: TranscriptStream, gate: Gate, e: NormalizedEvent): void {
     const s = this.sessions.get(file);
     if (s && s.stream === stream) {
-      this.notifyFollowers(file, e);
+      if (!gate.muted) {
+        this.notifyFollowers(file, e);
+      }
       const sum = s.summary;
       sum.agent = stream.agent ?? sum.agent;
       if (e.kind === 'session') {
@@ -438,7 +624,7 @@ export class LiveMonitor implements Disposable {
       }
     }
     const tree = this.tree;
-    if (!tree || e.kind !== 'result' || e.isError) {
+    if (!tree || gate.muted || e.kind !== 'result' || e.isError) {
       return;
     }
     const call = stream.engine.conversation.call(e.callId);
@@ -459,48 +645,48 @@ export class LiveMonitor implements Disposable {
   }
 
   dispose(): void {
-    if (this.disposed) {
-      return;
-    }
-    this.disposed = true;
-    if (this.tickTimer) {
-      clearInterval(this.tickTimer);
-    }
-    if (this.sweepTimer) {
-      clearInterval(this.sweepTimer);
-    }
-    for (const d of this.subscriptions) {
-      d.dispose();
-    }
-    for (const s of this.sessions.values()) {
-      s.tail.dispose();
-    }
-    this.watcher.dispose();
-    void this.tree?.dispose();
-    this.sessionsChanged.dispose();
-    this.findings.dispose();
+    void this.close();
   }
 
   /** Disposes and waits for file watchers to close (clean exits, tests). */
-  async close(): Promise<void> {
-    const tree = this.tree;
-    const watcher = this.watcher;
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.disposed = true;
-    if (this.tickTimer) {
-      clearInterval(this.tickTimer);
-    }
-    if (this.sweepTimer) {
-      clearInterval(this.sweepTimer);
-    }
+    clearInterval(this.tickTimer);
+    clearInterval(this.sweepTimer);
     for (const d of this.subscriptions) {
       d.dispose();
     }
     for (const s of this.sessions.values()) {
       s.tail.dispose();
     }
-    await Promise.all([watcher.close(), tree?.dispose()]);
+    const closing = Promise.all([this.watcher.close(), this.tree?.dispose()]);
     this.sessionsChanged.dispose();
     this.findings.dispose();
+    await closing;
+  }
+}
+
+/** Reads bytes [0, end) of a file in chunks. */
+async function readRange(file: string, end: number, push: (bytes: Uint8Array) => void): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(end, 4096)));
+    let pos = 0;
+    while (pos < end) {
+      const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - pos), pos);
+      if (bytesRead === 0) {
+        return;
+      }
+      push(buf.subarray(0, bytesRead));
+      pos += bytesRead;
+    }
+  } finally {
+    await handle.close();
   }
 }
 

@@ -54,6 +54,7 @@ export class FileTail {
   private disposed = false;
   private followUp: ReturnType<typeof setTimeout> | undefined;
   private lastMtimeMs = 0;
+  private suspended = false;
 
   private readonly onError: (e: unknown) => void;
   private readonly onCaughtUp: () => void;
@@ -77,9 +78,35 @@ export class FileTail {
     return this.state;
   }
 
+  /** A read is running or scheduled. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /**
+   * Stop reading until `resume()`: pokes (the watcher's, the tail's own follow-up look) are
+   * ignored. Whoever suspends owns the catching up: offset, inode and prefix are kept, so the
+   * first read after `resume()` still detects a truncation or a replacement.
+   */
+  suspend(): void {
+    this.suspended = true;
+    if (this.followUp) {
+      clearTimeout(this.followUp);
+      this.followUp = undefined;
+    }
+  }
+
+  resume(): void {
+    this.suspended = false;
+  }
+
+  get isSuspended(): boolean {
+    return this.suspended;
+  }
+
   /** Something may have changed: read what is new. Resolves when the file is caught up. */
   poke(): Promise<void> {
-    if (this.disposed) {
+    if (this.disposed || this.suspended) {
       return Promise.resolve();
     }
     if (this.running) {
@@ -97,7 +124,7 @@ export class FileTail {
   }
 
   private scheduleFollowUp(): void {
-    if (this.disposed || this.followUpMs <= 0 || this.followUp || this.state === 'gone') {
+    if (this.disposed || this.suspended || this.followUpMs <= 0 || this.followUp || this.state === 'gone') {
       return;
     }
     const seen = { offset: this.offset, ino: this.ino, mtime: this.lastMtimeMs };
@@ -113,15 +140,6 @@ export class FileTail {
       );
     }, this.followUpMs);
     this.followUp.unref?.();
-  }
-
-  /**
-   * Forget what was read: the next read starts at byte 0 (a hibernated session waking up
-   * rebuilds its state from the whole file). The sink is not told; the caller starts over.
-   */
-  rewind(): void {
-    this.offset = 0;
-    this.prefix = createHash('sha256');
   }
 
   /** The watcher saw the file disappear. */

@@ -195,7 +195,7 @@ export class GuardService implements Disposable {
       const monitor = this.opts.monitor;
       const file = r.transcriptPath ? key : undefined;
       for (const rec of records) {
-        const callLine = file && r.toolUseId !== undefined ? monitor.callLocation(file, r.toolUseId)?.line : undefined;
+        const callLine = file && r.toolUseId !== undefined ? (await monitor.callLocation(file, r.toolUseId))?.line : undefined;
         monitor.findings.add(
           guardFinding(rec, {
             // With no transcript to point into, the finding sits on the file it protected.

@@ -42,7 +42,7 @@ export const openCall = (s: Services) => async (arg?: unknown): Promise<vscode.T
   if (!f) {
     return undefined;
   }
-  const at: Span | undefined = f.callId !== undefined ? s.scope()?.monitorOf(f.file)?.callLocation(f.file, f.callId) : undefined;
+  const at: Span | undefined = f.callId !== undefined ? await s.scope()?.monitorOf(f.file)?.callLocation(f.file, f.callId) : undefined;
   if (at) {
     return reveal(vscode.Uri.file(f.file), new vscode.Range(at.line - 1, at.start, at.line - 1, at.end));
   }

@@ -24,7 +24,7 @@ export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void
     void vscode.window.showInformationMessage('This finding is not about a workspace file.');
     return;
   }
-  const seen = s.scope()?.monitorOf(f.file)?.lastSeen(f.file, target);
+  const seen = await s.scope()?.monitorOf(f.file)?.lastSeen(f.file, target);
   const relatedRead = f.related.find((r) => r.file === f.file && /last (read|saw|wrote)/.test(r.message));
   const line = seen?.at.line ?? relatedRead?.line;
   if (line === undefined) {
