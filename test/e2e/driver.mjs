@@ -92,6 +92,9 @@ const settings = {
   'security.workspace.trust.enabled': false,
   'git.enabled': false,
   'chat.disableAIFeatures': true,
+  // The web workbench saves after a 1 s delay by default (desktop does not): tests that need
+  // an unsaved buffer would race the auto-save.
+  'files.autoSave': 'off',
 };
 for (const file of opts.settings) {
   try {

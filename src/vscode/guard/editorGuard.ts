@@ -136,6 +136,12 @@ export class EditorGuard extends Disposable {
       this.log.warn(`[editor-guard] ${c.path} changed but cannot be read: ${String(e)}`);
       return;
     }
+    if (doc.isDirty && new TextDecoder().decode(agentVersion) === doc.getText()) {
+      // The disk now holds exactly the buffer: the editor saved it (auto-save can land before
+      // its save event reaches us). Nothing is in conflict.
+      await this.remember(doc);
+      return;
+    }
     const author = describeAuthor(c.by);
     const entry = await this.store.put(agentVersion, { path: c.path, at: c.at, author, reason });
     const baseline = this.baselines.get(c.path);
