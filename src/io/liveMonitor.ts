@@ -534,6 +534,7 @@ export class LiveMonitor implements Disposable {
       {
         onError: (e) => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`),
         onCaughtUp: () => this.caughtUp(file),
+        directWatch: true,
       },
     );
   }
