@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { RuleConfig } from '../core/config/ruleConfig';
@@ -13,6 +14,7 @@ import type { NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
 import { allRules } from '../core/rules/all';
 import { FindingStore } from './findingStore';
+import { acquireReadBuffer, releaseReadBuffer } from './readBuffers';
 import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
 import { FileTail } from './tail';
 import { hashText, WorkTree } from './workTree';
@@ -393,7 +395,15 @@ export class LiveMonitor implements Disposable {
       }
       case 'unlink': {
         const s = this.sessions.get(e.file);
-        if (s) {
+        if (!s) {
+          return;
+        }
+        // chokidar reports a deletion 100 ms late (its `atomic` option) and may not take it
+        // back when the file is written again meanwhile: a file that is there was re-created,
+        // and the tail's read sees it as a replacement.
+        if (existsSync(e.file)) {
+          this.read(s);
+        } else {
           s.tail.unlinked();
         }
         return;
@@ -675,8 +685,8 @@ export class LiveMonitor implements Disposable {
 /** Reads bytes [0, end) of a file in chunks. */
 async function readRange(file: string, end: number, push: (bytes: Uint8Array) => void): Promise<void> {
   const handle = await open(file, 'r');
+  const buf = acquireReadBuffer();
   try {
-    const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(end, 4096)));
     let pos = 0;
     while (pos < end) {
       const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - pos), pos);
@@ -687,6 +697,7 @@ async function readRange(file: string, end: number, push: (bytes: Uint8Array) =>
       pos += bytesRead;
     }
   } finally {
+    releaseReadBuffer(buf);
     await handle.close();
   }
 }

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { errnoCode } from '../core/lib/errors';
+import { acquireReadBuffer, readBufferBytes, releaseReadBuffer } from './readBuffers';
 
 /** What a tail reader feeds: the bytes appended since the last read, in order. */
 export interface TailSink {
@@ -38,11 +39,8 @@ export interface TailOptions {
   directWatch?: boolean;
 }
 
-/** Read size: big enough for throughput, small enough that one huge append doesn't stall the loop. */
-const chunkBytes = 1 << 20;
-
-/** Appends up to this size are read synchronously (see `readSmall`). */
-const syncReadBytes = 256 * 1024;
+/** Appends up to this size are read synchronously (see `readSmall`); at most one read buffer. */
+const syncReadBytes = Math.min(256 * 1024, readBufferBytes);
 
 /**
  * Tails one append-only file by byte offset: reads only what was appended, detects
@@ -252,10 +250,8 @@ export class FileTail {
       return;
     }
     const handle = await open(this.path, 'r');
+    const buf = acquireReadBuffer();
     try {
-      // Sized to what is there: an append is a few KB, and a thousand sessions read at once
-      // must not each hold a megabyte.
-      const buf = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(info.size - this.offset, 4096)));
       // Read to the current end, including bytes appended while reading.
       for (;;) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, this.offset);
@@ -268,6 +264,7 @@ export class FileTail {
         this.sink.push(chunk);
       }
     } finally {
+      releaseReadBuffer(buf);
       await handle.close();
       this.state = 'idle';
     }
@@ -280,11 +277,12 @@ export class FileTail {
    */
   private readSmall(size: number): void {
     const fd = openSync(this.path, 'r');
+    const buf = acquireReadBuffer();
     try {
-      const buf = Buffer.allocUnsafe(size - this.offset);
+      const want = size - this.offset;
       let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, this.offset + got);
+      while (got < want) {
+        const n = readSync(fd, buf, got, want - got, this.offset + got);
         if (n === 0) {
           break;
         }
@@ -297,6 +295,7 @@ export class FileTail {
         this.sink.push(chunk);
       }
     } finally {
+      releaseReadBuffer(buf);
       closeSync(fd);
     }
     // Bytes appended after the stat are read by the next poke (the watcher's, or the follow-up look).
@@ -315,8 +314,8 @@ export class FileTail {
     const expected = this.prefix.copy().digest('hex');
     const h = createHash('sha256');
     const handle = await open(this.path, 'r');
+    const buf = acquireReadBuffer();
     try {
-      const buf = Buffer.allocUnsafe(chunkBytes);
       let pos = 0;
       while (pos < this.offset) {
         const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, this.offset - pos), pos);
@@ -327,6 +326,7 @@ export class FileTail {
         pos += bytesRead;
       }
     } finally {
+      releaseReadBuffer(buf);
       await handle.close();
     }
     return h.digest('hex') === expected;

@@ -97,6 +97,9 @@ export interface WorkTreeOptions {
 const maxHistory = 32;
 const maxTracked = 20_000;
 const maxInflightAge = 10 * 60_000;
+
+/** Windows kept per file: enough for every session that can plausibly be writing it at once. */
+const maxWindowsPerPath = 64;
 const alwaysIgnored = ['**/.git/**', '**/node_modules/**', '**/.hg/**', '**/.svn/**'];
 
 /**
@@ -230,14 +233,30 @@ export class WorkTree implements WorkTreeView {
     const list = this.inflight.get(path) ?? [];
     const now = this.clock();
     // Forget windows long closed: they can no longer explain a change.
-    const fresh = list.filter((w) => w.end === undefined ? now - w.start < maxInflightAge : now - w.end < this.grace * 4);
+    let fresh = list.filter((w) => (w.end === undefined ? now - w.start < maxInflightAge : now - w.end < this.grace * 4));
     const known = fresh.find((w) => w.session === session && w.callId === callId);
     if (known) {
       // The guard hook opened this window; the transcript's call line is the same write.
       known.line ??= meta.line;
       known.sessionId ??= meta.sessionId;
     } else {
+      // A session's new write of the path ends its earlier ones that never got a result (a
+      // call abandoned by an interrupt, or a history read at start-up): left open, they would
+      // pile up — thousands per file when many old sessions are read at once.
+      for (const w of fresh) {
+        if (w.session === session && w.end === undefined && !w.callId.startsWith(hookCallPrefix)) {
+          w.end = now;
+        }
+      }
       fresh.push({ session, sessionId: meta.sessionId, line: meta.line, callId, start: now, end: undefined, afterHash: undefined });
+    }
+    if (fresh.length > maxWindowsPerPath) {
+      // Still too many (many sessions writing one file within minutes): the oldest ended ones
+      // go first, then the oldest open ones (the list is in start order).
+      const ended = fresh.filter((w) => w.end !== undefined);
+      const drop = new Set(ended.slice(0, fresh.length - maxWindowsPerPath));
+      fresh = fresh.filter((w) => !drop.has(w));
+      fresh = fresh.slice(Math.max(0, fresh.length - maxWindowsPerPath));
     }
     this.inflight.set(path, fresh);
   }

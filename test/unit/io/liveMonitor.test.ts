@@ -126,7 +126,7 @@ void describe('live monitor', () => {
     await waitFor(() => env.monitor!.session(file) === undefined, 15_000, 'the session to go');
     assert.deepEqual(env.monitor!.findings.forFile(file), []);
     writeFileSync(file, t.text());
-    await waitFor(() => liveFindings(env, file).length === full.length, 15_000, 'the re-created session');
+    await waitFor(() => liveFindings(env, file).length === full.length, 15_000, () => `the re-created session; log: ${env.logs.join(' | ')}`);
     assert.deepEqual(liveFindings(env, file), full);
   });
 
