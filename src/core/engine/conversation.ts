@@ -9,6 +9,7 @@ export interface MessageRecord {
   key?: string;
   /** The line that opened the message. */
   at: Span;
+  /** The message's calls and results, in arrival order (replaced, not grown, by the first one). */
   calls: CallRecord[];
   results: ResultRecord[];
   /** User text (a prompt, meta or an interrupt note) arrived in this message. */
@@ -21,6 +22,7 @@ export interface MessageRecord {
 export interface CallRecord {
   call: ToolCall;
   message: MessageRecord;
+  /** In arrival order (replaced, not grown, by the first one). */
   results: ResultRecord[];
   /** Sequence number of the event, for "happened before" questions. */
   seq: number;
@@ -85,8 +87,8 @@ export class Conversation {
       role,
       key,
       at,
-      calls: [],
-      results: [],
+      calls: noRecords,
+      results: noRecords,
       timestamp,
     };
     this.messages.push(msg);
@@ -94,8 +96,8 @@ export class Conversation {
   }
 
   addCall(call: ToolCall, message: MessageRecord): CallRecord {
-    const rec: CallRecord = { call, message, results: [], seq: this.nextSeq() };
-    message.calls.push(rec);
+    const rec: CallRecord = { call, message, results: noRecords, seq: this.nextSeq() };
+    message.calls = withRecord(message.calls, rec);
     const list = this.calls.get(call.callId);
     if (list) {
       list.push(rec);
@@ -111,9 +113,9 @@ export class Conversation {
   addResult(result: ToolResult, message: MessageRecord): ResultRecord {
     const call = this.resolve(result.callId);
     const rec: ResultRecord = { result, message, call, seq: this.nextSeq() };
-    message.results.push(rec);
+    message.results = withRecord(message.results, rec);
     if (call) {
-      call.results.push(rec);
+      call.results = withRecord(call.results, rec);
       if (this.pending.get(result.callId) === call) {
         this.pending.delete(result.callId);
       }
@@ -169,6 +171,27 @@ export class Conversation {
   static isError(result: ToolResult | undefined): boolean {
     return result?.isError ?? false;
   }
+}
+
+/**
+ * The list of a message or call that has no record yet: one shared empty array (frozen, so a
+ * push into it fails loudly), replaced by `withRecord` on the first add.
+ */
+const noRecords = Object.freeze([]) as readonly never[] as never[];
+
+/**
+ * `list` with `item` appended. The first item replaces the empty list with a one-item array
+ * rather than growing it: a push onto `[]` reserves room for 16, and a session keeps every
+ * message's and call's lists (most hold one or two records) until its end. The reserve was a
+ * fifth of the heap a Codex session retains, all of it copied by the young-generation GC.
+ * So a record's list may be a new array after an add: read it, do not keep it.
+ */
+function withRecord<T>(list: T[], item: T): T[] {
+  if (list.length === 0) {
+    return [item];
+  }
+  list.push(item);
+  return list;
 }
 
 export type { ToolCall, ToolResult };

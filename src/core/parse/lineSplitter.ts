@@ -1,4 +1,4 @@
-import { Buffer } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 
 /** One complete (or, at end of input, unterminated) line of a JSONL file. */
 export interface RawLine {
@@ -57,6 +57,13 @@ export class LineSplitter {
     // A Buffer view of the chunk (no copy): lines are decoded straight from it by range,
     // without a view object per line.
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // The lines between the chunk's first and last newline are validated as UTF-8 in one
+    // native pass, rather than each decoded line scanned for U+FFFD. (A newline is never
+    // inside a multi-byte character, so valid bytes split at newlines are valid lines.) The
+    // first line, which may continue a character begun in the previous chunk, is checked alone.
+    const firstNl = buf.indexOf(newline);
+    const lastNl = firstNl === -1 ? -1 : buf.lastIndexOf(newline);
+    const validEnd = lastNl > firstNl && isUtf8(buf.subarray(firstNl + 1, lastNl)) ? lastNl : -1;
     let start = 0;
     while (start < buf.length) {
       const nl = buf.indexOf(newline, start);
@@ -65,7 +72,7 @@ export class LineSplitter {
         return;
       }
       if (this.pendingBytes === 0 && !this.discarding) {
-        onLine(this.makeLine(buf, start, nl, true));
+        onLine(this.makeLine(buf, start, nl, true, start > firstNl && nl <= validEnd));
       } else {
         this.hold(buf.subarray(start, nl));
         onLine(this.flush(true));
@@ -119,7 +126,7 @@ export class LineSplitter {
           at += p.length;
         }
       }
-      line = this.makeLine(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, total, terminated);
+      line = this.makeLine(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, total, terminated, false);
     }
     this.pending = [];
     this.pendingBytes = 0;
@@ -127,8 +134,8 @@ export class LineSplitter {
     return line;
   }
 
-  /** The line held in `buf[start, end)` (without its newline). */
-  private makeLine(buf: Buffer, start: number, end: number, terminated: boolean): RawLine {
+  /** The line held in `buf[start, end)` (without its newline); `validUtf8` when its bytes are known to be. */
+  private makeLine(buf: Buffer, start: number, end: number, terminated: boolean, validUtf8: boolean): RawLine {
     const rawLength = end - start;
     let bodyEnd = end;
     if (bodyEnd > start && buf[bodyEnd - 1] === carriageReturn) {
@@ -138,14 +145,15 @@ export class LineSplitter {
     let invalidUtf8 = false;
     if (bodyEnd > start) {
       // The lenient decoding (invalid bytes become U+FFFD, as TextDecoder does) is the fast
-      // path; only a line that came out with U+FFFD in it (rare: real text seldom contains the
-      // replacement character) is decoded again strictly to tell invalid bytes from a literal
-      // U+FFFD. A byte-order mark starting the line is dropped, as TextDecoder drops it.
+      // path; unless the bytes are known to be valid, a line that came out with U+FFFD in it
+      // (rare: real text seldom contains the replacement character) is decoded again strictly
+      // to tell invalid bytes from a literal U+FFFD. A byte-order mark starting the line is
+      // dropped, as TextDecoder drops it.
       text = buf.toString('utf8', start, bodyEnd);
       if (text.charCodeAt(0) === 0xfeff && buf[start] === 0xef) {
         text = text.slice(1);
       }
-      if (text.includes('\uFFFD')) {
+      if (!validUtf8 && text.includes('\uFFFD')) {
         try {
           this.fatal.decode(buf.subarray(start, bodyEnd));
         } catch {

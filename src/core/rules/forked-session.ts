@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
-import { BranchTracker } from './support/branches';
+import { sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
 export const forkedSession = defineRule({
@@ -19,15 +19,16 @@ export const forkedSession = defineRule({
     },
   },
   create(ctx) {
-    const branches = new BranchTracker();
+    // The same lines as overlapping-executions feeds it: one tracker for both.
+    const branches = sharedBranchTracker(ctx.conversation);
     /** Branches created by a fork, with where they forked, until the older branch grows again. */
     const forks = new Map<number, { from: number; forkAt: Span; firstAt: Span }>();
     let reported = false;
-    const note = (uuid: string | undefined, parent: string | null | undefined, node: string | undefined, at: Span): void => {
+    const note = (event: object, uuid: string | undefined, parent: string | null | undefined, node: string | undefined, at: Span): void => {
       if (ctx.agent !== 'claude-code' || reported) {
         return;
       }
-      const g = branches.add(uuid, parent, node, at);
+      const g = branches.add(event, uuid, parent, node, at);
       if (!g) {
         return;
       }
@@ -55,14 +56,14 @@ export const forkedSession = defineRule({
     };
     return {
       onCall(rec) {
-        note(rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at);
+        note(rec, rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at);
       },
       onText(e) {
         const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
-        note(e.uuid, e.parentUuid, node, e.at);
+        note(e, e.uuid, e.parentUuid, node, e.at);
       },
       onResult(rec) {
-        note(rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+        note(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
       },
       onReset() {
         branches.reset();

@@ -1,7 +1,7 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { ExecutionEvent, Span } from '../model/events';
-import { BranchTracker } from './support/branches';
+import { sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
 interface OpenExecution {
@@ -33,7 +33,7 @@ export const overlappingExecutions = defineRule({
   },
   create(ctx) {
     const executions = new Map<string, OpenExecution>();
-    const branches = new BranchTracker();
+    const branches = sharedBranchTracker(ctx.conversation);
     const switches = new Map<string, number>();
     let forked = false;
 
@@ -99,11 +99,19 @@ export const overlappingExecutions = defineRule({
     const pendingBefore = (index: number): CallRecord | undefined =>
       ctx.conversation.pendingCalls().find((c) => c.message.epoch === ctx.conversation.epoch && c.message.index < index);
 
-    const note = (uuid: string | undefined, parent: string | null | undefined, node: string | undefined, at: Span, what: string, messageIndex: number): void => {
+    const note = (
+      event: object,
+      uuid: string | undefined,
+      parent: string | null | undefined,
+      node: string | undefined,
+      at: Span,
+      what: string,
+      messageIndex: number,
+    ): void => {
       if (ctx.agent !== 'claude-code') {
         return;
       }
-      const g = branches.add(uuid, parent, node, at);
+      const g = branches.add(event, uuid, parent, node, at);
       if (!g) {
         return;
       }
@@ -147,14 +155,14 @@ export const overlappingExecutions = defineRule({
     return {
       onExecution,
       onCall(rec) {
-        note(rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at, 'assistant turn', rec.message.index);
+        note(rec, rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at, 'assistant turn', rec.message.index);
       },
       onText(e, msg) {
         const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
-        note(e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
+        note(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
       },
       onResult(rec) {
-        note(rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at, '', rec.message.index);
+        note(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at, '', rec.message.index);
       },
       onReset() {
         branches.reset();

@@ -55,6 +55,23 @@ void describe('LineSplitter', () => {
     assert.equal(lines[0]!.text, 'a\uFFFDb');
   });
 
+  void test('invalid UTF-8 is flagged on whichever line of a chunk it is, and a literal U+FFFD is not', () => {
+    // Lines of a chunk are validated together: the verdict must still be per line, wherever
+    // the chunks are cut.
+    const parts = [enc.encode('ok\n'), Uint8Array.of(0x61, 0xc3, 0x0a), enc.encode('\uFFFD é\n'), Uint8Array.of(0xed, 0xa0, 0x80, 0x0a), enc.encode('end\n')];
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const lines = collect([bytes.subarray(0, cut), bytes.subarray(cut)]);
+      assert.deepEqual(
+        lines.map((l) => l.invalidUtf8),
+        [false, true, false, true, false],
+        `cut at ${cut}`,
+      );
+      assert.equal(lines[2]!.text, '\uFFFD é');
+    }
+  });
+
   void test('a line over the limit is skipped, not buffered, and the next line is intact', () => {
     const long = new Uint8Array(5000).fill(0x78);
     const lines = collect([long.subarray(0, 2000), long.subarray(2000), enc.encode('\nok\n')], 1024);

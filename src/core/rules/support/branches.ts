@@ -76,11 +76,16 @@ export class BranchTracker {
     this.branchOfTip.set(node, branch);
     const previous = this.lastBranch;
     this.lastBranch = branch.id;
-    return {
-      branch: branch.id,
-      ...(forkedAt ? { forkedAt } : {}),
-      ...(previous !== undefined && previous !== branch.id ? { switchedFrom: previous } : {}),
-    };
+    // Optional fields are set only when present (no spread of a conditional literal: this
+    // runs for every message of a Claude Code transcript).
+    const growth: BranchGrowth = { branch: branch.id };
+    if (forkedAt) {
+      growth.forkedAt = forkedAt;
+    }
+    if (previous !== undefined && previous !== branch.id) {
+      growth.switchedFrom = previous;
+    }
+    return growth;
   }
 
   firstAt(branch: number): Span | undefined {
@@ -90,5 +95,46 @@ export class BranchTracker {
   /** Forget everything (a compaction starts a new root). */
   reset(): void {
     this.lastBranch = undefined;
+  }
+}
+
+/**
+ * The one tracker of a conversation that the branch rules (forked-session,
+ * overlapping-executions) share: they feed it the same lines, so each line is added once and
+ * the second rule gets the answer the first one got. Keyed by the engine's conversation, so
+ * it lives as long as that stream.
+ */
+export function sharedBranchTracker(conversation: object): SharedBranchTracker {
+  let t = sharedTrackers.get(conversation);
+  if (!t) {
+    t = new SharedBranchTracker();
+    sharedTrackers.set(conversation, t);
+  }
+  return t;
+}
+
+const sharedTrackers = new WeakMap<object, SharedBranchTracker>();
+
+export class SharedBranchTracker {
+  private readonly tracker = new BranchTracker();
+  /** The event (call or result record, text event) last added, and what adding it returned. */
+  private lastEvent: object | undefined;
+  private lastGrowth: BranchGrowth | undefined;
+
+  /** `BranchTracker.add` for the line of `event`; the same event again returns the same answer. */
+  add(event: object, uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
+    if (event !== this.lastEvent) {
+      this.lastEvent = event;
+      this.lastGrowth = this.tracker.add(uuid, parentUuid, node, at);
+    }
+    return this.lastGrowth;
+  }
+
+  firstAt(branch: number): Span | undefined {
+    return this.tracker.firstAt(branch);
+  }
+
+  reset(): void {
+    this.tracker.reset();
   }
 }

@@ -1,0 +1,42 @@
+/** The branch tracker forked-session and overlapping-executions share: each rule judges as it would alone. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { RuleModule } from '../../../src/core/engine/rule';
+import { forkedSession } from '../../../src/core/rules/forked-session';
+import { overlappingExecutions } from '../../../src/core/rules/overlapping-executions';
+import { ClaudeTranscript } from '../support/claude';
+import { run } from '../support/run';
+
+const found = (text: string, rules: RuleModule[]): string[] =>
+  run(text, { rules })
+    .findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`)
+    .sort();
+
+/** Two branches of one file written alternately, and a prompt on another branch while a call is pending. */
+function forkedTranscript(): string {
+  const t = new ClaudeTranscript().user('start').say('m1', 'ok');
+  const fork = t.uuidAt(2);
+  t.user('branch X goes on').say('m2', 'x1');
+  const x1 = t.uuidAt(4);
+  t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
+  const y1 = t.uuidAt(6);
+  t.from(x1).user('X again').say('m4', 'x2');
+  const x2 = t.uuidAt(8);
+  t.from(y1).user('Y again').say('m5', 'y2');
+  t.from(x2).user('X once more').call('m6', 'toolu_SLOW', 'Task', { prompt: 'slow' });
+  t.from(x2).user('meanwhile, something else');
+  return t.text();
+}
+
+void describe('shared branch tracker', () => {
+  void test('each branch rule reports the same alone, together, and in either order', () => {
+    const text = forkedTranscript();
+    const forked = found(text, [forkedSession]);
+    const overlapping = found(text, [overlappingExecutions]);
+    assert.deepEqual(forked, ['forked-session:forked@7']);
+    assert.deepEqual(overlapping, ['overlapping-executions:branch@13', 'overlapping-executions:interleaved@9']);
+    const both = [...forked, ...overlapping].sort();
+    assert.deepEqual(found(text, [forkedSession, overlappingExecutions]), both);
+    assert.deepEqual(found(text, [overlappingExecutions, forkedSession]), both);
+  });
+});
