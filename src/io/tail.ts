@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { errnoCode } from '../core/lib/errors';
 import { acquireReadBuffer, readBufferBytes, releaseReadBuffer } from './readBuffers';
@@ -146,9 +146,14 @@ export class FileTail {
     try {
       const w = watch(this.path, { persistent: false }, (event) => {
         if (event === 'rename') {
-          // Renamed away or replaced: this watch follows the old inode. The read that follows
-          // tells which, and arms a new one.
+          // Renamed away, deleted or replaced: this watch follows the old inode. A file that is
+          // there again is read now (and watched anew); a deletion is the directory watcher's to
+          // report. Declaring the file gone from here, ahead of chokidar, would race its own
+          // handling of a quick delete-and-re-create, which it may then never report.
           this.unwatch();
+          if (!existsSync(this.path)) {
+            return;
+          }
         }
         void this.poke();
       });
