@@ -131,6 +131,8 @@ interface Options {
   /** Passed to the latency runs' LiveMonitor (`sweepMs`); undefined: its default. A diagnostic. */
   sweepMs?: number;
   memory: boolean;
+  /** How long a memory child watches idle before its "later" sample. */
+  idleMs: number;
   breakdown: boolean;
   heapProfile: boolean;
   overflow: boolean;
@@ -158,6 +160,8 @@ const usage = `usage: node out/bench/watch.bench.js [options]
   --mb N             corpus size in MB (10^6 bytes; default 1000)
   --tree-files N     files in the workspace tree (default 100000)
   --no-latency       skip the latency scenarios
+  --idle-seconds N   how long each memory run watches idle before its last sample (default 3;
+                     V8 gives committed heap back over tens of seconds: 30 shows where RSS settles)
   --scenarios LIST   latency scenarios to run: alone,idle (default both)
   --sweep-ms N       the latency runs' monitor sweeps recently active sessions every N ms (default: its own, 2000)
   --no-memory        skip the memory children
@@ -181,6 +185,7 @@ function parseArgs(argv: readonly string[]): Options {
     latency: true,
     scenarios: ['alone', 'idle'],
     memory: true,
+    idleMs: 3000,
     breakdown: false,
     heapProfile: false,
     overflow: false,
@@ -245,6 +250,9 @@ function parseArgs(argv: readonly string[]): Options {
         break;
       case '--no-memory':
         o.memory = false;
+        break;
+      case '--idle-seconds':
+        o.idleMs = count(value(i++, a), a) * 1000;
         break;
       case '--breakdown':
         o.breakdown = true;
@@ -1178,7 +1186,7 @@ async function memoryChild(o: Options): Promise<void> {
   await sleep(1000);
   fullGc();
   const settled = process.memoryUsage();
-  const idleMs = 3000;
+  const idleMs = o.idleMs;
   await sleep(idleMs);
   fullGc();
   const later = process.memoryUsage();
@@ -1825,7 +1833,7 @@ async function main(o: Options): Promise<number> {
       const fullRun: Planned = { key: 'full', label: `${int(corpus.sessions)} sessions + tree`, home: full, tree: true, attribute: true };
       const sessionsRun: Planned = { key: 'sessions', label: `${int(corpus.sessions)} sessions only`, home: full, tree: false };
       const run = async (p: Planned, extra: string[] = []): Promise<MemoryReport> => {
-        const report = await spawnChild<MemoryReport>(['--child', 'memory', '--label', p.label, '--home', p.home, '--tree', p.tree ? 'on' : 'off', ...(p.attribute ? ['--attribute'] : []), ...extra]);
+        const report = await spawnChild<MemoryReport>(['--child', 'memory', '--label', p.label, '--home', p.home, '--tree', p.tree ? 'on' : 'off', '--idle-seconds', String(o.idleMs / 1000), ...(p.attribute ? ['--attribute'] : []), ...extra]);
         log(
           `  ${p.label}: started in ${(report.startMs / 1000).toFixed(1)} s; peak RSS ${mib(Math.max(report.peakRssSampled, report.maxRss))} MiB, ` +
             `settled RSS ${mib(report.settled.rss)} MiB, heap ${mib(report.settled.heapUsed)} MiB`,
@@ -1950,7 +1958,7 @@ async function main(o: Options): Promise<number> {
     lines.push('(b) memory, MiB (fresh child per row; RSS sampled every 50 ms and getrusage maxRSS; "settled" = 1 s after start, after a full GC):');
     lines.push(
       table([
-        ['run', 'sessions', 'read', 'start s', 'load', 'peak RSS', 'maxRSS', 'settled RSS', 'heapUsed', 'external', 'RSS +3 s', 'findings', 'fs.watch', 'inotify', 'warn'],
+        ['run', 'sessions', 'read', 'start s', 'load', 'peak RSS', 'maxRSS', 'settled RSS', 'heapUsed', 'external', `RSS +${o.idleMs / 1000} s`, 'findings', 'fs.watch', 'inotify', 'warn'],
         ...rows.map(({ label, parallel, report: r }) => [
           label,
           int(r.sessions),
