@@ -16,6 +16,9 @@ Commands:
   check --workspace DIR    check the sessions of a workspace in the agents' own folders
   watch [--workspace DIR]  watch a workspace's sessions and working tree live (default: .)
   repair FILE              repair a transcript's tool call/result pairing (dry run; --write)
+  hooks install|uninstall|status
+                           install the guard hook into the agents' settings of a workspace
+  hook                     the guard hook itself, as agents run it (reads the hook's JSON on stdin)
   help                     show this help
 
 Run 'agent-guard <command> --help' for a command's options.

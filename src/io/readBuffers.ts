@@ -9,8 +9,8 @@
  */
 export const readBufferBytes = 1 << 20;
 
-/** As many as reads run at once in practice (the monitor's read concurrency, plus live tails). */
-const maxKept = 8;
+/** As many as whole-transcript reads run at once (the monitor's read concurrency); a live tail holds one only for a moment. */
+const maxKept = 4;
 const kept: Buffer[] = [];
 
 export function acquireReadBuffer(): Buffer {
