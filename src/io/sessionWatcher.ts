@@ -21,11 +21,15 @@ import type { AgentKind } from '../core/model/agent';
 import { codexCwd } from './discovery';
 
 /** A folder watched for one agent's sessions. */
+/** How often (about once a second) a file that cannot be judged yet is asked about again. */
+const maxUndecidedTries = 60;
+
 export interface WatchedRoot {
   agent: AgentKind;
   path: string;
   /** Decides which files below `path` are this workspace's transcripts. */
-  accepts: (file: string) => boolean | Promise<boolean>;
+  /** 'later': cannot tell yet (a rollout whose first record is not written yet); asked again. */
+  accepts: (file: string) => boolean | 'later' | Promise<boolean | 'later'>;
   depth: number;
   exists: boolean;
 }
@@ -61,6 +65,8 @@ export class SessionWatcher implements Disposable {
   private readonly known = new Map<string, AgentKind>();
   /** Codex rollouts of other workspaces: not read again on every change. */
   private readonly rejected = new Set<string>();
+  /** Files `accepts` could not judge yet, with how often it was asked. */
+  private readonly undecided = new Map<string, { root: WatchedRoot; tries: number }>();
   private readonly events = new Emitter<SessionFileEvent>();
   readonly onDidChange = this.events.event;
   private pollTimer: ReturnType<typeof setInterval> | undefined;
@@ -88,6 +94,7 @@ export class SessionWatcher implements Disposable {
     await Promise.all(this.roots.map((r) => this.tryWatch(r)));
     await this.idle();
     this.pollTimer = setInterval(() => {
+      this.retryUndecided();
       for (const r of this.roots) {
         if (!this.watchers.has(r)) {
           void this.tryWatch(r);
@@ -132,8 +139,8 @@ export class SessionWatcher implements Disposable {
           }
           const cwd = await codexCwd(f);
           if (cwd === undefined) {
-            // session_meta not written yet (or unreadable): ask again on the next change.
-            return false;
+            // session_meta not written yet (or unreadable): ask again.
+            return 'later';
           }
           if (!isWithin(cwd, ws)) {
             this.rejected.add(f);
@@ -292,13 +299,32 @@ export class SessionWatcher implements Disposable {
       this.events.fire({ type: 'change', file, agent });
       return;
     }
-    let ok: boolean;
+    let ok: boolean | 'later';
     try {
       ok = await root.accepts(file);
     } catch (e) {
       this.logger.warn(`cannot inspect ${file}: ${describeError(e)}`);
       return;
     }
+    if (ok === 'later') {
+      // Asked again shortly, not only on its next change: chokidar reports a file created
+      // and written at once as an empty "add", and may miss the write that followed if it
+      // landed before its watch of the file was in place.
+      const tries = this.undecided.get(file)?.tries ?? 0;
+      if (tries < maxUndecidedTries && !this.disposed) {
+        this.undecided.set(file, { root, tries: tries + 1 });
+        if (tries === 0) {
+          // The first look again is soon: the writer is usually a few milliseconds behind.
+          setTimeout(() => {
+            if (this.undecided.has(file)) {
+              void this.onFile(root, file, 'change');
+            }
+          }, 100).unref?.();
+        }
+      }
+      return;
+    }
+    this.undecided.delete(file);
     if (!ok || this.known.has(file) || this.disposed) {
       return;
     }
@@ -307,9 +333,17 @@ export class SessionWatcher implements Disposable {
     this.events.fire({ type: 'add', file, agent: detected });
   }
 
+  /** Files that could not be judged yet: each poll (and soon after being put off) asks again. */
+  private retryUndecided(): void {
+    for (const [file, u] of this.undecided) {
+      void this.onFile(u.root, file, 'change');
+    }
+  }
+
   private onUnlink(_root: WatchedRoot, file: string): void {
     const agent = this.known.get(file);
     this.rejected.delete(file);
+    this.undecided.delete(file);
     if (agent === undefined) {
       return;
     }
