@@ -60,8 +60,12 @@ export class TranscriptStream {
               before?.(e);
               this.engine.handle(e);
               observe?.(e);
+              releaseSnapshots(e);
             }
-          : (e) => this.engine.handle(e),
+          : (e) => {
+              this.engine.handle(e);
+              releaseSnapshots(e);
+            },
     });
   }
 
@@ -89,5 +93,19 @@ export class TranscriptStream {
 
   tick(now: number): void {
     this.engine.tick(now);
+  }
+}
+
+/**
+ * A result's read and write snapshots are whole files. Once the event has been handled — the
+ * rules judged it, the session's file knowledge took what it keeps, the observers saw it —
+ * nothing reads them again, but the conversation keeps the result for the rest of the session:
+ * keeping the snapshots too made every file a session read or edited live as long as it, and
+ * the garbage collector copy them from generation to generation.
+ */
+function releaseSnapshots(e: NormalizedEvent): void {
+  if (e.kind === 'result' && (e.read !== undefined || e.write !== undefined)) {
+    e.read = undefined;
+    e.write = undefined;
   }
 }

@@ -112,8 +112,13 @@ export interface ToolResult {
   filePath?: string;
   /** Shape of the result's metadata, e.g. 'read' for Claude's `{file:{…}}`. */
   shape?: 'read' | 'edit' | 'write' | 'shell' | 'other';
-  read?: ReadSnapshot;
-  write?: WriteSnapshot;
+  /**
+   * What the result shows of the file. Both are whole files: they are there while the event is
+   * handled (rules, observers) and dropped after it (TranscriptStream), so a result kept in the
+   * conversation has neither.
+   */
+  read?: ReadSnapshot | undefined;
+  write?: WriteSnapshot | undefined;
   timestamp?: string;
   uuid?: string;
   parentUuid?: string | null;
