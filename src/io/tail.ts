@@ -250,8 +250,11 @@ export class FileTail {
     }
     this.state = 'reading';
     if (info.size - this.offset <= syncReadBytes) {
-      this.readSmall(info.size);
-      this.state = 'idle';
+      try {
+        this.readSmall(info.size);
+      } finally {
+        this.state = 'idle';
+      }
       return;
     }
     const handle = await open(this.path, 'r');
