@@ -49,6 +49,8 @@ export interface SessionWatcherOptions {
   /** How often a root that does not exist yet is looked for. */
   pendingPollMs?: number;
   usePolling?: boolean;
+  /** With `usePolling`: chokidar's interval (tests make it long, to see what does not rely on it). */
+  pollIntervalMs?: number;
 }
 
 /**
@@ -218,6 +220,7 @@ export class SessionWatcher implements Disposable {
       persistent: true,
       depth: root.depth,
       usePolling: this.opts.usePolling ?? false,
+      ...(this.opts.pollIntervalMs !== undefined ? { interval: this.opts.pollIntervalMs, binaryInterval: this.opts.pollIntervalMs } : {}),
       // Renames over a file (temp-and-rename rewrites) arrive as a change, not unlink + add.
       atomic: true,
       ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !p.endsWith('.jsonl'),
