@@ -32,6 +32,9 @@ import type { Finding } from '../src/core/model/finding';
 import { adapters } from '../src/core/parse/registry';
 import { allRules } from '../src/core/rules/all';
 import { checkFile } from '../src/io/checkFile';
+import { prng } from '../test/unit/support/run';
+import { log, table } from './support/report';
+import { idTemplate, instantiate, randomUuid, shuffle, type IdTemplate } from './support/seedCopies';
 
 // ---------------------------------------------------------------------------------------------
 // Targets and constants
@@ -215,130 +218,14 @@ function parseArgs(argv: readonly string[]): Options {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Deterministic randomness (the corpus is the same on every machine)
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    // mulberry32
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffle<T>(items: T[], rnd: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    const t = items[i]!;
-    items[i] = items[j]!;
-    items[j] = t;
-  }
-  return items;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Seeds as templates: the text cut at every id, so a copy is a join with fresh ids
 
-/** What an id placeholder becomes in a copy. */
-type Slot =
-  | { kind: 'copy'; original: string }
-  /** The file's session id (Claude `sessionId`, Codex `session_meta.payload.id`). */
-  | { kind: 'session' }
-  /** The sub-agent id of a sub-agent file (`agentId`), which is also in its file name. */
-  | { kind: 'agent' };
-
-interface Template {
+interface Template extends IdTemplate {
   def: SeedDef;
-  bytes: number;
-  lines: number;
-  /** Literal text, then alternately a slot index and literal text. */
-  literals: string[];
-  slotAt: number[];
-  slots: Slot[];
 }
-
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const idShape = /^[A-Za-z0-9_-]{7,}$/;
-const idKey = /(^id$|Id$|ID$|_id$|uuid$|Uuid$|UUID$)/;
 
 function loadTemplate(def: SeedDef): Template {
-  const text = fs.readFileSync(path.join(seedDir, def.rel), 'utf8');
-  const found = new Map<string, Slot>();
-  const note = (value: string, slot: Slot): void => {
-    const had = found.get(value);
-    // File-level ids win over per-copy ones.
-    if (!had || had.kind === 'copy') {
-      found.set(value, slot);
-    }
-  };
-  const walk = (v: unknown, key: string): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) {
-        walk(x, key);
-      }
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        walk(x, k);
-      }
-    } else if (typeof v === 'string' && idKey.test(key) && idShape.test(v)) {
-      if (key === 'sessionId') {
-        note(v, { kind: 'session' });
-      } else if (key === 'agentId') {
-        note(v, { kind: 'agent' });
-      } else {
-        note(v, { kind: 'copy', original: v });
-      }
-    }
-  };
-  let lines = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') {
-      continue;
-    }
-    lines++;
-    const value = JSON.parse(line) as Record<string, unknown>;
-    if (value['type'] === 'session_meta') {
-      const payload = value['payload'] as Record<string, unknown> | undefined;
-      const id = payload?.['id'];
-      if (typeof id === 'string') {
-        note(id, { kind: 'session' });
-      }
-    }
-    walk(value, '');
-  }
-  const ids = [...found.keys()].sort((a, b) => b.length - a.length);
-  const re = new RegExp(ids.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
-  const slotIndex = new Map(ids.map((id, i) => [id, i]));
-  const literals: string[] = [];
-  const slotAt: number[] = [];
-  let last = 0;
-  for (const m of text.matchAll(re)) {
-    literals.push(text.slice(last, m.index));
-    slotAt.push(slotIndex.get(m[0])!);
-    last = m.index + m[0].length;
-  }
-  literals.push(text.slice(last));
-  return { def, bytes: Buffer.byteLength(text), lines, literals, slotAt, slots: ids.map((id) => found.get(id)!) };
-}
-
-/** Same length and alphabet as `original`, with a counter in its tail: unique per file. */
-function renewId(original: string, n: number): string {
-  if (uuidShape.test(original)) {
-    return original.slice(0, 24) + n.toString(16).padStart(12, '0');
-  }
-  const radix = /^[0-9a-f]+$/.test(original) ? 16 : 36;
-  const tail = Math.max(4, Math.min(10, Math.floor(original.length / 2)));
-  const s = n.toString(radix).padStart(tail, '0');
-  return s.length < original.length ? original.slice(0, original.length - s.length) + s : `${original}-${s}`;
-}
-
-function randomUuid(rnd: () => number): string {
-  const hex = (n: number): string =>
-    Array.from({ length: n }, () => Math.floor(rnd() * 16).toString(16)).join('');
-  return `${hex(8)}-${hex(4)}-4${hex(3)}-${(8 + Math.floor(rnd() * 4)).toString(16)}${hex(3)}-${hex(12)}`;
+  return { def, ...idTemplate(fs.readFileSync(path.join(seedDir, def.rel), 'utf8')) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -446,17 +333,12 @@ function generateCorpus(dir: string, targetBytes: number, templates: Map<string,
       const fd = fs.openSync(abs, 'w');
       const copies: string[] = [];
       let bytes = 0;
-      let counter = 0;
+      const counter = { n: 0 };
       let batch: string[] = [];
       let batchBytes = 0;
       do {
         const t = pick(family);
-        const fresh = t.slots.map((s) => (s.kind === 'session' ? session : s.kind === 'agent' ? agent : renewId(s.original, ++counter)));
-        const parts: string[] = [t.literals[0]!];
-        for (let i = 0; i < t.slotAt.length; i++) {
-          parts.push(fresh[t.slotAt[i]!]!, t.literals[i + 1]!);
-        }
-        const copy = parts.join('');
+        const copy = instantiate(t, session, agent, counter);
         const size = Buffer.byteLength(copy);
         batch.push(copy);
         batchBytes += size;
@@ -952,17 +834,6 @@ const median = (xs: readonly number[]): number => {
 };
 const fmtMB = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 const fmtRate = (bytesPerSecond: number): string => `${(bytesPerSecond / MB).toFixed(1)} MB/s`;
-const pad = (s: string, n: number): string => s.padEnd(n);
-const lpad = (s: string, n: number): string => s.padStart(n);
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? pad(cell, widths[c]!) : lpad(cell, widths[c]!))).join('  ')).join('\n');
-}
-
-function log(msg: string): void {
-  process.stderr.write(`${msg}\n`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Main
@@ -1011,7 +882,7 @@ async function main(o: Options): Promise<number> {
         collect?.();
         const res = await pass(kind, corpusDir, files);
         (kind === 'baseline' ? base : check).push(res);
-        log(`round ${r + 1}/${o.rounds} ${pad(kind, 8)} ${fmtRate(res.bytes / res.seconds)} (${res.seconds.toFixed(2)} s)`);
+        log(`round ${r + 1}/${o.rounds} ${kind.padEnd(8)} ${fmtRate(res.bytes / res.seconds)} (${res.seconds.toFixed(2)} s)`);
       }
     }
     const baseRates = base.map((p) => p.bytes / p.seconds);

@@ -24,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { askService } from '../src/io/guard/client';
 import { socketPathFor } from '../src/io/guard/socketPath';
+import { log, stats, table, type Stats } from './support/report';
 
 const repoRoot = ((): string => {
   for (let d = __dirname; ; d = path.dirname(d)) {
@@ -59,10 +60,6 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-function log(m: string): void {
-  process.stderr.write(m + '\n');
-}
-
 /** Wall time of one process, spawn to exit, with `input` on stdin; checks its exit code. */
 function timeProcess(args: string[], input: string, env: NodeJS.ProcessEnv, expectCode: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -81,27 +78,6 @@ function timeProcess(args: string[], input: string, env: NodeJS.ProcessEnv, expe
     });
     child.stdin.end(input);
   });
-}
-
-interface Stats {
-  n: number;
-  min: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-function stats(xs: number[]): Stats {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number): number => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!;
-  return { n: s.length, min: s[0]!, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: s[s.length - 1]!, mean: s.reduce((a, b) => a + b, 0) / s.length };
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
 }
 
 async function startWatch(ws: string, home: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; socket: string }> {

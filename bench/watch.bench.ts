@@ -37,6 +37,9 @@ import { encodeClaudeProject } from '../src/core/discovery/locations';
 import type { Logger } from '../src/core/lib/logger';
 import { LiveMonitor } from '../src/io/liveMonitor';
 import type { SessionFileEvent } from '../src/io/sessionWatcher';
+import { prng } from '../test/unit/support/run';
+import { log, stats, table, type Stats } from './support/report';
+import { idTemplate, instantiate, randomUuid, shuffle, type IdTemplate } from './support/seedCopies';
 
 // ---------------------------------------------------------------------------------------------
 // Targets and constants
@@ -320,35 +323,7 @@ function parseArgs(argv: readonly string[]): Options {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffle<T>(xs: T[], rnd: () => number): T[] {
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
-  }
-  return xs;
-}
-
-function randomUuid(rnd: () => number): string {
-  const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rnd() * 16).toString(16)).join('');
-  return `${hex(8)}-${hex(4)}-4${hex(3)}-${(8 + Math.floor(rnd() * 4)).toString(16)}${hex(3)}-${hex(12)}`;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function log(msg: string): void {
-  process.stderr.write(`${msg}\n`);
-}
 
 const gc: () => void = (() => {
   const g = (globalThis as { gc?: () => void }).gc;
@@ -450,102 +425,12 @@ function envFor(home: string): { home: string; env: Record<string, string> } {
 // check.bench.ts), and with the seed's working directory replaced by the bench workspace, so
 // every copy is a session of that workspace (Codex rollouts are matched by their cwd).
 
-type Slot = { kind: 'copy'; original: string } | { kind: 'session' } | { kind: 'agent' };
-
-interface Template {
+interface Template extends IdTemplate {
   def: SeedDef;
-  bytes: number;
-  literals: string[];
-  slotAt: number[];
-  slots: Slot[];
 }
-
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const idShape = /^[A-Za-z0-9_-]{7,}$/;
-const idKey = /(^id$|Id$|ID$|_id$|uuid$|Uuid$|UUID$)/;
 
 function loadTemplate(def: SeedDef, cwd: string): Template {
-  let text = fs.readFileSync(path.join(repoRoot, def.rel), 'utf8');
-  const cwds = new Set<string>();
-  const found = new Map<string, Slot>();
-  const note = (value: string, slot: Slot): void => {
-    const had = found.get(value);
-    if (!had || had.kind === 'copy') {
-      found.set(value, slot);
-    }
-  };
-  const walk = (v: unknown, key: string): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) {
-        walk(x, key);
-      }
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        walk(x, k);
-      }
-    } else if (typeof v === 'string' && key === 'cwd' && v.startsWith('/')) {
-      cwds.add(v);
-    } else if (typeof v === 'string' && idKey.test(key) && idShape.test(v)) {
-      if (key === 'sessionId') {
-        note(v, { kind: 'session' });
-      } else if (key === 'agentId') {
-        note(v, { kind: 'agent' });
-      } else {
-        note(v, { kind: 'copy', original: v });
-      }
-    }
-  };
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') {
-      continue;
-    }
-    const value = JSON.parse(line) as Record<string, unknown>;
-    if (value['type'] === 'session_meta') {
-      const id = (value['payload'] as Record<string, unknown> | undefined)?.['id'];
-      if (typeof id === 'string') {
-        note(id, { kind: 'session' });
-      }
-    }
-    walk(value, '');
-  }
-  // The seed's working directory (and every path below it) becomes the bench workspace.
-  for (const c of [...cwds].sort((a, b) => b.length - a.length)) {
-    text = text.split(c).join(cwd);
-  }
-  const ids = [...found.keys()].sort((a, b) => b.length - a.length);
-  const re = new RegExp(ids.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
-  const slotIndex = new Map(ids.map((id, i) => [id, i]));
-  const literals: string[] = [];
-  const slotAt: number[] = [];
-  let last = 0;
-  for (const m of text.matchAll(re)) {
-    literals.push(text.slice(last, m.index));
-    slotAt.push(slotIndex.get(m[0])!);
-    last = m.index + m[0].length;
-  }
-  literals.push(text.slice(last));
-  return { def, bytes: Buffer.byteLength(text), literals, slotAt, slots: ids.map((id) => found.get(id)!) };
-}
-
-/** Same length and alphabet as `original`, with a counter in its tail: unique per file. */
-function renewId(original: string, n: number): string {
-  if (uuidShape.test(original)) {
-    return original.slice(0, 24) + n.toString(16).padStart(12, '0');
-  }
-  const radix = /^[0-9a-f]+$/.test(original) ? 16 : 36;
-  const tail = Math.max(4, Math.min(10, Math.floor(original.length / 2)));
-  const s = n.toString(radix).padStart(tail, '0');
-  return s.length < original.length ? original.slice(0, original.length - s.length) + s : `${original}-${s}`;
-}
-
-/** One copy of a seed with fresh ids; `counter` numbers the per-copy ids of the whole file. */
-function instantiate(t: Template, session: string, agent: string, counter: { n: number }): string {
-  const fresh = t.slots.map((s) => (s.kind === 'session' ? session : s.kind === 'agent' ? agent : renewId(s.original, ++counter.n)));
-  const parts: string[] = [t.literals[0]!];
-  for (let i = 0; i < t.slotAt.length; i++) {
-    parts.push(fresh[t.slotAt[i]!]!, t.literals[i + 1]!);
-  }
-  return parts.join('');
+  return { def, ...idTemplate(fs.readFileSync(path.join(repoRoot, def.rel), 'utf8'), { cwd }) };
 }
 
 function availableSeeds(): SeedDef[] {
@@ -1699,33 +1584,10 @@ function summariseHeapSnapshot(file: string, top: number): { totalBytes: number;
 // ---------------------------------------------------------------------------------------------
 // Report helpers
 
-interface Stats {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-/** Nearest-rank percentiles. */
-function stats(xs: readonly number[]): Stats {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number): number => (s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!);
-  return { n: s.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: s[s.length - 1] ?? NaN, mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
-}
-
 const ms = (x: number): string => (Number.isNaN(x) ? '—' : x < 10 ? x.toFixed(2) : x.toFixed(1));
 const mib = (b: number): string => `${(b / MiB).toFixed(1)}`;
 const fmtMB = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 const int = (n: number): string => n.toLocaleString('en-US');
-const pad = (s: string, n: number): string => s.padEnd(n);
-const lpad = (s: string, n: number): string => s.padStart(n);
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? pad(cell, widths[c]!) : lpad(cell, widths[c]!))).join('  ')).join('\n');
-}
 
 function heapTable(label: string, sum: { totalBytes: number; nodes: number; groups: HeapGroup[] }): string {
   return [
