@@ -174,6 +174,27 @@ export class Conversation {
 }
 
 /**
+ * The message an event of `role` joins: the current one, the one before it, or none (open a
+ * new one). A role change opens a message; so does an assistant event naming a new message
+ * key. Claude Code writes each content block of one API message as its own line and may record
+ * a tool's result before the message's next block: such a block still belongs to the assistant
+ * message it continues. One rule for the engine and the session timeline, so both group lines
+ * alike. Joining the current message gives it `key` when it had none.
+ */
+export function messageToJoin<M extends { role: Role; key?: string }>(cur: M | undefined, prev: M | undefined, role: Role, key: string | undefined, curHasText: boolean): M | undefined {
+  if (cur && cur.role === role && (role === 'user' || key === undefined || cur.key === undefined || cur.key === key)) {
+    if (key !== undefined && cur.key === undefined) {
+      cur.key = key;
+    }
+    return cur;
+  }
+  if (role === 'assistant' && key !== undefined && cur?.role === 'user' && !curHasText && prev?.role === 'assistant' && prev.key === key) {
+    return prev;
+  }
+  return undefined;
+}
+
+/**
  * The list of a message or call that has no record yet: one shared empty array (frozen, so a
  * push into it fails loudly), replaced by `withRecord` on the first add.
  */

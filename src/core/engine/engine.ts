@@ -3,7 +3,7 @@ import { describeError, nullLogger, type Logger } from '../lib/logger';
 import type { AgentKind } from '../model/agent';
 import type { NormalizedEvent, SessionInfo, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
 import type { Finding, RelatedLocation, Severity } from '../model/finding';
-import { Conversation, type MessageRecord } from './conversation';
+import { Conversation, messageToJoin, type MessageRecord } from './conversation';
 import { FileKnowledge } from './knowledge';
 import type { ReportDescriptor, RuleContext, RuleListener, RuleModule, RuleServices } from './rule';
 
@@ -220,17 +220,9 @@ export class RuleEngine {
   private messageFor(role: 'user' | 'assistant', key: string | undefined, at: Span, timestamp: string | undefined): MessageRecord {
     const conv = this.conversation;
     const cur = conv.current;
-    if (cur && cur.role === role && (role === 'user' || key === undefined || cur.key === undefined || cur.key === key)) {
-      if (key !== undefined && cur.key === undefined) {
-        cur.key = key;
-      }
-      return cur;
-    }
-    if (role === 'assistant' && key !== undefined && cur?.role === 'user' && cur.textAt === undefined) {
-      const prev = conv.messages[cur.index - 1];
-      if (prev?.role === 'assistant' && prev.key === key) {
-        return prev;
-      }
+    const joined = messageToJoin(cur, cur ? conv.messages[cur.index - 1] : undefined, role, key, cur?.textAt !== undefined);
+    if (joined) {
+      return joined;
     }
     const msg = conv.openMessage(role, at, key, timestamp);
     const previous = conv.messages[msg.index - 1];

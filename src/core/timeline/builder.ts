@@ -1,5 +1,6 @@
 import type { AccessOp, NormalizedEvent, Role, SessionInfo, TextEvent, ToolCall, ToolResult } from '../model/events';
 import type { Finding } from '../model/finding';
+import { messageToJoin } from '../engine/conversation';
 import type {
   BatchRow,
   LaneStatus,
@@ -379,21 +380,12 @@ export class TimelineBuilder {
     return list.find((c) => c.results === 0) ?? list[list.length - 1];
   }
 
-  /** Mirrors RuleEngine.messageFor: which API message an event belongs to. */
+  /** Which API message an event belongs to: the engine's rule (`messageToJoin`). */
   private messageFor(role: Role, key: string | undefined): Msg {
     const cur = this.cur;
-    if (cur && cur.role === role && (role === 'user' || key === undefined || cur.key === undefined || cur.key === key)) {
-      if (key !== undefined && cur.key === undefined) {
-        cur.key = key;
-      }
-      return cur;
-    }
-    // Claude Code records a tool's result before the next block of the same API message.
-    if (role === 'assistant' && key !== undefined && cur?.role === 'user' && cur.textLine === undefined) {
-      const prev = this.prev;
-      if (prev?.role === 'assistant' && prev.key === key) {
-        return prev;
-      }
+    const joined = messageToJoin(cur, this.prev, role, key, cur?.textLine !== undefined);
+    if (joined) {
+      return joined;
     }
     const msg: Msg = { index: cur ? cur.index + 1 : 0, epoch: this.epoch, role, no: ++this.messages, ...(key !== undefined ? { key } : {}) };
     this.prev = cur;

@@ -4,7 +4,7 @@ import { maxRequestBytes, type GuardWireRequest, type GuardWireResponse } from '
 import { parseGuardRequest } from '../../core/guard/protocolSchema';
 import { AgentGuardError, errnoCode } from '../../core/lib/errors';
 import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
-import { ensureGuardDir, isWindows } from './socketPath';
+import { ensureGuardDir, exists, isWindows } from './socketPath';
 
 export interface GuardServerOptions {
   socketPath: string;
@@ -156,15 +156,6 @@ export class GuardServer {
         // already gone
       }
     }
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 

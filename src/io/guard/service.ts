@@ -182,14 +182,8 @@ export class GuardService implements Disposable {
       const records = this.opts.ledger.record({
         kind: 'pre',
         at,
-        agent: r.agent,
-        sessionId: r.sessionId,
-        ...(r.transcriptPath ? { transcriptPath: key } : {}),
-        tool: r.tool,
-        ...(r.toolUseId !== undefined ? { toolUseId: r.toolUseId } : {}),
-        ...(r.inputHash !== undefined ? { inputHash: r.inputHash } : {}),
+        ...ledgerCall(r, key),
         seq,
-        paths: r.paths,
         verdict: { action: verdict.action, hits: verdict.hits },
       });
       const monitor = this.opts.monitor;
@@ -261,14 +255,8 @@ export class GuardService implements Disposable {
       this.opts.ledger.record({
         kind: 'post',
         at: this.clock(),
-        agent: r.agent,
-        sessionId: r.sessionId,
-        ...(r.transcriptPath ? { transcriptPath: key } : {}),
-        tool: r.tool,
-        ...(r.toolUseId !== undefined ? { toolUseId: r.toolUseId } : {}),
-        ...(r.inputHash !== undefined ? { inputHash: r.inputHash } : {}),
+        ...ledgerCall(r, key),
         seq: this.opts.ledger.nextSeq(),
-        paths: r.paths,
         ...(r.failed ? { failed: true } : {}),
       });
       this.logger.debug(`[guard] ${r.failed ? 'failed' : 'done'}: ${r.tool} of ${r.paths.map((p) => displayPath(p.path, r.cwd)).join(', ')} by ${r.agent} session ${r.sessionId}`);
@@ -309,4 +297,17 @@ function transcriptName(session: string): string {
 
 function unique(paths: string[]): string[] {
   return [...new Set(paths)];
+}
+
+/** What the ledger records of a call, before and after it alike (`key`: the transcript, resolved). */
+function ledgerCall(r: PreRequest | PostRequest, key: string) {
+  return {
+    agent: r.agent,
+    sessionId: r.sessionId,
+    ...(r.transcriptPath ? { transcriptPath: key } : {}),
+    tool: r.tool,
+    ...(r.toolUseId !== undefined ? { toolUseId: r.toolUseId } : {}),
+    ...(r.inputHash !== undefined ? { inputHash: r.inputHash } : {}),
+    paths: r.paths,
+  };
 }

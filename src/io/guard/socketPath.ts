@@ -140,7 +140,8 @@ function deepestExisting(p: string): string {
   }
 }
 
-function exists(p: string): boolean {
+/** Something is at `p` (a socket, a dangling link): lstat, not stat. */
+export function exists(p: string): boolean {
   try {
     lstatSync(p);
     return true;
