@@ -10,6 +10,8 @@
  * 2. Times, in this one process and interleaved, a baseline that only splits lines and
  *    JSON.parses them, and the real engine (`checkFile` with every adapter and rule, what
  *    `agent-guard check` runs per file); prints MB/s and the ratio check / baseline.
+ *    With stages (the default), the pipeline is also timed cut after the line reader and
+ *    before the rules, to show where check's time goes.
  * 3. Measures peak RSS of `check` in fresh child processes over a quarter of the corpus and
  *    over all of it: memory must be bounded, not proportional to the corpus.
  * 4. When the ratio is under target (or with --profile), CPU-profiles check children (one per
@@ -28,7 +30,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
+import { TranscriptStream } from '../src/core/engine/stream';
 import type { Finding } from '../src/core/model/finding';
+import { LineSplitter, type RawLine } from '../src/core/parse/lineSplitter';
 import { adapters } from '../src/core/parse/registry';
 import { allRules } from '../src/core/rules/all';
 import { checkFile } from '../src/io/checkFile';
@@ -109,6 +113,7 @@ interface Options {
   strict: boolean;
   profile: boolean;
   memory: boolean;
+  stages: boolean;
   out: string;
   child?: 'check' | 'baseline';
   dir?: string;
@@ -125,6 +130,7 @@ const usage = `usage: node out/bench/check.bench.js [options]
   --strict        exit 1 when a target is missed or the corpus check fails
   --profile       CPU-profile a check child even when the throughput target is met
   --no-memory     skip the child-process memory measurements
+  --no-stages     skip the stage breakdown (the line reader alone; everything but the rules)
   --out FILE      JSON results (default bench/results/check.json)`;
 
 function parseArgs(argv: readonly string[]): Options {
@@ -137,6 +143,7 @@ function parseArgs(argv: readonly string[]): Options {
     strict: false,
     profile: false,
     memory: true,
+    stages: true,
     out: path.join(repoRoot, 'bench', 'results', 'check.json'),
   };
   const value = (i: number, name: string): string => {
@@ -179,6 +186,9 @@ function parseArgs(argv: readonly string[]): Options {
         break;
       case '--no-memory':
         o.memory = false;
+        break;
+      case '--no-stages':
+        o.stages = false;
         break;
       case '--out':
         o.out = path.resolve(value(i++, a));
@@ -425,6 +435,49 @@ async function baselineFile(file: string): Promise<number> {
   return objects;
 }
 
+/**
+ * The pipeline of `check` cut after one of its stages, each including the one before it:
+ * `lines` is the line splitter (UTF-8 validation, CR and BOM handling, line records) and
+ * JSON.parse, as the transcript parser runs them; `engine` is everything but the rules
+ * (format detection, the schema guards, normalised events, tool classification, the
+ * conversation and the file knowledge). `check` adds the rules.
+ *
+ * (The adapters are not timed on their own: cut there, with the events going nowhere, they
+ * measured slower than the adapters with the engine behind them, in every round of every run.
+ * A cut that runs slower than what contains it measures how this process's JIT treated it,
+ * not the stage.)
+ */
+type Stage = 'lines' | 'engine';
+const stages: readonly Stage[] = ['lines', 'engine'];
+type Workload = 'baseline' | Stage | 'check';
+
+async function stageFile(file: string, stage: Stage): Promise<void> {
+  let push: (chunk: Buffer) => void;
+  let end: () => void;
+  if (stage === 'lines') {
+    const splitter = new LineSplitter();
+    const onLine = (l: RawLine): void => {
+      if (!l.tooLong && l.text.length > 0) {
+        try {
+          JSON.parse(l.text);
+        } catch {
+          // counted as a malformed line by the real parser; nothing to do here
+        }
+      }
+    };
+    push = (c) => splitter.push(c, onLine);
+    end = () => splitter.end(onLine);
+  } else {
+    const stream = new TranscriptStream({ file, adapters, rules: [], mode: 'batch', sink: { add: () => undefined, retract: () => undefined } });
+    push = (c) => stream.push(c);
+    end = () => stream.end();
+  }
+  for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes })) {
+    push(chunk as Buffer);
+  }
+  end();
+}
+
 async function checkOne(file: string): Promise<Finding[]> {
   const r = await checkFile(file, { adapters, rules: allRules });
   return r.findings;
@@ -446,7 +499,7 @@ interface PassResult {
  * is the streaming engine, not a list that grows with the number of findings.
  */
 async function pass(
-  kind: 'baseline' | 'check',
+  kind: Workload,
   dir: string,
   files: readonly CorpusFile[],
   opts: { keepFindings: boolean; onFile?: (bytesDone: number) => void } = { keepFindings: true },
@@ -465,8 +518,10 @@ async function pass(
       if (opts.keepFindings) {
         findings.push(found);
       }
-    } else {
+    } else if (kind === 'baseline') {
       await baselineFile(abs);
+    } else {
+      await stageFile(abs, kind);
     }
     const fam = byFamily[f.family];
     fam.seconds += Number(process.hrtime.bigint() - s) / 1e9;
@@ -874,23 +929,27 @@ async function main(o: Options): Promise<number> {
     await pass('check', corpusDir, warm);
 
     // 2. Throughput, interleaved, alternating order
-    const base: PassResult[] = [];
-    const check: PassResult[] = [];
+    const workloads: Workload[] = o.stages ? ['baseline', ...stages, 'check'] : ['baseline', 'check'];
+    const passes = new Map<Workload, PassResult[]>(workloads.map((w) => [w, []]));
     for (let r = 0; r < o.rounds; r++) {
-      const order: ('baseline' | 'check')[] = r % 2 === 0 ? ['baseline', 'check'] : ['check', 'baseline'];
+      // Forwards in odd rounds, backwards in even ones: no workload always runs first.
+      const order = r % 2 === 0 ? workloads : [...workloads].reverse();
       for (const kind of order) {
         collect?.();
         const res = await pass(kind, corpusDir, files);
-        (kind === 'baseline' ? base : check).push(res);
+        passes.get(kind)!.push(res);
         log(`round ${r + 1}/${o.rounds} ${kind.padEnd(8)} ${fmtRate(res.bytes / res.seconds)} (${res.seconds.toFixed(2)} s)`);
       }
     }
+    const base = passes.get('baseline')!;
+    const check = passes.get('check')!;
     const baseRates = base.map((p) => p.bytes / p.seconds);
     const checkRates = check.map((p) => p.bytes / p.seconds);
     const baseRate = median(baseRates);
     const checkRate = median(checkRates);
     const ratio = checkRate / baseRate;
     const roundRatios = checkRates.map((c, i) => c / baseRates[i]!);
+    const stageRows = o.stages ? stageBreakdown(workloads, passes, manifest.totalBytes) : [];
     const famRates = families.map((f) => {
       const b = median(base.map((p) => p.byFamily[f].bytes / p.byFamily[f].seconds));
       const c = median(check.map((p) => p.byFamily[f].bytes / p.byFamily[f].seconds));
@@ -978,6 +1037,16 @@ async function main(o: Options): Promise<number> {
       ]),
     );
     lines.push(`throughput ratio ${ratio.toFixed(2)} (target >= ${throughputTarget.toFixed(2)}): ${throughputPass ? 'PASS' : 'FAIL'}`);
+    if (stageRows.length > 0) {
+      lines.push('');
+      lines.push(`where check's time goes (the pipeline cut after each stage, over the same files; medians of per-round figures):`);
+      lines.push(
+        table([
+          ['stage', 'adds', 'MB/s', '/ baseline', 'share of check'],
+          ...stageRows.map((x) => [x.stage, x.adds, fmtRate(x.rate), x.ratio.toFixed(2), `${(x.share * 100).toFixed(0)} %`]),
+        ]),
+      );
+    }
     lines.push('');
     lines.push(
       `corpus check: ${verification.ok ? 'OK' : 'FAILED'} — ${verification.actual} findings, ${verification.expected} expected from the seeds copy for copy` +
@@ -1071,6 +1140,7 @@ async function main(o: Options): Promise<number> {
         roundCheckMBps: checkRates.map((x) => x / MB),
         roundRatios,
         byFamily: famRates.map((f) => ({ family: f.family, baselineMBps: f.baseline / MB, checkMBps: f.check / MB, ratio: f.ratio })),
+        stages: stageRows.map((x) => ({ stage: x.stage, seconds: x.seconds, MBps: x.rate / MB, ratio: x.ratio, shareOfCheck: x.share })),
       },
       verification,
       memory: memory ? { ...memory, target: memoryTarget, pass: memoryPass } : undefined,
@@ -1090,6 +1160,43 @@ async function main(o: Options): Promise<number> {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
   }
+}
+
+const stageAdds: Record<Workload, string> = {
+  baseline: 'split at \\n, decode, JSON.parse',
+  lines: 'UTF-8 validation, CR/BOM, line records',
+  engine: 'adapters (formats, schemas, events, tool classification), conversation, file knowledge',
+  check: `the ${allRules.length} rules, findings`,
+};
+
+/**
+ * Per workload: its time and its speed against the baseline, and the share of check's time
+ * the stage adds to the one before it (the baseline's row: the share spent parsing). Each is
+ * taken within a round, where the workloads ran back to back, and the median over the rounds
+ * is shown: on a noisy machine, a ratio of medians from different moments can even make a
+ * stage look faster than the one it includes.
+ */
+function stageBreakdown(
+  workloads: readonly Workload[],
+  passes: ReadonlyMap<Workload, PassResult[]>,
+  bytes: number,
+): { stage: Workload; adds: string; seconds: number; rate: number; ratio: number; share: number }[] {
+  const secondsOf = (w: Workload): number[] => passes.get(w)!.map((p) => p.seconds);
+  const base = secondsOf('baseline');
+  const check = secondsOf('check');
+  return workloads.map((w, i) => {
+    const own = secondsOf(w);
+    const before = i === 0 ? own.map(() => 0) : secondsOf(workloads[i - 1]!);
+    const seconds = median(own);
+    return {
+      stage: w,
+      adds: stageAdds[w],
+      seconds,
+      rate: bytes / seconds,
+      ratio: median(own.map((x, r) => base[r]! / x)),
+      share: median(own.map((x, r) => (x - before[r]!) / check[r]!)),
+    };
+  });
 }
 
 async function entry(): Promise<void> {
