@@ -16,6 +16,17 @@ const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
 const healthyParallel = cc().call('m1', A, 'Bash', { command: 'ls' }).call('m1', B, 'Bash', { command: 'pwd' }).result(A, 'a').result(B, 'b').say('m2', 'ok').text();
 /** Claude Code records a tool's result before the next block of the same API message. */
 const streamedBlocks = cc().call('m1', A, 'Read', { file_path: '/x' }).result(A, 'a').call('m1', B, 'Bash', { command: 'pwd' }).result(B, 'b').say('m2', 'ok').text();
+/**
+ * Codex writes its own developer note between a command and its output when the user approves
+ * the command's prefix while it runs (the shape of real Codex Desktop rollouts): not a turn.
+ */
+const codexNoteMidCall = new CodexRollout()
+  .user('check the repo')
+  .exec('call_1', 'git status')
+  .developer('Approved command prefix saved:\n- ["git","status"]')
+  .output('call_1', 'clean')
+  .say('all clean')
+  .text();
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -57,6 +68,7 @@ ruleTester(misplacedResult, {
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'interrupt note after the results', input: interrupted },
+    { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
   ],
   invalid: [
     {
@@ -83,6 +95,7 @@ ruleTester(missingResult, {
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'compacted away', input: compactedAway },
     { name: 'interrupted with an error result', input: interrupted },
+    { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
   ],
   invalid: [
     {
@@ -99,6 +112,11 @@ ruleTester(missingResult, {
       name: 'unanswered at the end of the file: lower severity',
       input: cc().call('m1', A, 'Bash', { command: 'sleep 100' }).text(),
       errors: [{ messageId: 'atEnd', line: 2, severity: 'warning' }],
+    },
+    {
+      name: 'Codex user prompt before the output',
+      input: new CodexRollout().user('go').exec('call_1', 'sleep 5').user('hello?').output('call_1', 'late').text(),
+      errors: [{ messageId: 'beforeNext', line: 3 }],
     },
     {
       name: 'Codex turn aborted',

@@ -23,6 +23,11 @@ export class CodexRollout {
     return this.item('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
   }
 
+  /** Codex's own note to the model (permissions, an approved command prefix). */
+  developer(text: string): this {
+    return this.item('response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] });
+  }
+
   say(text: string): this {
     return this.item('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
   }

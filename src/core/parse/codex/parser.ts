@@ -144,12 +144,17 @@ class CodexParser implements FormatParser {
         const role = payload.role;
         if (role === 'assistant') {
           this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, timestamp });
-        } else if (role === 'user' || role === 'developer') {
+        } else if (role === 'user') {
           // Only a user message can be a prompt, and only a prompt needs its text.
-          const text = role === 'user' ? (resultText(payload.content) ?? '') : '';
-          const prompt = role === 'user' && !injectedUserText.test(text);
+          const text = resultText(payload.content) ?? '';
+          const prompt = !injectedUserText.test(text);
           this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'user', prompt, preview: prompt ? preview(text) : undefined, timestamp });
         }
+        // A developer message is Codex's own note to the model, not a turn of the conversation:
+        // it is written wherever Codex has something to say, even between a call and its output
+        // (after the user approves a command prefix while the command runs, real rollouts show
+        // `function_call`, `developer` message, `function_call_output`, and the session went
+        // on). As a message it would split a call from its output.
         return;
       }
       case 'function_call': {
