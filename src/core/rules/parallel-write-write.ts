@@ -14,13 +14,21 @@ export const parallelWriteWrite = defineRule({
     },
     messages: {
       race: '{{tool}} writes {{path}} in the same parallel batch as the {{otherTool}} call on line {{otherLine}} that also writes it: whichever lands last wins, and the other change can be lost.',
+      overwrite:
+        '{{tool}} replaces {{path}} after the {{otherTool}} call on line {{otherLine}} of the same batch changed it: Claude Code runs them in order, but this call was written before that change was made, so it undoes the change unless it repeats it.',
     },
   },
   create(ctx) {
     return {
       onCall(rec) {
+        // Claude Code runs the calls that change things one at a time, in the order of the
+        // message (only read-only tools run side by side). An edit then replaces text in the
+        // file as the earlier write left it, or fails where that text changed: nothing is lost
+        // silently, and an edit applied to content the session never saw is stale-write's
+        // finding. A whole-file write or a delete still undoes the earlier change.
+        const serial = ctx.agent === 'claude-code';
         for (const a of rec.call.accesses) {
-          if (!isWrite(a)) {
+          if (!isWrite(a) || (serial && a.op === 'edit')) {
             continue;
           }
           const first = batchSiblings(rec, a.path, isWrite)[0];
@@ -28,7 +36,7 @@ export const parallelWriteWrite = defineRule({
             continue;
           }
           ctx.report({
-            messageId: 'race',
+            messageId: serial ? 'overwrite' : 'race',
             at: a.span ?? rec.call.at,
             key: `${rec.call.callId}:${a.path}`,
             callId: rec.call.callId,

@@ -49,14 +49,39 @@ ruleTester(parallelReadWrite, {
   ],
 });
 
+/** Codex: two patches of one file in one batch (no output between the calls). */
+const codexPatches = new CodexRollout()
+  .user('go')
+  .shell('c0', 'cat src/app.ts')
+  .output('c0', v1)
+  .patch('c1', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
+  .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-four\n+4\n*** End Patch')
+  .output('c1', 'Done!', true)
+  .output('c2', 'Done!', true);
+
 ruleTester(parallelWriteWrite, {
-  valid: [{ name: 'two edits in two turns', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() }],
+  valid: [
+    { name: 'two edits in two turns', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },
+    {
+      // Claude Code runs them one after the other; the second applies to what the first left
+      // (its originalFile has the first edit), as in the real sessions this shape comes from.
+      name: 'Claude Code: two edits in one batch',
+      input: cc().read('m0', 'toolu_read', f, v1).call('m1', A, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).call('m1', B, 'Edit', { file_path: f, old_string: 'four', new_string: '4' }).editResult(A, f, v1, 'two', '2').editResult(B, f, v1.replace('two', '2'), 'four', '4').text(),
+    },
+  ],
   invalid: [
     {
-      name: 'two edits in one batch',
-      input: cc().read('m0', 'toolu_read', f, v1).call('m1', A, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).call('m1', B, 'Edit', { file_path: f, old_string: 'four', new_string: '4' }).editResult(A, f, v1, 'two', '2').editResult(B, f, v1.replace('two', '2'), 'four', '4').text(),
-      errors: [{ messageId: 'race', line: 5 }],
+      name: 'Claude Code: an edit, then a whole-file write in one batch',
+      input: cc()
+        .read('m0', 'toolu_read', f, v1)
+        .call('m1', A, 'Edit', { file_path: f, old_string: 'two', new_string: '2' })
+        .call('m1', B, 'Write', { file_path: f, content: 'all new\n' })
+        .editResult(A, f, v1, 'two', '2')
+        .result(B, 'ok', { toolUseResult: { type: 'update', filePath: f, content: 'all new\n', structuredPatch: [], originalFile: v1.replace('two', '2') } })
+        .text(),
+      errors: [{ messageId: 'overwrite', line: 5 }],
     },
+    { name: 'Codex: two patches of one file in one batch', input: codexPatches.text(), errors: [{ messageId: 'race', line: codexPatches.lines.length - 2 }] },
   ],
 });
 
