@@ -110,6 +110,46 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
     },
     {
+      // Claude Code's hunk carries context lines around the change; a change behind the
+      // session's back in a context line is next to the edit, not under it.
+      name: 'changed in a context line of the edit\'s hunk only: warning',
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Edit', { file_path: f, old_string: 'three', new_string: '3', replace_all: false })
+        .result(B, 'ok', {
+          toolUseResult: {
+            filePath: f,
+            oldString: 'three',
+            newString: '3',
+            originalFile: 'ONE\ntwo\nthree\nfour\nfive\n',
+            structuredPatch: [{ oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [' ONE', ' two', '-three', '+3', ' four', ' five'] }],
+            userModified: false,
+            replaceAll: false,
+          },
+        })
+        .text(),
+      errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
+    },
+    {
+      name: 'changed in a line the hunk removed: error',
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Edit', { file_path: f, old_string: 'THREE', new_string: '3', replace_all: false })
+        .result(B, 'ok', {
+          toolUseResult: {
+            filePath: f,
+            oldString: 'THREE',
+            newString: '3',
+            originalFile: 'one\ntwo\nTHREE\nfour\nfive\n',
+            structuredPatch: [{ oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] }],
+            userModified: false,
+            replaceAll: false,
+          },
+        })
+        .text(),
+      errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
       name: 'full overwrite of a changed file: error',
       input: cc().read('m1', A, f, v1).write('m2', B, f, 'all new\n', 'one\ntwo\nthree\nfour\nfive\nsix\n').text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],

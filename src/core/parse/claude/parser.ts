@@ -347,7 +347,7 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     return undefined;
   }
   const type: 'create' | 'update' = w.type ?? (before === null ? 'create' : 'update');
-  const replaced = (w.structuredPatch ?? []).map((h) => ({ start: h.oldStart, count: h.oldLines }));
+  const replaced = (w.structuredPatch ?? []).map(changedLines);
   let after: string | undefined;
   if (w.type !== undefined) {
     after = w.content;
@@ -362,6 +362,38 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     after = applyEdits(before, edits);
   }
   return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced };
+}
+
+/**
+ * The old lines a hunk removed or replaced. Claude Code's hunks carry up to three lines of
+ * context on each side, unchanged by the write: counting them as replaced made a change the
+ * session never saw, next to an edit but outside it (a formatter's, say), look like one the
+ * edit overwrote. A hunk that only adds lines replaced none: its region is the insertion point.
+ */
+function changedLines(h: { oldStart: number; oldLines: number; lines?: string[] | undefined }): { start: number; count: number } {
+  const lines = h.lines;
+  if (!lines || lines.length === 0) {
+    return { start: h.oldStart, count: h.oldLines };
+  }
+  let lead = 0;
+  while (lead < lines.length && lines[lead]!.startsWith(' ')) {
+    lead++;
+  }
+  if (lead === lines.length) {
+    // Context only: nothing to trim against.
+    return { start: h.oldStart, count: h.oldLines };
+  }
+  // From the end: context lines, passing over "\ No newline at end of file" markers (no line of their own).
+  let trail = 0;
+  for (let i = lines.length - 1; i > lead; i--) {
+    const l = lines[i]!;
+    if (l.startsWith(' ')) {
+      trail++;
+    } else if (!l.startsWith('\\')) {
+      break;
+    }
+  }
+  return { start: h.oldStart + lead, count: Math.max(0, h.oldLines - lead - trail) };
 }
 
 /** `text.split('\n').length`, without the array. */

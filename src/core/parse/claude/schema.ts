@@ -91,7 +91,8 @@ export const readResultSchema = z.object({
   }),
 });
 
-const hunkSchema = z.object({ oldStart: z.number(), oldLines: z.number() });
+/** A unified-diff hunk; `lines` start with ' ' (context), '-' (removed) or '+' (added). */
+const hunkSchema = z.object({ oldStart: z.number(), oldLines: z.number(), lines: z.array(z.string()).optional() });
 
 /** `toolUseResult` of Edit/MultiEdit/Write. */
 export const writeResultSchema = z.object({
