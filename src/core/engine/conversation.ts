@@ -124,6 +124,10 @@ export class Conversation {
   }
 
   noteText(e: TextEvent, message: MessageRecord): void {
+    if (e.attached) {
+      // Delivered with the results: the results that follow are still in place.
+      return;
+    }
     message.textAt ??= e.at;
     if (e.prompt) {
       message.promptAt ??= e.at;

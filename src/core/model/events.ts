@@ -57,6 +57,12 @@ export interface TextEvent {
   timestamp?: string;
   /** The first characters of the text, for titles and the timeline (never the whole prompt). */
   preview?: string;
+  /**
+   * User text that came in the same record as tool results: a message the person typed while
+   * the tools ran, which the agent delivers along with the results. Part of the results'
+   * message, not a turn: it does not close the window for the results still to come.
+   */
+  attached?: boolean;
   /** Claude Code chain fields, for the branch rules. */
   uuid?: string;
   parentUuid?: string | null;

@@ -68,7 +68,7 @@ export const missingResult = defineRule({
         }
       },
       onText(e, msg) {
-        if (e.role === 'user' && open.length > 0) {
+        if (e.role === 'user' && !e.attached && open.length > 0) {
           sweep((c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch, 'beforeNext', e.prompt ? 'user prompt' : 'user message', e.at);
         }
       },

@@ -227,8 +227,10 @@ export class TimelineBuilder {
 
   private onText(e: TextEvent): void {
     const msg = this.messageFor(e.role, e.messageKey);
-    msg.textLine ??= e.at.line;
-    if (e.role === 'user') {
+    if (!e.attached) {
+      msg.textLine ??= e.at.line;
+    }
+    if (e.role === 'user' && !e.attached) {
       // Mirrors missing-result: user text after a message with unanswered calls.
       this.sweep((c) => c.msg.epoch === msg.epoch && c.msg.index === msg.index - 1);
     }

@@ -17,6 +17,17 @@ const healthyParallel = cc().call('m1', A, 'Bash', { command: 'ls' }).call('m1',
 /** Claude Code records a tool's result before the next block of the same API message. */
 const streamedBlocks = cc().call('m1', A, 'Read', { file_path: '/x' }).result(A, 'a').call('m1', B, 'Bash', { command: 'pwd' }).result(B, 'b').say('m2', 'ok').text();
 /**
+ * The person typed while two calls ran; Claude Code delivered the text with the first result,
+ * and the second result (here a permission refusal) came after it. The session went on.
+ */
+const queuedWhileRunning = cc()
+  .call('m1', A, 'Bash', { command: 'ls' })
+  .call('m1', B, 'Bash', { command: 'git status' })
+  .resultWithText(A, 'a', 'I see the new format but not the timestamps')
+  .result(B, 'The user doesn\u2019t want to proceed with this tool use.', { isError: true })
+  .say('m2', 'that is expected')
+  .text();
+/**
  * Codex writes its own developer note between a command and its output when the user approves
  * the command's prefix while it runs (the shape of real Codex Desktop rollouts): not a turn.
  */
@@ -69,6 +80,7 @@ ruleTester(misplacedResult, {
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'interrupt note after the results', input: interrupted },
     { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
+    { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
   ],
   invalid: [
     {
@@ -96,6 +108,7 @@ ruleTester(missingResult, {
     { name: 'compacted away', input: compactedAway },
     { name: 'interrupted with an error result', input: interrupted },
     { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
+    { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
   ],
   invalid: [
     {

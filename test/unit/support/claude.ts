@@ -88,6 +88,18 @@ export class ClaudeTranscript {
   }
 
   /**
+   * A result with text the person typed while the tools ran, in the same record: Claude Code
+   * delivers queued input along with a tool result.
+   */
+  resultWithText(id: string, content: unknown, text: string): this {
+    return this.push(
+      this.envelope('user', {
+        message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content }, { type: 'text', text }] },
+      }),
+    );
+  }
+
+  /**
    * A result linked the way Claude Code links it (FORMATS.md §1.3): `parentUuid` and
    * `sourceToolAssistantUUID` are the uuid of the assistant entry holding the tool_use, so
    * parallel results hang side by side from their calls. The next line chains from this one.

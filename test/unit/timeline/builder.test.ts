@@ -74,6 +74,18 @@ void describe('TimelineBuilder', () => {
     assert.deepEqual(findings, []);
   });
 
+  void it('text typed while the tools ran, delivered with a result, leaves the other result in place', () => {
+    const t = cc()
+      .call('m1', A, 'Bash', { command: 'ls' })
+      .call('m1', B, 'Bash', { command: 'git status' })
+      .resultWithText(A, 'a', 'and the timestamps?')
+      .result(B, 'b')
+      .say('m2', 'ok');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:ok,Bash:ok]', 'text:user', 'text:assistant']);
+    assert.deepEqual(findings, []);
+  });
+
   void it('a late result: the call lane says late, a result lane where it landed, an edge back to the call', () => {
     const t = cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').result(A, 'late');
     const { b, findings } = build(t.text());

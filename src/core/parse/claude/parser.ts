@@ -238,13 +238,16 @@ class ClaudeParser implements FormatParser {
         const meta = resultBlocks === 1 ? line.toolUseResult : undefined;
         this.ctx.emit(this.result(block, meta, raw, common));
       } else if (block.type === 'text') {
-        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common);
+        // Text in a record of results is what the person typed while the tools ran: Claude
+        // Code hands it to the model with the results (real sessions go on normally after
+        // it, even with another call of the batch still to answer).
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0);
       }
     }
   }
 
-  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp): void {
-    const prompt = !meta && !nonPromptText.test(text.trimStart());
+  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, attached = false): void {
+    const prompt = !attached && !meta && !nonPromptText.test(text.trimStart());
     this.ctx.emit({
       kind: 'text',
       at: lineSpan(raw),
@@ -254,6 +257,7 @@ class ClaudeParser implements FormatParser {
       timestamp: common.timestamp,
       uuid: common.uuid,
       parentUuid: common.parentUuid,
+      attached,
     });
   }
 
