@@ -161,6 +161,11 @@ export class RuleEngine {
   private onText(e: TextEvent): void {
     const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp);
     this.conversation.noteText(e, msg);
+    if (e.mentions) {
+      for (const path of e.mentions) {
+        this.knowledge.noteMentioned(path, e.at);
+      }
+    }
     const list = (this.textRules ??= this.rulesWith('onText'));
     for (let i = 0; i < list.length; i++) {
       const entry = list[i]!;

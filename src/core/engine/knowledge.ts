@@ -29,9 +29,10 @@ export interface PathKnowledge {
   /** Partial reads since `base` was set. */
   partials: PartialView[];
   /**
-   * The session itself changed the file in a way the transcript does not spell out
-   * (a shell redirection, `sed -i`): the content it expects is unknown, so no staleness
-   * can be claimed until it reads or writes the file again.
+   * The content the session expects is unknown: it changed the file in a way the transcript
+   * does not spell out (a shell redirection, `sed -i`), or the file was put before the model
+   * without its content in the transcript (an `@` mention). No staleness can be claimed until
+   * it reads or writes the file again.
    */
   opaqueSince?: Span;
 }
@@ -97,6 +98,15 @@ export class FileKnowledge {
       k.partials = [];
       k.opaqueSince = undefined;
     }
+  }
+
+  /** A person named the file with `@`: the model saw it, as it was then, by means the transcript does not record. */
+  noteMentioned(path: string, at: Span): void {
+    const k = this.entry(path);
+    k.lastRead = at;
+    k.base = undefined;
+    k.partials = [];
+    k.opaqueSince = at;
   }
 
   noteDelete(path: string, at: Span): void {

@@ -63,6 +63,11 @@ export interface TextEvent {
    * message, not a turn: it does not close the window for the results still to come.
    */
   attached?: boolean;
+  /**
+   * Files a person named with `@` in a prompt (absolute paths). Claude Code puts their content
+   * before the model and counts them as read, without a Read call in the transcript.
+   */
+  mentions?: string[];
   /** Claude Code chain fields, for the branch rules. */
   uuid?: string;
   parentUuid?: string | null;

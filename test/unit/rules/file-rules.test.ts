@@ -23,6 +23,15 @@ ruleTester(writeBeforeRead, {
     { name: 'read, then edit', input: readThenEdit },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
+    {
+      // Claude Code reads an @-named file into the context itself (no Read call), and lets the model write it.
+      name: 'Claude Code: a file named with @ in the prompt, then overwritten',
+      input: new ClaudeTranscript().user('Look at the @src/app.ts, check the feedback, then empty the file.').write('m1', A, f, '', v1).text(),
+    },
+    {
+      name: 'Claude Code: an @"quoted path" in the prompt',
+      input: new ClaudeTranscript().user('See @"src/app.ts" and fix it').edit('m1', A, f, v1, 'two', '2').text(),
+    },
     { name: 'a failed edit changes nothing', input: cc().call('m1', A, 'Edit', { file_path: f, old_string: 'x', new_string: 'y' }).result(A, '<tool_use_error>File has not been read yet.</tool_use_error>', { isError: true }).text() },
     { name: 'Codex: sed -n read, then update patch', input: new CodexRollout().user('go').shell('c1', "sed -n '1,80p' src/app.ts").output('c1', 'x').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text() },
     { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
@@ -30,6 +39,11 @@ ruleTester(writeBeforeRead, {
   invalid: [
     { name: 'edit without a read', input: editUnread.text(), errors: [{ messageId: 'unread', line: 2, column: columnOf(editUnread.lines[1]!, f), endColumn: columnOf(editUnread.lines[1]!, f) + f.length }] },
     { name: 'overwrite an existing file unread', input: cc().write('m1', A, f, 'x\n', v1).text(), errors: [{ messageId: 'unread', line: 2 }] },
+    {
+      name: 'an @ inside a word (an e-mail address) names no file',
+      input: new ClaudeTranscript().user('ask dev@src/app.ts about it, then empty src/app.ts').write('m1', A, f, '', v1).text(),
+      errors: [{ messageId: 'unread', line: 2 }],
+    },
     {
       name: 'Codex: update patch without a read',
       input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text(),
@@ -92,6 +106,10 @@ ruleTester(staleWrite, {
     {
       name: 'a partial read saw the changed lines',
       input: cc().read('m1', A, f, v1).read('m2', B, f, 'one\nTWO\nthree\nfour\nfive\n', { offset: 2, limit: 2 }).edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'three', '3').text(),
+    },
+    {
+      name: 'the person named the changed file with @: the model saw it as it is',
+      input: cc().read('m1', A, f, v1).user('I changed @src/app.ts, have a look').edit('m2', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),
     },
     {
       name: 'own shell write makes the content unknown, not stale',

@@ -1,3 +1,4 @@
+import { resolveAgainst } from '../../classify/paths';
 import { classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span, ToolResult, WriteSnapshot } from '../../model/events';
@@ -248,6 +249,7 @@ class ClaudeParser implements FormatParser {
 
   private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, attached = false): void {
     const prompt = !attached && !meta && !nonPromptText.test(text.trimStart());
+    const mentions = prompt && text.includes('@') ? mentionedFiles(text, this.cwd) : undefined;
     this.ctx.emit({
       kind: 'text',
       at: lineSpan(raw),
@@ -258,6 +260,7 @@ class ClaudeParser implements FormatParser {
       uuid: common.uuid,
       parentUuid: common.parentUuid,
       attached,
+      ...(mentions && mentions.length > 0 ? { mentions } : {}),
     });
   }
 
@@ -324,6 +327,24 @@ class ClaudeParser implements FormatParser {
   private invalid(raw: RawLine, what: string): void {
     this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Claude Code)` });
   }
+}
+
+/**
+ * `@path` and `@"path with spaces"` in a prompt: the files Claude Code reads into the context
+ * for the model (and then lets it edit without a Read). Only after whitespace or at the start,
+ * so an e-mail address is not one; trailing punctuation is the sentence's, not the path's.
+ * A word that is not a path (`@types/node`, a decorator) only marks a file that is never written.
+ */
+function mentionedFiles(text: string, cwd: string | undefined): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\s)@(?:"([^"\n]+)"|([^\s"'`]+))/g)) {
+    const raw = m[1] ?? m[2]!.replace(/[.,;:!?)\]}>]+$/, '');
+    const path = raw ? resolveAgainst(raw, cwd) : undefined;
+    if (path !== undefined) {
+      out.push(path);
+    }
+  }
+  return out;
 }
 
 function isEdit(v: unknown): v is { old_string: string; new_string: string; replace_all?: boolean } {
