@@ -1,11 +1,18 @@
+import { isUtf8 } from 'node:buffer';
 import type { AgentKind } from '../model/agent';
-import type { NormalizedEvent } from '../model/events';
+import type { NormalizedEvent, Span } from '../model/events';
 import type { FormatAdapter, FormatParser } from './adapter';
-import { LineSplitter, type RawLine } from './lineSplitter';
+import { defaultMaxLineBytes, LineSplitter, type RawLine } from './lineSplitter';
 import { lineSpan } from './span';
 
 /** Lines held while the format is not yet known (the first lines are usually enough). */
 const maxUndetectedLines = 64;
+
+/**
+ * A `.json` transcript is one JSON document, usually pretty-printed over many lines (Gemini
+ * CLI's legacy `session-*.json`): it is read whole at the end, not line by line.
+ */
+const documentPath = /\.json$/i;
 
 export interface TranscriptParserOptions {
   file: string;
@@ -31,9 +38,18 @@ export class TranscriptParser {
   private parser: FormatParser | undefined;
   private held: { value: Record<string, unknown>; raw: RawLine }[] = [];
   private sawContent = false;
+  /** The bytes of a whole-document transcript, until `end()` (undefined: a JSONL transcript). */
+  private document: Uint8Array[] | undefined;
+  private documentBytes = 0;
+  /** What adapters emit through: for a document, with its positions turned into lines and columns. */
+  private emit: (e: NormalizedEvent) => void;
 
   constructor(private readonly opts: TranscriptParserOptions) {
     this.splitter = new LineSplitter(opts.maxLineBytes);
+    this.emit = opts.emit;
+    if (documentPath.test(opts.file)) {
+      this.document = [];
+    }
     // One agent can have several formats (Amplifier's transcript and its events log): the
     // path decides between them, then the agent.
     const ofAgent = opts.agent ? opts.adapters.filter((a) => a.agent === opts.agent) : [];
@@ -53,12 +69,24 @@ export class TranscriptParser {
   }
 
   push(chunk: Uint8Array): void {
+    if (this.document) {
+      // Copied: the caller may reuse its read buffer. Past the line limit, only counted.
+      this.documentBytes += chunk.length;
+      if (this.documentBytes <= (this.opts.maxLineBytes ?? defaultMaxLineBytes)) {
+        this.document.push(new Uint8Array(chunk));
+      }
+      return;
+    }
     this.splitter.push(chunk, (l) => this.line(l));
   }
 
   /** End of a finished file: a last line without newline is read (and reported as truncated if broken). */
   end(): void {
-    this.splitter.end((l) => this.line(l));
+    if (this.document) {
+      this.endDocument();
+    } else {
+      this.splitter.end((l) => this.line(l));
+    }
     if (!this.parser && this.held.length > 0) {
       const first = this.held[0]!.raw;
       this.opts.emit({
@@ -74,12 +102,13 @@ export class TranscriptParser {
 
   private use(adapter: FormatAdapter): void {
     this.adapter = adapter;
-    this.parser = adapter.create({ file: this.opts.file, hashInputs: this.opts.hashInputs ?? false, emit: this.opts.emit });
+    this.parser = adapter.create({ file: this.opts.file, hashInputs: this.opts.hashInputs ?? false, emit: (e) => this.emit(e) });
     this.opts.onDetect?.(adapter.agent);
   }
 
-  private line(raw: RawLine): void {
-    const emit = this.opts.emit;
+  /** One line (or a whole document, with `errorAt` placing a JSON syntax error in it). */
+  private line(raw: RawLine, errorAt?: (message: string) => Span): void {
+    const emit = this.emit;
     if (raw.tooLong) {
       emit({
         kind: 'malformed',
@@ -113,6 +142,8 @@ export class TranscriptParser {
           detail: `the last line ends without a newline and is not complete JSON (${message}); the writer may have been cut off`,
           atEnd: true,
         });
+      } else if (errorAt) {
+        emit({ kind: 'malformed', at: errorAt(message), reason: 'invalid-json', detail: `the file is not one valid JSON document: ${message}` });
       } else {
         emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-json', detail: `not valid JSON: ${message}` });
       }
@@ -144,6 +175,43 @@ export class TranscriptParser {
     this.parser!.line(obj, raw);
   }
 
+  /**
+   * The whole document as one record: the adapter reads it as it would one line, and every
+   * position it reports (offsets into the document) is turned into a line and a column.
+   */
+  private endDocument(): void {
+    const parts = this.document!;
+    this.document = undefined;
+    const total = this.documentBytes;
+    if (total === 0) {
+      return;
+    }
+    const limit = this.opts.maxLineBytes ?? defaultMaxLineBytes;
+    if (total > limit) {
+      this.opts.emit({
+        kind: 'malformed',
+        at: { line: 1, start: 0, end: 0 },
+        reason: 'line-too-long',
+        detail: `the file is one JSON document of ${total} bytes, more than can be read; it was skipped`,
+      });
+      return;
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const p of parts) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    let text = new TextDecoder().decode(bytes);
+    if (text.charCodeAt(0) === 0xfeff) {
+      text = text.slice(1);
+    }
+    const lines = new LineIndex(text);
+    this.emit = (e) => this.opts.emit(lines.place(e));
+    const raw: RawLine = { lineNo: 1, text, byteOffset: 0, byteLength: total, invalidUtf8: !isUtf8(bytes), tooLong: false, terminated: true };
+    this.line(raw, (message) => lines.at(positionOf(message)));
+  }
+
   /** True once any JSON object line was seen. */
   get hasContent(): boolean {
     return this.sawContent;
@@ -159,4 +227,57 @@ function isBlank(text: string): boolean {
     }
   }
   return true;
+}
+
+/** Where V8's JSON.parse error message says the syntax error is, as an offset. */
+function positionOf(message: string): number {
+  const m = /position (\d+)/.exec(message);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Offsets in a multi-line text to 1-based lines and 0-based columns. */
+class LineIndex {
+  /** Offset of each line's first character. */
+  private readonly starts: number[] = [0];
+
+  constructor(private readonly text: string) {
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+      this.starts.push(i + 1);
+    }
+  }
+
+  /** The line holding `offset`, and the span from there to `end` (cut at the end of that line). */
+  at(offset: number, end = offset): Span {
+    const starts = this.starts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const lineStart = starts[lo]!;
+    let lineEnd = lo + 1 < starts.length ? starts[lo + 1]! - 1 : this.text.length;
+    if (lineEnd > lineStart && this.text.charCodeAt(lineEnd - 1) === 0x0d) {
+      lineEnd--;
+    }
+    return { line: lo + 1, start: Math.min(offset, lineEnd) - lineStart, end: Math.min(Math.max(end, offset), lineEnd) - lineStart };
+  }
+
+  /** The event with its spans (offsets into the document, all on "line 1") placed on their lines. */
+  place(e: NormalizedEvent): NormalizedEvent {
+    const move = (s: Span): Span => (s.line === 1 ? this.at(s.start, s.end) : s);
+    e.at = move(e.at);
+    if (e.kind === 'call') {
+      for (const a of e.accesses) {
+        if (a.span) {
+          a.span = move(a.span);
+        }
+      }
+    }
+    return e;
+  }
 }

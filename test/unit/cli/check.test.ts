@@ -135,6 +135,27 @@ void describe('agent-guard check', () => {
     ]);
   });
 
+  void test('a folder scan reads Gemini CLI legacy sessions (chats/session-*.json) and no other JSON', () => {
+    const chats = path.join(tmp, 'gemini-legacy', '.gemini', 'tmp', '7e89', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const doc = {
+      sessionId: '0f0e0d0c-1111-2222-3333-444455556666',
+      projectHash: '7e89',
+      startTime: '2026-01-15T20:51:48.582Z',
+      messages: [
+        { id: 'm1', type: 'user', content: 'list the files' },
+        { id: 'm2', type: 'gemini', content: '', toolCalls: [{ id: 'run_shell_command-1', name: 'run_shell_command', args: { command: 'ls' }, result: null, status: 'executing' }] },
+      ],
+    };
+    writeFileSync(path.join(chats, 'session-2026-01-15T20-51-0f0e0d0c.json'), JSON.stringify(doc, null, 2));
+    writeFileSync(path.join(chats, '..', 'logs.json'), '[1, 2,\n 3]\n');
+    const r = cli(['check', '--format', 'json', path.join(tmp, 'gemini-legacy')]);
+    const out = JSON.parse(r.stdout) as { files: { file: string; agent: string }[]; findings: { rule: string; line: number }[] };
+    assert.deepEqual(out.files.map((f) => `${f.agent}:${path.basename(f.file)}`), ['gemini:session-2026-01-15T20-51-0f0e0d0c.json']);
+    assert.deepEqual(out.findings.map((f) => f.rule), ['missing-result']);
+    assert.equal(r.code, 0, 'unfinished at the end of the file is a warning');
+  });
+
   void test('colour only on a terminal or when forced', () => {
     assert.ok(!cli(['check', codexBroken]).stdout.includes('\u001b['));
     assert.ok(cli(['check', codexBroken], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } }).stdout.includes('\u001b[31merror'));

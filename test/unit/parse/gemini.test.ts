@@ -126,11 +126,12 @@ void describe('geminiAdapter.sniff / claimsPath', () => {
     assert.ok(!geminiAdapter.sniff({ role: 'user', content: 'hi' }));
   });
 
-  void test('claims chats/*.jsonl under ~/.gemini/tmp, sub-agent files included', () => {
+  void test('claims chats/*.jsonl under ~/.gemini/tmp, sub-agent files included, and legacy chats/*.json', () => {
     assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/session-2026-03-02T09-14-3f2b8c1e.jsonl'));
     assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/3f2b8c1e-aaaa/9d1c.jsonl'));
     assert.ok(geminiAdapter.claimsPath?.('C:\\Users\\u\\.gemini\\tmp\\a41c9e0f\\chats\\session-2026-03-02T09-14-3f2b8c1e.jsonl'));
-    assert.ok(!geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/session-2026-03-02T09-14-3f2b8c1e.json'));
+    assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/session-2026-03-02T09-14-3f2b8c1e.json'));
+    assert.ok(!geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/logs.json'));
     assert.ok(!geminiAdapter.claimsPath?.('/home/u/.claude/projects/-home-u-app/3f2b8c1e.jsonl'));
   });
 });
@@ -435,5 +436,68 @@ void describe('chunking', () => {
       assert.equal(JSON.stringify(split.findings), expectedFindings, `split at byte ${i}`);
       assert.equal(JSON.stringify(split.events), expectedEvents, `split at byte ${i}`);
     }
+  });
+});
+
+void describe('legacy sessions: one JSON document (session-*.json)', () => {
+  /** A legacy session as Gemini CLI wrote it: pretty-printed, two-space indent. */
+  const legacy = (status: string, result: unknown): string =>
+    JSON.stringify(
+      {
+        sessionId: '0f0e0d0c-1111-2222-3333-444455556666',
+        projectHash: '7e89',
+        startTime: '2026-01-15T20:51:48.582Z',
+        lastUpdated: '2026-01-15T20:52:29.285Z',
+        messages: [
+          { id: 'm1', timestamp: '2026-01-15T20:51:48.582Z', type: 'user', content: 'create a file in docs' },
+          {
+            id: 'm2',
+            timestamp: '2026-01-15T20:51:52.837Z',
+            type: 'gemini',
+            content: '',
+            toolCalls: [{ id: 'write_file-1', name: 'write_file', args: { file_path: '/repo/docs/c.txt', content: 'blue' }, result, status, displayName: 'WriteFile' }],
+          },
+        ],
+      },
+      null,
+      2,
+    ) + '\n';
+  const file = '/home/dev/.gemini/tmp/7e89/chats/session-2026-01-15T20-51-0f0e0d0c.json';
+
+  void test('read whole: an unfinished call is found, at its line and column in the document', () => {
+    const text = legacy('executing', null);
+    const lines = text.split('\n');
+    const r = runBytes(file, [new TextEncoder().encode(text)]);
+    assert.deepEqual(r.findings.map((f) => `${f.rule}:${f.severity}`), ['missing-result:warning']);
+    const f = r.findings[0]!;
+    const callLine = lines.findIndex((l) => l.includes('"id": "write_file-1"')) + 1;
+    assert.equal(f.line, callLine);
+    assert.equal(lines[f.line - 1]!.slice(f.column - 1, f.endColumn - 1), 'write_file-1');
+    const session = r.events.find((e) => e.kind === 'session');
+    assert.equal(session?.kind === 'session' ? session.sessionId : undefined, '0f0e0d0c-1111-2222-3333-444455556666');
+  });
+
+  void test('a finished session gives nothing, whatever the chunks', () => {
+    const bytes = new TextEncoder().encode(legacy('success', [{ functionResponse: { id: 'write_file-1', name: 'write_file', response: { output: 'Created /repo/docs/c.txt' } } }]));
+    for (const at of [1, 100, bytes.length - 1]) {
+      const r = runBytes(file, [bytes.subarray(0, at), bytes.subarray(at)]);
+      assert.deepEqual(r.findings, []);
+      assert.equal(r.events.filter((e) => e.kind === 'call').length, 1);
+      assert.equal(r.events.filter((e) => e.kind === 'result').length, 1);
+    }
+  });
+
+  void test('a broken document is one finding at the line of the syntax error, not one per line', () => {
+    const text = legacy('success', null).replace('"type": "gemini",', '"type": "gemini"');
+    const r = runBytes(file, [new TextEncoder().encode(text)]);
+    assert.deepEqual(r.findings.map((f) => f.rule), ['unparseable-line']);
+    const broken = text.split('\n').findIndex((l) => l.includes('"content": ""')) + 1;
+    assert.equal(r.findings[0]!.line, broken, r.findings[0]!.message);
+  });
+
+  void test('on one line in a .jsonl file, its messages are read too', () => {
+    const line = JSON.stringify(JSON.parse(legacy('executing', null))) + '\n';
+    const r = runBytes('/tmp/x/session.jsonl', [new TextEncoder().encode(line)]);
+    assert.deepEqual(r.findings.map((f) => `${f.rule}@${f.line}`), ['missing-result@1']);
   });
 });

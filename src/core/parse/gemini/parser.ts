@@ -58,7 +58,8 @@ export const geminiAdapter: FormatAdapter = {
     return typeof v['id'] === 'string' && messageTypes.has(v['type']) && !('uuid' in v) && !('payload' in v);
   },
   claimsPath(p) {
-    return /[\\/]\.gemini[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/](?:[^\\/]+[\\/])?[^\\/]+\.jsonl$/.test(p);
+    // `.json`: a legacy session, one JSON document (FORMATS.md §3.1).
+    return /[\\/]\.gemini[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/](?:[^\\/]+[\\/])?[^\\/]+\.jsonl?$/.test(p);
   },
   create(ctx) {
     return new GeminiParser(ctx);
@@ -85,7 +86,18 @@ class GeminiParser implements FormatParser {
       return;
     }
     if (typeof value['sessionId'] === 'string' && typeof value['projectHash'] === 'string') {
-      return this.metadata(value, raw);
+      this.metadata(value, raw);
+      // A legacy session (`session-*.json`) is the metadata with every message in it.
+      const messages = value['messages'];
+      if (Array.isArray(messages)) {
+        let from = 0;
+        for (const m of messages) {
+          if (isRecord(m) && 'id' in m && messageTypes.has(m['type'])) {
+            from = this.message(m, raw, { from, inSet: true });
+          }
+        }
+      }
+      return;
     }
     // Unknown shapes (future record kinds) are tolerated, as Gemini's own loader does.
   }
