@@ -144,6 +144,8 @@ export interface ResetEvent {
 
 export type MalformedReason =
   | 'invalid-json'
+  /** Several JSON records on one line, with no newline between them: each was still read. */
+  | 'concatenated'
   | 'invalid-utf8'
   | 'not-an-object'
   | 'invalid-shape'

@@ -134,6 +134,19 @@ export class TranscriptParser {
       value = JSON.parse(raw.text);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
+      const records = errorAt ? undefined : splitRecords(raw.text);
+      if (records) {
+        emit({
+          kind: 'malformed',
+          at: lineSpan(raw),
+          reason: 'concatenated',
+          detail: `${records.length} JSON records with no newline between them (a writer began the next record before ending its line); each was still checked, but other readers, the agent resuming this session among them, may skip the whole line`,
+        });
+        for (const r of records) {
+          this.record(r, raw);
+        }
+        return;
+      }
       if (!raw.terminated) {
         emit({
           kind: 'malformed',
@@ -153,7 +166,11 @@ export class TranscriptParser {
       emit({ kind: 'malformed', at: lineSpan(raw), reason: 'not-an-object', detail: 'a transcript line must be a JSON object' });
       return;
     }
-    const obj = value as Record<string, unknown>;
+    this.record(value as Record<string, unknown>, raw);
+  }
+
+  /** One JSON object record of the transcript, to the adapter (or held until the format is known). */
+  private record(obj: Record<string, unknown>, raw: RawLine): void {
     this.sawContent = true;
     if (this.parser) {
       this.parser.line(obj, raw);
@@ -227,6 +244,46 @@ function isBlank(text: string): boolean {
     }
   }
   return true;
+}
+
+/** Cuts tried before a line is judged plain broken: each costs a parse of part of it. */
+const maxRecordCuts = 16;
+
+/**
+ * The JSON objects a line holds when it is two or more of them end to end (`{…}{…}`), as when
+ * one writer's record was appended before another's newline; undefined when it is not that.
+ */
+function splitRecords(text: string): Record<string, unknown>[] | undefined {
+  const out: Record<string, unknown>[] = [];
+  let start = 0;
+  let cuts = 0;
+  for (let at = text.indexOf('}{'); at !== -1 && cuts < maxRecordCuts; at = text.indexOf('}{', at + 1)) {
+    cuts++;
+    let value: unknown;
+    try {
+      value = JSON.parse(text.slice(start, at + 1));
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return undefined;
+    }
+    out.push(value as Record<string, unknown>);
+    start = at + 1;
+  }
+  if (out.length === 0) {
+    return undefined;
+  }
+  try {
+    const last: unknown = JSON.parse(text.slice(start));
+    if (typeof last !== 'object' || last === null || Array.isArray(last)) {
+      return undefined;
+    }
+    out.push(last as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
+  return out;
 }
 
 /** Where V8's JSON.parse error message says the syntax error is, as an offset. */

@@ -13,6 +13,7 @@ export const unparseableLine = defineRule({
     },
     messages: {
       malformed: 'Line {{line}} cannot be read: {{detail}}. The rest of the file was still checked.',
+      concatenated: 'Line {{line}} holds {{detail}}.',
       encoding: 'Line {{line}} {{detail}}.',
       truncated: 'Line {{line}}: {{detail}}.',
       session: 'This transcript is malformed: {{detail}}.',
@@ -28,7 +29,9 @@ export const unparseableLine = defineRule({
               ? 'encoding'
               : e.reason === 'no-session-meta' || e.reason === 'unknown-format'
                 ? 'session'
-                : 'malformed';
+                : e.reason === 'concatenated'
+                  ? 'concatenated'
+                  : 'malformed';
         ctx.report({
           messageId,
           at: e.at,

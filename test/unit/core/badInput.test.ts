@@ -36,6 +36,26 @@ void describe('bad input', () => {
     assert.match(findings[0]!.message, /not valid JSON/);
   });
 
+  void test('two records on one line (no newline between them): one finding, and both records are checked', () => {
+    // As in real Claude Code files: a `summary` record appended to an assistant record's line.
+    const t = new ClaudeTranscript().user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' });
+    const glued = t.lines.pop()! + JSON.stringify({ type: 'summary', summary: 'Listing files', leafUuid: 'x' });
+    t.raw(glued).result('toolu_A', 'ok').say('m2', 'done');
+    const { findings } = run(t.text());
+    // The call on the glued line was read: its result is no orphan, and nothing is missing.
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['unparseable-line:concatenated@2'],
+    );
+    assert.match(findings[0]!.message, /^Line 2 holds 2 JSON records with no newline between them/);
+  });
+
+  void test('a broken line with }{ inside a string is still plain invalid JSON', () => {
+    const { bytes, badLine } = withTail('{"type":"user","text":"a}{b", oops');
+    const { findings } = run(bytes);
+    assert.equal(findings.find((f) => f.line === badLine)?.messageId, 'malformed');
+  });
+
   void test('NUL bytes', () => {
     const { bytes, badLine, orphanLine } = withTail('\u0000\u0000{"type":\u0000"user"}');
     assert.deepEqual(
