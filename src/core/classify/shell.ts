@@ -1,5 +1,6 @@
 import type { AccessOp } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
+import { isWindowsPath } from './paths';
 
 export interface ShellAccess {
   /** As written in the command (may be relative to `cwd`). */
@@ -26,7 +27,36 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh)\b/;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+
+/**
+ * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
+ * `type` are Get-Content's aliases there, but a POSIX `type` asks what a command is: they count
+ * only when the session's directory is a Windows path.
+ */
+const psReaders = new Set(['get-content']);
+const psAliasReaders = new Set(['gc', 'type']);
+const psWriters = new Set(['set-content', 'add-content', 'out-file']);
+/** Parameters that name the file; the other parameters that take a value (their value is no path). */
+const psPathParams = new Set(['-path', '-literalpath', '-filepath', '-pspath', '-lp']);
+const psValueParams = new Set([
+  '-totalcount',
+  '-head',
+  '-first',
+  '-tail',
+  '-last',
+  '-encoding',
+  '-delimiter',
+  '-readcount',
+  '-stream',
+  '-filter',
+  '-include',
+  '-exclude',
+  '-credential',
+  '-value',
+  '-inputobject',
+  '-width',
+]);
 
 const separators = new Set(['&&', '||', ';', '|', '&', '\n', '(', ')']);
 const redirects = new Set(['>', '>>', '>|', '&>', '&>>', '1>', '1>>', '2>', '2>>', '<', '<<<']);
@@ -126,6 +156,16 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     out.push(withCwd(a, cwd));
   };
   const literal = (w: Word): boolean => !w.dynamic && isRealFile(w.text);
+
+  const lower = cmd.toLowerCase();
+  if (psReaders.has(lower) || psWriters.has(lower) || (psAliasReaders.has(lower) && cwd !== undefined && isWindowsPath(cwd))) {
+    const write = psWriters.has(lower);
+    const lines = write ? undefined : psHead(args);
+    for (const p of psPaths(args)) {
+      push(write ? { path: p, op: 'write' } : lines ? { path: p, op: 'read', lines } : { path: p, op: 'read' });
+    }
+    return undefined;
+  }
 
   switch (cmd) {
     case 'cd': {
@@ -244,6 +284,50 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     default:
       return undefined;
   }
+}
+
+/**
+ * The files a PowerShell file cmdlet names: the values of -Path/-LiteralPath/-FilePath, else its
+ * first positional argument; a comma-separated list names several. Nothing computed (a variable,
+ * a wildcard) is taken for a path.
+ */
+function psPaths(args: Word[]): string[] {
+  const named: Word[] = [];
+  const positional: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const name = a.text.toLowerCase();
+    if (name.startsWith('-') && a.text.length > 1) {
+      if (psPathParams.has(name) && args[i + 1]) {
+        named.push(args[++i]!);
+      } else if (psValueParams.has(name)) {
+        i++;
+      }
+      continue;
+    }
+    positional.push(a);
+  }
+  const source = named.length > 0 ? named : positional.slice(0, 1);
+  const out: string[] = [];
+  for (const w of source) {
+    if (w.dynamic || w.text.includes('$')) {
+      continue;
+    }
+    for (const p of w.text.split(',')) {
+      const path = p.trim();
+      if (isRealFile(path) && !/[*?[\]]/.test(path)) {
+        out.push(path);
+      }
+    }
+  }
+  return out;
+}
+
+/** `Get-Content -TotalCount N` (or -Head/-First N): the first N lines. */
+function psHead(args: Word[]): { start: number; count: number } | undefined {
+  const at = args.findIndex((a) => ['-totalcount', '-head', '-first'].includes(a.text.toLowerCase()));
+  const n = at >= 0 ? args[at + 1]?.text : undefined;
+  return n !== undefined && /^\d+$/.test(n) ? { start: 1, count: Number(n) } : undefined;
 }
 
 /** Non-flag arguments, skipping the values of flags that take one. */

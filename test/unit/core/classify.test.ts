@@ -41,6 +41,33 @@ void describe('shell classification', () => {
   }
 });
 
+void describe('PowerShell (Codex on Windows)', () => {
+  const win = 'C:\\work\\app';
+  const cases: [string, string[]][] = [
+    ['Get-Content resurrect/cli.py', ['read:resurrect/cli.py']],
+    ['get-content -Raw -LiteralPath "b c.txt"', ['read:b c.txt']],
+    ['Get-Content -Path a.txt -TotalCount 20', ['read:a.txt#1+20']],
+    ['Get-Content a.txt,b.txt', ['read:a.txt', 'read:b.txt']],
+    ['gc a.txt', ['read:a.txt']],
+    ['type a.txt', ['read:a.txt']],
+    ['Set-Content -Path out.txt -Value hi', ['write:out.txt']],
+    ['Add-Content log.txt "more"', ['write:log.txt']],
+    ['"x" | Out-File -FilePath a.txt -Encoding utf8', ['write:a.txt']],
+    ['Get-Content $f', []],
+    ['Get-Content *.py', []],
+  ];
+  for (const [cmd, expected] of cases) {
+    void test(cmd, () => {
+      assert.deepEqual(ops(cmd, win), expected);
+    });
+  }
+  void test('gc and type are PowerShell aliases only in a Windows directory (a POSIX `type` names a command)', () => {
+    assert.deepEqual(ops('type ls'), []);
+    assert.deepEqual(ops('gc a.txt'), []);
+    assert.deepEqual(ops('Get-Content a.txt'), ['read:a.txt']);
+  });
+});
+
 void describe('apply_patch envelopes', () => {
   void test('add, update with move, delete', () => {
     const patch = '*** Begin Patch\r\n*** Add File: a.txt\r\n+x\r\n*** Update File: b.txt\r\n*** Move to: c.txt\r\n@@ ctx\r\n-1\r\n+2\r\n*** Delete File: d.txt\r\n*** End Patch';

@@ -34,6 +34,16 @@ ruleTester(writeBeforeRead, {
     },
     { name: 'a failed edit changes nothing', input: cc().call('m1', A, 'Edit', { file_path: f, old_string: 'x', new_string: 'y' }).result(A, '<tool_use_error>File has not been read yet.</tool_use_error>', { isError: true }).text() },
     { name: 'Codex: sed -n read, then update patch', input: new CodexRollout().user('go').shell('c1', "sed -n '1,80p' src/app.ts").output('c1', 'x').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text() },
+    {
+      name: 'Codex on Windows: Get-Content, then an update patch',
+      input: new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fb6', 'C:\\work\\app')
+        .user('change x')
+        .exec('c1', 'Get-Content app.py')
+        .output('c1', 'Chunk ID: 59e3da\nWall time: 0.0993 seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nx = 1\r\n')
+        .patch('c2', '*** Begin Patch\n*** Update File: C:/work/app/app.py\n@@\n-x = 1\n+x = 2\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+    },
     { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
   ],
   invalid: [
@@ -43,6 +53,18 @@ ruleTester(writeBeforeRead, {
       name: 'an @ inside a word (an e-mail address) names no file',
       input: new ClaudeTranscript().user('ask dev@src/app.ts about it, then empty src/app.ts').write('m1', A, f, '', v1).text(),
       errors: [{ messageId: 'unread', line: 2 }],
+    },
+    {
+      // A read that failed (unified exec: "Process exited with code 1") saw nothing.
+      name: 'Codex: a failed read, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', 'cat src/app.ts')
+        .output('c1', 'Chunk ID: 7b18de\nWall time: 0.3041 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: src/app.ts: Permission denied\n')
+        .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+      errors: [{ messageId: 'unread', line: 5 }],
     },
     {
       name: 'Codex: update patch without a read',

@@ -265,6 +265,13 @@ function pathSpan(raw: RawLine, absolute: string, cwd: string | undefined): Span
   return lineSpan(raw);
 }
 
+/**
+ * The header of a unified-exec output (`exec_command`, Codex 0.15x): `Chunk ID: …`, `Wall time: …`,
+ * then `Process exited with code N` once the process ended (`Process running with session ID …`
+ * while it runs, which is no failure).
+ */
+const unifiedExecExit = /^(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?Process exited with code (\d+)/;
+
 function outputText(output: unknown): string | undefined {
   if (typeof output === 'string') {
     return output;
@@ -292,7 +299,7 @@ function outputFailed(text: string | undefined, isPatch: boolean): boolean {
       // plain text after all
     }
   }
-  const exit = /^Exit code: (\d+)/.exec(text);
+  const exit = /^Exit code: (\d+)/.exec(text) ?? unifiedExecExit.exec(text);
   if (exit) {
     return exit[1] !== '0';
   }
