@@ -17,6 +17,17 @@ const healthyParallel = cc().call('m1', A, 'Bash', { command: 'ls' }).call('m1',
 /** Claude Code records a tool's result before the next block of the same API message. */
 const streamedBlocks = cc().call('m1', A, 'Read', { file_path: '/x' }).result(A, 'a').call('m1', B, 'Bash', { command: 'pwd' }).result(B, 'b').say('m2', 'ok').text();
 /**
+ * Claude Code 2.1.91–2.1.172 sometimes writes a result a line before the `tool_use` record it
+ * answers (one API message is several records); the parentUuid chain still puts the call first.
+ */
+function resultWrittenFirst(): string {
+  const t = cc().say('m1', 'reading it').call('m1', A, 'Read', { file_path: '/x' }).linkedResult(A, 'a').say('m2', 'done');
+  const lines = [...t.lines];
+  const call = lines.findIndex((l) => l.includes('"type":"tool_use"'));
+  [lines[call], lines[call + 1]] = [lines[call + 1]!, lines[call]!];
+  return lines.join('\n') + '\n';
+}
+/**
  * The person typed while two calls ran; Claude Code delivered the text with the first result,
  * and the second result (here a permission refusal) came after it. The session went on.
  */
@@ -49,11 +60,22 @@ const interrupted = cc()
 ruleTester(orphanResult, {
   valid: [
     { name: 'parallel calls answered', input: healthyParallel },
+    { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'error results still pair', input: interrupted },
   ],
   invalid: [
     { name: 'result before any call', input: new ClaudeTranscript().result(A, 'x').text(), errors: [{ messageId: 'unknown', line: 1, column: 0 + 1 + new ClaudeTranscript().result(A, 'x').lines[0]!.indexOf(A) }] },
+    {
+      // Held for its call's record, which never comes: still an orphan, at its own line.
+      name: 'Claude Code: a result hanging from a record that never comes',
+      input: new ClaudeTranscript()
+        .user('go')
+        .raw(JSON.stringify({ type: 'user', uuid: 'u9', parentUuid: 'never-written', sourceToolAssistantUUID: 'never-written', sessionId: 's', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: A, content: 'x' }] } }))
+        .say('m2', 'next')
+        .text(),
+      errors: [{ messageId: 'unknown', line: 2 }],
+    },
     {
       name: 'Codex output with no call',
       input: new CodexRollout().user('go').output('call_x', 'out').text(),
@@ -81,6 +103,7 @@ ruleTester(misplacedResult, {
     { name: 'interrupt note after the results', input: interrupted },
     { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
+    { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
   ],
   invalid: [
     {
@@ -109,6 +132,7 @@ ruleTester(missingResult, {
     { name: 'interrupted with an error result', input: interrupted },
     { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
+    { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
   ],
   invalid: [
     {

@@ -86,8 +86,29 @@ interface CallNote {
   edits?: { old_string: string; new_string: string; replace_all?: boolean }[];
 }
 
+/**
+ * How many lines a result written ahead of its call's record is held for that record. Claude
+ * Code writes it at most a few lines later; past this, the call is not coming.
+ */
+const maxEarlyResultLines = 64;
+
+/** A result record held until the record it answers (named by its parent uuid) is read. */
+interface EarlyResult {
+  value: Record<string, unknown>;
+  raw: RawLine;
+}
+
 class ClaudeParser implements FormatParser {
   private readonly seenUuids = new Set<string>();
+  /**
+   * Result records that came before the record of their call, by the uuid of that record.
+   * Claude Code 2.1.91–2.1.172 sometimes writes a tool's result a line or two before the
+   * `tool_use` block it answers (one API message is several records); its `parentUuid` chain
+   * still puts the call first, and Claude Code rebuilds the conversation by that chain.
+   */
+  private readonly early = new Map<string, EarlyResult[]>();
+  /** Line of the oldest held result (Infinity when none is held). */
+  private earliestHeld = Infinity;
   /** A sub-agent file is all sidechain; in a main file, sidechain lines are another conversation. */
   private sidechainFile: boolean | undefined;
   private sessionId: string | undefined;
@@ -97,6 +118,59 @@ class ClaudeParser implements FormatParser {
   constructor(private readonly ctx: AdapterContext) {}
 
   line(value: Record<string, unknown>, raw: RawLine): void {
+    if (raw.lineNo - this.earliestHeld > maxEarlyResultLines) {
+      this.releaseOld(raw.lineNo);
+    }
+    this.record(value, raw);
+    if (this.early.size > 0 && typeof value['uuid'] === 'string') {
+      const waiting = this.early.get(value['uuid']);
+      if (waiting) {
+        this.early.delete(value['uuid']);
+        for (const h of waiting) {
+          this.user(h.value, h.raw, true);
+        }
+        this.earliestHeld = this.oldestHeld();
+      }
+    }
+  }
+
+  /** End of the file: results still held never met their call; they are read as they are. */
+  end(): void {
+    this.releaseOld(Infinity);
+  }
+
+  /** Reads, in line order, the held results older than the limit (all of them at the end). */
+  private releaseOld(now: number): void {
+    const due: EarlyResult[] = [];
+    for (const [key, list] of this.early) {
+      const keep = list.filter((h) => now - h.raw.lineNo <= maxEarlyResultLines);
+      if (keep.length < list.length) {
+        due.push(...list.filter((h) => now - h.raw.lineNo > maxEarlyResultLines));
+        if (keep.length === 0) {
+          this.early.delete(key);
+        } else {
+          this.early.set(key, keep);
+        }
+      }
+    }
+    due.sort((a, b) => a.raw.lineNo - b.raw.lineNo);
+    this.earliestHeld = this.oldestHeld();
+    for (const h of due) {
+      this.user(h.value, h.raw, true);
+    }
+  }
+
+  private oldestHeld(): number {
+    let min = Infinity;
+    for (const list of this.early.values()) {
+      for (const h of list) {
+        min = Math.min(min, h.raw.lineNo);
+      }
+    }
+    return min;
+  }
+
+  private record(value: Record<string, unknown>, raw: RawLine): void {
     const type = value['type'];
     if (type === 'summary' || type === 'ai-title' || type === 'custom-title') {
       const title = isTitleLine(value) ? (value.customTitle ?? value.title ?? value.aiTitle ?? value.summary) : undefined;
@@ -207,12 +281,23 @@ class ClaudeParser implements FormatParser {
     }
   }
 
-  private user(value: Record<string, unknown>, raw: RawLine): void {
+  private user(value: Record<string, unknown>, raw: RawLine, released = false): void {
     if (!isUserLine(value)) {
       this.invalid(raw, 'a user record without message.content');
       return;
     }
     const line = value;
+    if (!released && this.answersUnreadRecord(line.message.content, value)) {
+      const key = heldKey(value)!;
+      const list = this.early.get(key);
+      if (list) {
+        list.push({ value, raw });
+      } else {
+        this.early.set(key, [{ value, raw }]);
+      }
+      this.earliestHeld = Math.min(this.earliestHeld, raw.lineNo);
+      return;
+    }
     if (line.isVisibleInTranscriptOnly && !line.isCompactSummary) {
       return;
     }
@@ -245,6 +330,24 @@ class ClaudeParser implements FormatParser {
         this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0);
       }
     }
+  }
+
+  /**
+   * A result record written ahead of its call's record: its first result names a call not
+   * read yet, and the record it hangs from (`sourceToolAssistantUUID`, else `parentUuid`) has
+   * not been read either.
+   */
+  private answersUnreadRecord(content: unknown, value: Record<string, unknown>): boolean {
+    if (!Array.isArray(content)) {
+      return false;
+    }
+    const first: unknown = content.find((b) => isRecord(b) && b['type'] === 'tool_result');
+    const id = isRecord(first) ? first['tool_use_id'] : undefined;
+    if (typeof id !== 'string' || this.calls.has(id)) {
+      return false;
+    }
+    const parent = heldKey(value);
+    return parent !== undefined && !this.seenUuids.has(parent);
   }
 
   private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, attached = false): void {
@@ -345,6 +448,16 @@ function mentionedFiles(text: string, cwd: string | undefined): string[] {
     }
   }
   return out;
+}
+
+/** The record a result hangs from: Claude Code names it twice, the explicit name first. */
+function heldKey(value: Record<string, unknown>): string | undefined {
+  const source = value['sourceToolAssistantUUID'];
+  if (typeof source === 'string') {
+    return source;
+  }
+  const parent = value['parentUuid'];
+  return typeof parent === 'string' ? parent : undefined;
 }
 
 function isEdit(v: unknown): v is { old_string: string; new_string: string; replace_all?: boolean } {
