@@ -276,8 +276,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       const rest = operands(args, withArg);
       const patternGiven = args.some((a) => a.text === '-e' || a.text === '--regexp' || a.text === '-f' || a.text === '--file');
       const files = patternGiven ? rest : rest.slice(1);
-      if (!recursive && files.length === 1 && literal(files[0]!) && !files[0]!.text.endsWith('/') && files[0]!.text !== '.') {
-        push({ path: files[0]!.text, op: 'read' });
+      const only = files.length === 1 ? files[0]! : undefined;
+      // `-r` on a single file searches just that file: a name with an extension is taken for one.
+      if (only && literal(only) && !only.text.endsWith('/') && only.text !== '.' && (!recursive || /\.[A-Za-z0-9]+$/.test(only.text.split('/').pop()!))) {
+        push({ path: only.text, op: 'read' });
       }
       return undefined;
     }
