@@ -15,6 +15,11 @@ interface ToolSpec {
   shell?: string;
   /** Input field holding an apply_patch envelope. */
   patch?: string;
+  /**
+   * Input field holding a script that calls other tools (Codex's code mode, `exec`): its
+   * patches and shell commands, where they are spelled out as string literals.
+   */
+  script?: string;
   /** Read tools that take a line window: the fields for offset (1-based start) and limit. */
   window?: { offset: string; limit: string; zeroBased?: boolean };
 }
@@ -41,6 +46,7 @@ const codex: Record<string, ToolSpec> = {
   container_exec: { category: 'exec', shell: 'command' },
   local_shell: { category: 'exec', shell: 'command' },
   apply_patch: { category: 'edit', patch: 'input' },
+  exec: { category: 'exec', script: 'input' },
   Bash: { category: 'exec', shell: 'command' },
 };
 
@@ -153,7 +159,69 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       }
     }
   }
+  if (spec.script) {
+    const v = obj[spec.script];
+    if (typeof v === 'string') {
+      scriptAccesses(v, cwd, accesses);
+    }
+  }
   return { category: spec.category, accesses };
+}
+
+/** A double-quoted JS string literal (JSON's escapes are JS's, for what a script spells out). */
+const quoted = /"(?:[^"\\\n]|\\.)*"/g;
+/** `cmd: "…"` / `"command": "…"` and `workdir: "…"` in an object literal passed to a shell tool. */
+const scriptCommand = /["']?\b(cmd|command)["']?\s*:\s*("(?:[^"\\\n]|\\.)*")/g;
+const scriptWorkdir = /["']?\bworkdir["']?\s*:\s*("(?:[^"\\\n]|\\.)*")/;
+
+function literal(text: string): string | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The files a code-mode script touches through the tools it calls: each apply_patch envelope
+ * in a string literal, and each shell command given as `cmd`/`command`. Anything the script
+ * computes is not guessed at.
+ */
+function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess[]): void {
+  if (script.includes('*** Begin Patch')) {
+    for (const m of script.matchAll(quoted)) {
+      if (!m[0].includes('*** Begin Patch')) {
+        continue;
+      }
+      const patch = literal(m[0]);
+      for (const t of patch ? parsePatchAccesses(patch) : []) {
+        const a = access(t.path, t.op, cwd);
+        if (a) {
+          if (t.op === 'edit' || t.op === 'delete') {
+            a.existed = true;
+          }
+          out.push(a);
+        }
+      }
+    }
+  }
+  const wd = scriptWorkdir.exec(script);
+  const workdir = wd ? literal(wd[1]!) : undefined;
+  const base = workdir !== undefined ? resolveAgainst(workdir, cwd) : cwd;
+  for (const m of script.matchAll(scriptCommand)) {
+    const command = literal(m[2]!);
+    for (const s of command !== undefined ? classifyShell(command, base) : []) {
+      const a = access(s.path, s.op, s.cwd ?? base);
+      if (a) {
+        if (s.lines) {
+          a.lines = s.lines;
+        }
+        a.viaShell = true;
+        out.push(a);
+      }
+    }
+  }
 }
 
 const emptyInput: Record<string, unknown> = Object.freeze({});

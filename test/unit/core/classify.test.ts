@@ -19,6 +19,8 @@ void describe('shell classification', () => {
     ['grep -n foo a.ts b.ts', []],
     ['rg foo src/', []],
     ['grep -rn foo .', []],
+    ['grep -rn "Profile" internal/cli/search.go | head', ['read:internal/cli/search.go']],
+    ['grep -rn foo internal/cli', []],
     ['echo hi > out.txt', ['write:out.txt']],
     ['echo hi >> out.txt 2>&1', ['write:out.txt']],
     ['cmd 2>/dev/null', []],
@@ -97,6 +99,22 @@ void describe('tool tables', () => {
       { path: '/w/sub/a.txt', op: 'read', viaShell: true },
     ]);
     assert.equal(shellText(['rg', '-n', 'a b', 'f.ts']), "rg -n 'a b' f.ts");
+  });
+
+  void test('Codex code mode (exec): the patches and shell commands a script spells out', () => {
+    const patch = '*** Begin Patch\n*** Add File: runners/review.json\n+{}\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** End Patch';
+    const script = [
+      `const patch = ${JSON.stringify(patch)};`,
+      'await tools.apply_patch(patch);',
+      `const r = await tools.exec_command({"cmd": ${JSON.stringify("sed -n '1,40p' src/b.ts")}, "workdir": "/w/sub"});`,
+      'const other = await tools.exec_command({ cmd: someVariable });',
+    ].join('\n');
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: script }, '/w').accesses, [
+      { path: '/w/runners/review.json', op: 'create' },
+      { path: '/w/src/a.ts', op: 'edit', existed: true },
+      { path: '/w/sub/src/b.ts', op: 'read', lines: { start: 1, count: 40 }, viaShell: true },
+    ]);
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'text(await tools.list_dir({}))' }, '/w').accesses, []);
   });
 
   void test('paths: posix and Windows, relative and home-relative', () => {
