@@ -24,7 +24,10 @@ export const parallelReadWrite = defineRule({
           if (!mine) {
             continue;
           }
-          const others = batchSiblings(rec, a.path, (x) => (mine === 'write' ? x.op === 'read' : isWrite(x)));
+          // A call of the batch whose result was already written when this call was has run
+          // before it: Claude Code runs the blocks of one message as they stream in, and then
+          // records a result before the message's next tool_use. Those two are ordered.
+          const others = batchSiblings(rec, a.path, (x) => (mine === 'write' ? x.op === 'read' : isWrite(x))).filter((o) => o.sibling.results.length === 0);
           const first = others[0];
           if (!first) {
             continue;

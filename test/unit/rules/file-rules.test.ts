@@ -75,7 +75,15 @@ ruleTester(writeBeforeRead, {
 });
 
 ruleTester(parallelReadWrite, {
-  valid: [{ name: 'read in one turn, write in the next', input: readThenEdit }],
+  valid: [
+    { name: 'read in one turn, write in the next', input: readThenEdit },
+    {
+      // Claude Code ran the Read while the message streamed and recorded its result before the
+      // Edit's block: the read was over before the write was issued.
+      name: 'Claude Code: the read finished before the write of the same message was issued',
+      input: cc().call('m1', A, 'Read', { file_path: f }).readResult(A, f, v1).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).editResult(B, f, v1, 'two', '2').text(),
+    },
+  ],
   invalid: [
     {
       name: 'read and edit in one batch',
