@@ -170,8 +170,8 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
 
 /** A double-quoted JS string literal (JSON's escapes are JS's, for what a script spells out). */
 const quoted = /"(?:[^"\\\n]|\\.)*"/g;
-/** `cmd: "…"` / `"command": "…"` and `workdir: "…"` in an object literal passed to a shell tool. */
-const scriptCommand = /["']?\b(cmd|command)["']?\s*:\s*("(?:[^"\\\n]|\\.)*")/g;
+/** The script runs shell commands through a tool. */
+const runsShell = /\btools\.(?:exec_command|shell|shell_command)\b/;
 const scriptWorkdir = /["']?\bworkdir["']?\s*:\s*("(?:[^"\\\n]|\\.)*")/;
 
 function literal(text: string): string | undefined {
@@ -185,17 +185,25 @@ function literal(text: string): string | undefined {
 
 /**
  * The files a code-mode script touches through the tools it calls: each apply_patch envelope
- * in a string literal, and each shell command given as `cmd`/`command`. Anything the script
- * computes is not guessed at.
+ * in a string literal and, when it runs shell commands, each string literal that reads or writes
+ * a file as a command would (scripts keep their commands in literals, in a call or in a list
+ * they map over). Anything the script computes is not guessed at.
  */
 function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess[]): void {
-  if (script.includes('*** Begin Patch')) {
-    for (const m of script.matchAll(quoted)) {
-      if (!m[0].includes('*** Begin Patch')) {
-        continue;
-      }
-      const patch = literal(m[0]);
-      for (const t of patch ? parsePatchAccesses(patch) : []) {
+  const shell = runsShell.test(script);
+  if (!shell && !script.includes('*** Begin Patch')) {
+    return;
+  }
+  const wd = shell ? scriptWorkdir.exec(script) : null;
+  const workdir = wd ? literal(wd[1]!) : undefined;
+  const base = workdir !== undefined ? resolveAgainst(workdir, cwd) : cwd;
+  for (const m of script.matchAll(quoted)) {
+    const text = literal(m[0]);
+    if (text === undefined) {
+      continue;
+    }
+    if (text.includes('*** Begin Patch')) {
+      for (const t of parsePatchAccesses(text)) {
         const a = access(t.path, t.op, cwd);
         if (a) {
           if (t.op === 'edit' || t.op === 'delete') {
@@ -204,21 +212,16 @@ function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess
           out.push(a);
         }
       }
-    }
-  }
-  const wd = scriptWorkdir.exec(script);
-  const workdir = wd ? literal(wd[1]!) : undefined;
-  const base = workdir !== undefined ? resolveAgainst(workdir, cwd) : cwd;
-  for (const m of script.matchAll(scriptCommand)) {
-    const command = literal(m[2]!);
-    for (const s of command !== undefined ? classifyShell(command, base) : []) {
-      const a = access(s.path, s.op, s.cwd ?? base);
-      if (a) {
-        if (s.lines) {
-          a.lines = s.lines;
+    } else if (shell) {
+      for (const sa of classifyShell(text, base)) {
+        const a = access(sa.path, sa.op, sa.cwd ?? base);
+        if (a) {
+          if (sa.lines) {
+            a.lines = sa.lines;
+          }
+          a.viaShell = true;
+          out.push(a);
         }
-        a.viaShell = true;
-        out.push(a);
       }
     }
   }

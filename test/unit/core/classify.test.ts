@@ -108,12 +108,17 @@ void describe('tool tables', () => {
       'await tools.apply_patch(patch);',
       `const r = await tools.exec_command({"cmd": ${JSON.stringify("sed -n '1,40p' src/b.ts")}, "workdir": "/w/sub"});`,
       'const other = await tools.exec_command({ cmd: someVariable });',
+      `const cmds = [["t", ${JSON.stringify("sed -n '1,380p' src/c_test.go")}], ["d", "git diff --stat"]];`,
+      'await Promise.all(cmds.map(([n, cmd]) => tools.exec_command({ cmd, workdir: "/w/sub" })));',
     ].join('\n');
     assert.deepEqual(classifyToolCall('codex', 'exec', { input: script }, '/w').accesses, [
       { path: '/w/runners/review.json', op: 'create' },
       { path: '/w/src/a.ts', op: 'edit', existed: true },
       { path: '/w/sub/src/b.ts', op: 'read', lines: { start: 1, count: 40 }, viaShell: true },
+      { path: '/w/sub/src/c_test.go', op: 'read', lines: { start: 1, count: 380 }, viaShell: true },
     ]);
+    // Words in a script that does not run shell commands are not commands.
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'text("cat a.txt is a title")' }, '/w').accesses, []);
     assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'text(await tools.list_dir({}))' }, '/w').accesses, []);
   });
 
