@@ -213,6 +213,9 @@ export class RuleEngine {
     const call = rec.call;
     if (call && !e.isError && call.results.length === 1) {
       this.learn(call.call, e);
+      if (e.saved) {
+        this.knowledge.noteWrite(e.saved.path, e.at, e.saved.content);
+      }
     }
   }
 

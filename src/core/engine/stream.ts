@@ -104,8 +104,9 @@ export class TranscriptStream {
  * the garbage collector copy them from generation to generation.
  */
 function releaseSnapshots(e: NormalizedEvent): void {
-  if (e.kind === 'result' && (e.read !== undefined || e.write !== undefined)) {
+  if (e.kind === 'result' && (e.read !== undefined || e.write !== undefined || e.saved !== undefined)) {
     e.read = undefined;
     e.write = undefined;
+    e.saved = undefined;
   }
 }

@@ -130,6 +130,12 @@ export interface ToolResult {
    */
   read?: ReadSnapshot | undefined;
   write?: WriteSnapshot | undefined;
+  /**
+   * A file the tool wrote that its call did not name, with the content the session gave it
+   * (Claude Code's `Workflow` saves the script it was passed and says where only in its result).
+   * Dropped after the event is handled, like the snapshots.
+   */
+  saved?: { path: string; content: string } | undefined;
   timestamp?: string;
   uuid?: string;
   parentUuid?: string | null;

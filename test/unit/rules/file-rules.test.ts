@@ -29,6 +29,15 @@ ruleTester(writeBeforeRead, {
       input: new ClaudeTranscript().user('Look at the @src/app.ts, check the feedback, then empty the file.').write('m1', A, f, '', v1).text(),
     },
     {
+      // Claude Code's Workflow tool saves the script it is passed and names the file only in its result.
+      name: 'Claude Code: an edit of the script a Workflow call saved',
+      input: cc()
+        .call('m1', A, 'Workflow', { script: 'export const meta = {};\nrun();\n', args: '{}' })
+        .result(A, 'Workflow launched in background.', { toolUseResult: { status: 'async_launched', taskId: 'w1', scriptPath: '/home/dev/.claude/projects/p/s1/workflows/scripts/audit-wf_1.js' } })
+        .edit('m2', B, '/home/dev/.claude/projects/p/s1/workflows/scripts/audit-wf_1.js', 'export const meta = {};\nrun();\n', 'run();', 'run(1);')
+        .text(),
+    },
+    {
       name: 'Claude Code: an @"quoted path" in the prompt',
       input: new ClaudeTranscript().user('See @"src/app.ts" and fix it').edit('m1', A, f, v1, 'two', '2').text(),
     },

@@ -84,6 +84,8 @@ interface CallNote {
   path?: string;
   /** MultiEdit's edits, to rebuild the written content. */
   edits?: { old_string: string; new_string: string; replace_all?: boolean }[];
+  /** The script a `Workflow` call passed, which Claude Code saves to the file its result names. */
+  script?: string;
 }
 
 /**
@@ -261,6 +263,9 @@ class ClaudeParser implements FormatParser {
         if (name === 'MultiEdit' && isRecord(input) && Array.isArray(input['edits'])) {
           note.edits = input['edits'].filter(isEdit);
         }
+        if (name === 'Workflow' && isRecord(input) && typeof input['script'] === 'string') {
+          note.script = input['script'];
+        }
         this.calls.set(id, note);
         this.ctx.emit({
           kind: 'call',
@@ -416,6 +421,9 @@ class ClaudeParser implements FormatParser {
     } else if ('stdout' in m && isShellResult(meta)) {
       result.shape = 'shell';
       return result;
+    } else if (note?.script !== undefined && typeof m['scriptPath'] === 'string') {
+      // The session wrote this script itself: the file it lands in is its own, content known.
+      result.saved = { path: m['scriptPath'], content: note.script };
     }
     result.shape = 'other';
     return result;
