@@ -949,6 +949,7 @@ async function main(o: Options): Promise<number> {
     const checkRate = median(checkRates);
     const ratio = checkRate / baseRate;
     const roundRatios = checkRates.map((c, i) => c / baseRates[i]!);
+    const unsteady = steadiness(baseRates, roundRatios);
     const stageRows = o.stages ? stageBreakdown(workloads, passes, manifest.totalBytes) : [];
     const famRates = families.map((f) => {
       const b = median(base.map((p) => p.byFamily[f].bytes / p.byFamily[f].seconds));
@@ -1037,6 +1038,9 @@ async function main(o: Options): Promise<number> {
       ]),
     );
     lines.push(`throughput ratio ${ratio.toFixed(2)} (target >= ${throughputTarget.toFixed(2)}): ${throughputPass ? 'PASS' : 'FAIL'}`);
+    if (unsteady) {
+      lines.push(`UNRELIABLE: ${unsteady}; the machine was busy with something else. Run it again before reading anything into this ratio.`);
+    }
     if (stageRows.length > 0) {
       lines.push('');
       lines.push(`where check's time goes (the pipeline cut after each stage, over the same files; medians of per-round figures):`);
@@ -1139,6 +1143,7 @@ async function main(o: Options): Promise<number> {
         roundBaselineMBps: baseRates.map((x) => x / MB),
         roundCheckMBps: checkRates.map((x) => x / MB),
         roundRatios,
+        unreliable: unsteady ?? null,
         byFamily: famRates.map((f) => ({ family: f.family, baselineMBps: f.baseline / MB, checkMBps: f.check / MB, ratio: f.ratio })),
         stages: stageRows.map((x) => ({ stage: x.stage, seconds: x.seconds, MBps: x.rate / MB, ratio: x.ratio, shareOfCheck: x.share })),
       },
@@ -1160,6 +1165,26 @@ async function main(o: Options): Promise<number> {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Why the rounds cannot be trusted, if they cannot. The interleaving cancels a machine that is
+ * uniformly slower, not one that is slow in some passes only: another process evicting the page
+ * cache or taking the CPUs for a while once made the baseline run at half speed in two rounds of
+ * three, and the ratio came out at 0.83 where it is 0.45.
+ */
+function steadiness(baseRates: readonly number[], ratios: readonly number[]): string | undefined {
+  if (baseRates.length < 2) {
+    return undefined;
+  }
+  const spread = (xs: readonly number[]): number => Math.max(...xs) / Math.min(...xs);
+  if (spread(baseRates) > 1.5) {
+    return `the baseline ran at ${baseRates.map((r) => (r / MB).toFixed(0)).join(', ')} MB/s in its rounds`;
+  }
+  if (Math.max(...ratios) - Math.min(...ratios) > 0.25) {
+    return `the rounds' ratios were ${ratios.map((r) => r.toFixed(2)).join(', ')}`;
+  }
+  return undefined;
 }
 
 const stageAdds: Record<Workload, string> = {
