@@ -81,6 +81,17 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 if (require.main === module) {
+  // The reader may stop reading before the report ends (`agent-guard check … | head`): the
+  // rest of the output has nowhere to go, which is no error. The check still finishes, so the
+  // exit code still says whether it found errors.
+  let pipeClosed = false;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE' || pipeClosed) {
+      pipeClosed = true;
+      return;
+    }
+    throw e;
+  });
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: os.homedir() };
   void main(process.argv.slice(2), io).then((code) => {
     process.exitCode = code;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +11,7 @@ import { ledgerPathFor } from '../../../src/io/guard/socketPath';
 import { ClaudeTranscript } from '../support/claude';
 import { cli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
-import { fixture } from '../support/repo';
+import { fixture, repoRoot } from '../support/repo';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-cli-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -154,6 +155,20 @@ void describe('agent-guard check', () => {
     assert.deepEqual(out.files.map((f) => `${f.agent}:${path.basename(f.file)}`), ['gemini:session-2026-01-15T20-51-0f0e0d0c.json']);
     assert.deepEqual(out.findings.map((f) => f.rule), ['missing-result']);
     assert.equal(r.code, 0, 'unfinished at the end of the file is a warning');
+  });
+
+  void test('a reader that stops early (check … | head) ends the output, not the check: no crash, the exit code stands', async () => {
+    const file = path.join(tmp, 'many-broken.jsonl');
+    // Enough findings that the report outgrows the pipe's buffer before the reader goes.
+    writeFileSync(file, new ClaudeTranscript().user('go').text() + '{"type":"user", oops\n'.repeat(4000));
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'check', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    assert.equal(stderr, '');
+    assert.equal(code, 1, 'the errors found still set the exit code');
   });
 
   void test('colour only on a terminal or when forced', () => {
