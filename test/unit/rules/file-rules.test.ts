@@ -53,6 +53,15 @@ ruleTester(writeBeforeRead, {
         .output('c2', 'Done!', true)
         .text(),
     },
+    {
+      // Code mode: the script's patch did not apply, so nothing was written.
+      name: 'Codex: a failed code-mode script changes nothing',
+      input: new CodexRollout()
+        .user('go')
+        .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c1', name: 'exec', input: `const patch = ${JSON.stringify('*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')};\nawait tools.apply_patch(patch);` })
+        .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script failed\nWall time 0.0 seconds\nOutput:\n' }, { type: 'input_text', text: 'Script error:\napply_patch verification failed: Failed to find expected lines in src/app.ts' }] })
+        .text(),
+    },
     { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
   ],
   invalid: [

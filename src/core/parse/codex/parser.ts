@@ -65,6 +65,8 @@ class CodexParser implements FormatParser {
   private reportedNoMeta = false;
   /** apply_patch calls, whose failure is read from their output text. */
   private readonly patchCalls = new Set<string>();
+  /** Code-mode scripts (`exec`), whose output says `Script completed` or `Script failed`. */
+  private readonly scriptCalls = new Set<string>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -207,7 +209,7 @@ class CodexParser implements FormatParser {
           kind: 'result',
           at: valueSpan(raw, callId, 'call_id'),
           callId,
-          isError: outputFailed(text, this.patchCalls.has(callId)),
+          isError: this.scriptCalls.has(callId) ? text !== undefined && /^Script failed\b/.test(text) : outputFailed(text, this.patchCalls.has(callId)),
           placeholder: isPlaceholderText(text),
           timestamp,
         });
@@ -226,6 +228,8 @@ class CodexParser implements FormatParser {
     const cls = classifyToolCall('codex', name, input, this.cwd);
     if (name === 'apply_patch') {
       this.patchCalls.add(callId);
+    } else if (name === 'exec') {
+      this.scriptCalls.add(callId);
     }
     const accesses: FileAccess[] = cls.accesses;
     for (let i = 0; i < accesses.length; i++) {
