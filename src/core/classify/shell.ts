@@ -27,7 +27,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -256,6 +256,14 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
         if (literal(a)) {
           push(inPlace ? { path: a.text, op: 'edit' } : lines ? { path: a.text, op: 'read', lines } : { path: a.text, op: 'read' });
         }
+      }
+      return undefined;
+    }
+    case 'awk': {
+      // awk PROGRAM FILE: a read of the file (which lines it prints is the program's business).
+      const files = operands(args, ['-F', '-v', '-f']).slice(args.some((a) => a.text === '-f') ? 0 : 1);
+      if (files.length === 1 && literal(files[0]!)) {
+        push({ path: files[0]!.text, op: 'read' });
       }
       return undefined;
     }

@@ -163,7 +163,7 @@ export class RuleEngine {
     this.conversation.noteText(e, msg);
     if (e.mentions) {
       for (const path of e.mentions) {
-        this.knowledge.noteMentioned(path, e.at);
+        this.knowledge.noteSeen(path, e.at);
       }
     }
     const list = (this.textRules ??= this.rulesWith('onText'));
@@ -251,9 +251,17 @@ export class RuleEngine {
   private learn(call: ToolCall, result: ToolResult): void {
     for (const a of call.accesses) {
       switch (a.op) {
-        case 'read':
-          this.knowledge.noteRead(a.path, result.at, result.read?.path === a.path ? result.read : undefined);
+        case 'read': {
+          const snapshot = result.read?.path === a.path ? result.read : undefined;
+          if (snapshot === undefined && a.lines === undefined) {
+            // A whole-file read whose content the transcript does not hold (`cat`): the session
+            // now knows the file as it is, not as it last saw it.
+            this.knowledge.noteSeen(a.path, result.at);
+          } else {
+            this.knowledge.noteRead(a.path, result.at, snapshot);
+          }
           break;
+        }
         case 'write':
         case 'edit':
         case 'create':

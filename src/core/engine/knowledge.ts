@@ -30,9 +30,9 @@ export interface PathKnowledge {
   partials: PartialView[];
   /**
    * The content the session expects is unknown: it changed the file in a way the transcript
-   * does not spell out (a shell redirection, `sed -i`), or the file was put before the model
-   * without its content in the transcript (an `@` mention). No staleness can be claimed until
-   * it reads or writes the file again.
+   * does not spell out (a shell redirection, `sed -i`), or it saw the file without the transcript
+   * holding its content (a shell read, an `@` mention). No staleness can be claimed until it
+   * reads or writes the file again.
    */
   opaqueSince?: Span;
 }
@@ -100,8 +100,12 @@ export class FileKnowledge {
     }
   }
 
-  /** A person named the file with `@`: the model saw it, as it was then, by means the transcript does not record. */
-  noteMentioned(path: string, at: Span): void {
+  /**
+   * The session saw the whole file as it was then, but the transcript does not hold what it
+   * held: a shell read (`cat`), or a file a person named with `@`. Whatever the session knew of it
+   * before is superseded, and no staleness can be claimed until it reads or writes it again.
+   */
+  noteSeen(path: string, at: Span): void {
     const k = this.entry(path);
     k.lastRead = at;
     k.base = undefined;

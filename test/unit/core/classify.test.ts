@@ -21,6 +21,8 @@ void describe('shell classification', () => {
     ['grep -rn foo .', []],
     ['grep -rn "Profile" internal/cli/search.go | head', ['read:internal/cli/search.go']],
     ['grep -rn foo internal/cli', []],
+    ["awk 'NR>=40{print NR\": \"$0}' README.md", ['read:README.md']],
+    ["awk -F: '{print $1}' /etc/passwd", ['read:/etc/passwd']],
     ['echo hi > out.txt', ['write:out.txt']],
     ['echo hi >> out.txt 2>&1', ['write:out.txt']],
     ['cmd 2>/dev/null', []],

@@ -160,6 +160,12 @@ ruleTester(staleWrite, {
       input: cc().read('m1', A, f, v1).user('I changed @src/app.ts, have a look').edit('m2', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),
     },
     {
+      // The session read the changed file back with the shell (no content in the transcript):
+      // it saw the change, so the edit is not applied on top of something it never saw.
+      name: 'a shell read after the change: the session saw the file as it is',
+      input: cc().read('m1', A, f, v1).bash('m2', C, `awk 'NR>=1{print NR": "$0}' ${f}`, '1: one\n2: TWO!').edit('m3', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),
+    },
+    {
       name: 'own shell write makes the content unknown, not stale',
       input: cc().read('m1', A, f, v1).bash('m2', B, `sed -i 's/two/2/' ${f}`).edit('m3', C, f, 'one\n2\nthree\nfour\nfive\n', 'four', '4').text(),
     },
