@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
-import { batchSiblings, isWrite } from './support/batch';
+import { batchSiblings, isWrite, runsAlone } from './support/batch';
 
 export const parallelWriteWrite = defineRule({
   meta: {
@@ -15,7 +15,7 @@ export const parallelWriteWrite = defineRule({
     messages: {
       race: '{{tool}} writes {{path}} in the same parallel batch as the {{otherTool}} call on line {{otherLine}} that also writes it: whichever lands last wins, and the other change can be lost.',
       overwrite:
-        '{{tool}} replaces {{path}} after the {{otherTool}} call on line {{otherLine}} of the same batch changed it: Claude Code runs them in order, but this call was written before that change was made, so it undoes the change unless it repeats it.',
+        '{{tool}} replaces {{path}} after the {{otherTool}} call on line {{otherLine}} of the same batch changed it: {{agent}} runs them in order, but this call was written before that change was made, so it undoes the change unless it repeats it.',
     },
   },
   create(ctx) {
@@ -26,7 +26,9 @@ export const parallelWriteWrite = defineRule({
         // file as the earlier write left it, or fails where that text changed: nothing is lost
         // silently, and an edit applied to content the session never saw is stale-write's
         // finding. A whole-file write or a delete still undoes the earlier change.
-        const serial = ctx.agent === 'claude-code';
+        // Codex's apply_patch likewise runs alone, in order: its update hunks apply to the file as
+        // the patch before left it, or fail.
+        const serial = ctx.agent === 'claude-code' || runsAlone(ctx.agent, rec);
         for (const a of rec.call.accesses) {
           if (!isWrite(a) || (serial && a.op === 'edit')) {
             continue;
@@ -45,6 +47,7 @@ export const parallelWriteWrite = defineRule({
               path: shortPath(ctx, a.path),
               otherTool: first.sibling.call.tool,
               otherLine: first.sibling.call.at.line,
+              agent: ctx.agent === 'codex' ? 'Codex' : 'Claude Code',
             },
             related: [{ at: first.access.span ?? first.sibling.call.at, message: `the ${first.sibling.call.tool} call in the same batch` }],
             subject: { path: a.path },

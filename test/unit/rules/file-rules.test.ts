@@ -98,6 +98,17 @@ ruleTester(parallelReadWrite, {
     {
       // Claude Code ran the Read while the message streamed and recorded its result before the
       // Edit's block: the read was over before the write was issued.
+      // apply_patch runs alone: the read after it in the batch waits for it.
+      name: 'Codex: a patch and a read of the same file in one batch',
+      input: new CodexRollout()
+        .user('go')
+        .patch('c1', '*** Begin Patch\n*** Add File: notes.md\n+hello\n*** End Patch')
+        .exec('c2', 'sed -n 1,40p notes.md')
+        .output('c1', 'Done!', true)
+        .output('c2', 'Exit code: 0\nhello')
+        .text(),
+    },
+    {
       name: 'Claude Code: the read finished before the write of the same message was issued',
       input: cc().call('m1', A, 'Read', { file_path: f }).readResult(A, f, v1).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).editResult(B, f, v1, 'two', '2').text(),
     },
@@ -121,8 +132,13 @@ const codexPatches = new CodexRollout()
   .output('c1', 'Done!', true)
   .output('c2', 'Done!', true);
 
+/** Codex: two shell writes of one file in one batch. */
+const codexShellWrites = new CodexRollout().user('go').exec('c1', 'echo a > src/app.ts').exec('c2', 'echo b > src/app.ts').output('c1', 'Exit code: 0').output('c2', 'Exit code: 0');
+
 ruleTester(parallelWriteWrite, {
   valid: [
+    // apply_patch runs alone, in order: the second patch applies to what the first left, or fails.
+    { name: 'Codex: two update patches of one file in one batch', input: codexPatches.text() },
     { name: 'two edits in two turns', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },
     {
       // Claude Code runs them one after the other; the second applies to what the first left
@@ -143,7 +159,11 @@ ruleTester(parallelWriteWrite, {
         .text(),
       errors: [{ messageId: 'overwrite', line: 5 }],
     },
-    { name: 'Codex: two patches of one file in one batch', input: codexPatches.text(), errors: [{ messageId: 'race', line: codexPatches.lines.length - 2 }] },
+    {
+      name: 'Codex: two shell writes of one file in one batch (shell commands may run side by side)',
+      input: codexShellWrites.text(),
+      errors: [{ messageId: 'race', line: codexShellWrites.lines.length - 2 }],
+    },
   ],
 });
 

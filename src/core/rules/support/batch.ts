@@ -7,6 +7,16 @@ export function isWrite(a: FileAccess): boolean {
   return writeOps.has(a.op);
 }
 
+/**
+ * Does this call run alone, after the calls of its batch dispatched before it and before those
+ * after it? Codex runs a tool that is not marked safe to run in parallel under an exclusive lock,
+ * in the order the calls stream in, and apply_patch is never marked safe (codex-rs
+ * `tools/spec.rs`: `push_spec`, not `push_spec_with_parallel_support`).
+ */
+export function runsAlone(agent: string, call: CallRecord): boolean {
+  return agent === 'codex' && call.call.tool === 'apply_patch';
+}
+
 /** Earlier calls of the same assistant message (one parallel batch) touching `path`. */
 export function batchSiblings(call: CallRecord, path: string, pick: (a: FileAccess) => boolean): { sibling: CallRecord; access: FileAccess }[] {
   const out: { sibling: CallRecord; access: FileAccess }[] = [];
