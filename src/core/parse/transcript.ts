@@ -1,12 +1,18 @@
 import { isUtf8 } from 'node:buffer';
 import type { AgentKind } from '../model/agent';
-import type { NormalizedEvent, Span } from '../model/events';
+import type { MalformedEvent, NormalizedEvent, Span } from '../model/events';
 import type { FormatAdapter, FormatParser } from './adapter';
 import { defaultMaxLineBytes, LineSplitter, type RawLine } from './lineSplitter';
 import { lineSpan } from './span';
 
 /** Lines held while the format is not yet known (the first lines are usually enough). */
 const maxUndetectedLines = 64;
+/**
+ * A file with more broken lines than this and no record of a known format at all is not a
+ * transcript (a pretty-printed JSON document, another tool's log): one finding says so, not one
+ * per line.
+ */
+const maxBrokenLinesReported = 20;
 
 /**
  * A `.json` transcript is one JSON document, usually pretty-printed over many lines (Gemini
@@ -37,6 +43,9 @@ export class TranscriptParser {
   private adapter: FormatAdapter | undefined;
   private parser: FormatParser | undefined;
   private held: { value: Record<string, unknown>; raw: RawLine }[] = [];
+  /** Broken lines read before the format was known, and how many there were in all. */
+  private heldBroken: MalformedEvent[] = [];
+  private brokenCount = 0;
   private sawContent = false;
   /** The bytes of a whole-document transcript, until `end()` (undefined: a JSONL transcript). */
   private document: Uint8Array[] | undefined;
@@ -97,7 +106,43 @@ export class TranscriptParser {
       });
       this.held = [];
     }
+    if (!this.parser) {
+      this.endBroken();
+    }
     this.parser?.end?.();
+  }
+
+  /** A malformed line: reported now once the format is known, else held until it is (or the end). */
+  private broken(e: MalformedEvent): void {
+    if (this.parser) {
+      this.emit(e);
+      return;
+    }
+    this.brokenCount++;
+    if (this.heldBroken.length < maxBrokenLinesReported + 1) {
+      this.heldBroken.push(e);
+    }
+  }
+
+  /** The end of a file whose format never became known: its broken lines, or one line for all. */
+  private endBroken(): void {
+    const held = this.heldBroken;
+    this.heldBroken = [];
+    if (held.length === 0) {
+      return;
+    }
+    if (this.brokenCount <= maxBrokenLinesReported || this.sawContent) {
+      for (const e of held) {
+        this.emit(e);
+      }
+      return;
+    }
+    this.emit({
+      kind: 'malformed',
+      at: held[0]!.at,
+      reason: 'unknown-format',
+      detail: `none of its ${this.brokenCount} lines is a JSON record, so it is not a JSONL transcript (a JSON document spread over lines, or another tool's file?); the first: ${held[0]!.detail}`,
+    });
   }
 
   private use(adapter: FormatAdapter): void {
@@ -108,7 +153,7 @@ export class TranscriptParser {
 
   /** One line (or a whole document, with `errorAt` placing a JSON syntax error in it). */
   private line(raw: RawLine, errorAt?: (message: string) => Span): void {
-    const emit = this.emit;
+    const emit = (e: MalformedEvent): void => this.broken(e);
     if (raw.tooLong) {
       emit({
         kind: 'malformed',
@@ -184,12 +229,25 @@ export class TranscriptParser {
       return;
     }
     this.use(found);
+    // What was held comes out in line order: the broken lines and the records among them.
+    const broken = this.heldBroken;
+    this.heldBroken = [];
     const held = this.held;
     this.held = [];
+    let b = 0;
     for (const h of held) {
+      while (b < broken.length && broken[b]!.at.line < h.raw.lineNo) {
+        this.emit(broken[b++]!);
+      }
       this.parser!.line(h.value, h.raw);
     }
+    while (b < broken.length && broken[b]!.at.line <= raw.lineNo) {
+      this.emit(broken[b++]!);
+    }
     this.parser!.line(obj, raw);
+    while (b < broken.length) {
+      this.emit(broken[b++]!);
+    }
   }
 
   /**

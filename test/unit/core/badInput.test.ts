@@ -122,6 +122,20 @@ void describe('bad input', () => {
     );
   });
 
+  void test('a JSON document spread over many lines (another tool\'s session): one finding, not one per line', () => {
+    const doc = JSON.stringify({ id: 'ses_1', title: 'x', parts: Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, type: 'text', text: `line ${i}` })) }, null, 2) + '\n';
+    const { findings } = run(doc);
+    assert.deepEqual(findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), ['unparseable-line:session@1']);
+    assert.match(findings[0]!.message, /none of its \d+ lines is a JSON record/);
+  });
+
+  void test('a transcript whose first lines are broken: each broken line is still reported once the format is known', () => {
+    const t = new ClaudeTranscript().user('go');
+    const text = '{"broken\n' + t.text() + 'oops\n';
+    const { findings } = run(text);
+    assert.deepEqual(findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), ['unparseable-line:malformed@1', 'unparseable-line:malformed@3']);
+  });
+
   void test('a file in no known format', () => {
     const { findings } = run('{"hello":"world"}\n{"another":1}\n');
     assert.deepEqual(findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), ['unparseable-line:session@1']);
