@@ -75,6 +75,9 @@ export interface SessionFollow extends Disposable {
   readonly forcedAgent: AgentKind | undefined;
 }
 
+/** When a deleted transcript is looked at again (ms after the last look): soon, then less often, for about a minute. */
+const returnLookDelaysMs = [100, 300, 600, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+
 /** Mutes a stream while it re-reads what was already reported (a hibernated session waking). */
 interface Gate {
   muted: boolean;
@@ -124,6 +127,8 @@ export class LiveMonitor implements Disposable {
   private readonly hibernateAfterMs: number;
   private freeSlots: number;
   private readonly slotQueue: (() => void)[] = [];
+  /** Deleted transcripts being looked for again, with the timer of the next look. */
+  private readonly returning = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -539,6 +544,9 @@ export class LiveMonitor implements Disposable {
           this.tree?.forgetSession(file);
           this.lastLines.delete(file);
           this.sessionsChanged.fire(undefined);
+          if (s) {
+            this.lookForReturn(file, s.summary.agent);
+          }
         },
       },
       {
@@ -547,6 +555,34 @@ export class LiveMonitor implements Disposable {
         directWatch: true,
       },
     );
+  }
+
+  /**
+   * A deleted transcript may come straight back (a rewrite by delete and create), and the
+   * watcher can miss that creation under load: the file is looked at again a few times over the
+   * next minute, and taken up if it is back with no session.
+   */
+  private lookForReturn(file: string, agent: AgentKind, attempt = 0): void {
+    clearTimeout(this.returning.get(file));
+    const delay = returnLookDelaysMs[attempt];
+    if (this.disposed || delay === undefined) {
+      this.returning.delete(file);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.returning.delete(file);
+      if (this.disposed || this.sessions.has(file)) {
+        return;
+      }
+      if (existsSync(file)) {
+        this.logger.info(`[monitor] ${file} is back`);
+        this.onFileEvent({ type: 'add', file, agent });
+      } else {
+        this.lookForReturn(file, agent, attempt + 1);
+      }
+    }, delay);
+    timer.unref?.();
+    this.returning.set(file, timer);
   }
 
   private newStream(file: string, agent: AgentKind, gate: Gate): TranscriptStream {
@@ -669,6 +705,10 @@ export class LiveMonitor implements Disposable {
     this.disposed = true;
     clearInterval(this.tickTimer);
     clearInterval(this.sweepTimer);
+    for (const t of this.returning.values()) {
+      clearTimeout(t);
+    }
+    this.returning.clear();
     for (const d of this.subscriptions) {
       d.dispose();
     }

@@ -75,7 +75,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   }
   let tokens: Token[];
   try {
-    tokens = tokenize(command);
+    tokens = expandForLoops(tokenize(command));
   } catch {
     return [];
   }
@@ -122,6 +122,92 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   }
   flush();
   return out;
+}
+
+const loopVariable = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Characters that make a word computed (after a loop variable is put in). */
+const computed = /[$`*?[{~]/;
+
+/**
+ * `for f in a b c; do …; done` over literal words: the body once per word, with `$f` put in,
+ * as the shell runs it. Agents read a handful of files this way. A loop over anything computed
+ * (a glob, a command's output) stays as it is: its words are not guessed.
+ */
+function expandForLoops(tokens: Token[]): Token[] {
+  if (!tokens.some((t) => t.kind === 'word' && t.text === 'for')) {
+    return tokens;
+  }
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const prev = out[out.length - 1];
+    const atStart = prev === undefined || (prev.kind === 'op' && separators.has(prev.text));
+    const loop = t.kind === 'word' && t.text === 'for' && !t.dynamic && atStart ? readFor(tokens, i) : undefined;
+    if (!loop) {
+      out.push(t);
+      continue;
+    }
+    const body = expandForLoops(loop.body);
+    for (const value of loop.values) {
+      for (const b of body) {
+        out.push(b.kind === 'word' ? substitute(b, loop.name, value) : b);
+      }
+      out.push({ kind: 'op', text: ';' });
+    }
+    i = loop.end;
+  }
+  return out;
+}
+
+function readFor(tokens: Token[], at: number): { name: string; values: string[]; body: Token[]; end: number } | undefined {
+  const name = tokens[at + 1];
+  const inWord = tokens[at + 2];
+  if (name?.kind !== 'word' || name.dynamic || !loopVariable.test(name.text) || inWord?.kind !== 'word' || inWord.text !== 'in') {
+    return undefined;
+  }
+  const values: string[] = [];
+  let i = at + 3;
+  for (; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind === 'op' && (t.text === ';' || t.text === '\n')) {
+      break;
+    }
+    if (t.kind !== 'word' || t.dynamic) {
+      return undefined;
+    }
+    values.push(t.text);
+  }
+  const doWord = tokens[i + 1];
+  if (doWord?.kind !== 'word' || doWord.text !== 'do') {
+    return undefined;
+  }
+  // The body, up to the `done` that closes this loop (nested loops open and close their own).
+  let depth = 0;
+  const body: Token[] = [];
+  for (let j = i + 2; j < tokens.length; j++) {
+    const t = tokens[j]!;
+    if (t.kind === 'word' && !t.dynamic) {
+      if (t.text === 'do') {
+        depth++;
+      } else if (t.text === 'done') {
+        if (depth === 0) {
+          return { name: name.text, values, body, end: j };
+        }
+        depth--;
+      }
+    }
+    body.push(t);
+  }
+  return undefined;
+}
+
+/** A body word with the loop variable put in (`$f`, `${f}`, `dir/$f.md`). */
+function substitute(w: Word, name: string, value: string): Word {
+  if (!w.dynamic || !w.text.includes('$')) {
+    return w;
+  }
+  const text = w.text.split('${' + name + '}').join(value).replace(new RegExp('\\$' + name + '(?![A-Za-z0-9_])', 'g'), () => value);
+  return text === w.text ? w : { kind: 'word', text, dynamic: computed.test(text) };
 }
 
 /** Sets the directory `a` is relative to (every caller passes a fresh object). */
