@@ -133,30 +133,13 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
-      for (const s of classifyShell(command, base)) {
-        const a = access(s.path, s.op, s.cwd ?? base);
-        if (a) {
-          if (s.lines) {
-            a.lines = s.lines;
-          }
-          a.viaShell = true;
-          accesses.push(a);
-        }
-      }
+      shellAccesses(command, base, accesses);
     }
   }
   if (spec.patch) {
     const v = obj[spec.patch] ?? obj['command'] ?? obj['patch'];
     if (typeof v === 'string') {
-      for (const t of parsePatchAccesses(v)) {
-        const a = access(t.path, t.op, cwd);
-        if (a) {
-          if (t.op === 'edit' || t.op === 'delete') {
-            a.existed = true;
-          }
-          accesses.push(a);
-        }
-      }
+      patchAccesses(v, cwd, accesses);
     }
   }
   if (spec.script) {
@@ -203,26 +186,36 @@ function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess
       continue;
     }
     if (text.includes('*** Begin Patch')) {
-      for (const t of parsePatchAccesses(text)) {
-        const a = access(t.path, t.op, cwd);
-        if (a) {
-          if (t.op === 'edit' || t.op === 'delete') {
-            a.existed = true;
-          }
-          out.push(a);
-        }
-      }
+      patchAccesses(text, cwd, out);
     } else if (shell) {
-      for (const sa of classifyShell(text, base)) {
-        const a = access(sa.path, sa.op, sa.cwd ?? base);
-        if (a) {
-          if (sa.lines) {
-            a.lines = sa.lines;
-          }
-          a.viaShell = true;
-          out.push(a);
-        }
+      shellAccesses(text, base, out);
+    }
+  }
+}
+
+/** The files a shell command reads and writes, resolved against `base`. */
+function shellAccesses(command: string, base: string | undefined, out: FileAccess[]): void {
+  for (const s of classifyShell(command, base)) {
+    const a = access(s.path, s.op, s.cwd ?? base);
+    if (a) {
+      if (s.lines) {
+        a.lines = s.lines;
       }
+      a.viaShell = true;
+      out.push(a);
+    }
+  }
+}
+
+/** The files an apply_patch envelope touches; what it updates or deletes existed. */
+function patchAccesses(patch: string, cwd: string | undefined, out: FileAccess[]): void {
+  for (const t of parsePatchAccesses(patch)) {
+    const a = access(t.path, t.op, cwd);
+    if (a) {
+      if (t.op === 'edit' || t.op === 'delete') {
+        a.existed = true;
+      }
+      out.push(a);
     }
   }
 }
