@@ -89,6 +89,16 @@ async function walk(dir: string, found: Found, want: (file: string) => boolean, 
       }
     } else if (entry.isFile() && want(p)) {
       found.transcripts.push({ file: p, agent: agentForPath(p) });
+    } else if (entry.isSymbolicLink() && want(p)) {
+      // A link to a transcript (a folder of links to sessions) is read; links to folders are
+      // not followed, so a link cycle cannot loop the walk.
+      try {
+        if ((await stat(p)).isFile()) {
+          found.transcripts.push({ file: p, agent: agentForPath(p) });
+        }
+      } catch (e) {
+        found.problems.push(problem(p, e));
+      }
     }
   }
 }

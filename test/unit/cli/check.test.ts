@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -169,6 +169,19 @@ void describe('agent-guard check', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     assert.equal(stderr, '');
     assert.equal(code, 1, 'the errors found still set the exit code');
+  });
+
+  void test('a folder of links to transcripts is read through the links', () => {
+    const dir = path.join(tmp, 'links');
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(codexBroken, path.join(dir, 'rollout-2025-12-05T11-00-00-linked.jsonl'));
+    symlinkSync(path.join(tmp, 'nowhere.jsonl'), path.join(dir, 'dangling.jsonl'));
+    const r = cli(['check', '--format', 'json', dir]);
+    const out = JSON.parse(r.stdout) as { files: { file: string }[]; findings: { rule: string }[]; problems: { path: string }[] };
+    assert.deepEqual(out.files.map((f) => path.basename(f.file)), ['rollout-2025-12-05T11-00-00-linked.jsonl']);
+    assert.deepEqual(out.findings.map((f) => f.rule), ['missing-result', 'missing-result']);
+    assert.deepEqual(out.problems.map((p) => path.basename(p.path)), ['dangling.jsonl'], 'a dangling link is a clear problem');
+    assert.equal(r.code, 2);
   });
 
   void test('colour only on a terminal or when forced', () => {
