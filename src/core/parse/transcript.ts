@@ -153,9 +153,8 @@ export class TranscriptParser {
 
   /** One line (or a whole document, with `errorAt` placing a JSON syntax error in it). */
   private line(raw: RawLine, errorAt?: (message: string) => Span): void {
-    const emit = (e: MalformedEvent): void => this.broken(e);
     if (raw.tooLong) {
-      emit({
+      this.broken({
         kind: 'malformed',
         at: { line: raw.lineNo, start: 0, end: 0 },
         reason: 'line-too-long',
@@ -164,7 +163,7 @@ export class TranscriptParser {
       return;
     }
     if (raw.invalidUtf8) {
-      emit({
+      this.broken({
         kind: 'malformed',
         at: lineSpan(raw),
         reason: 'invalid-utf8',
@@ -181,7 +180,7 @@ export class TranscriptParser {
       const message = e instanceof Error ? e.message : String(e);
       const records = errorAt ? undefined : splitRecords(raw.text);
       if (records) {
-        emit({
+        this.broken({
           kind: 'malformed',
           at: lineSpan(raw),
           reason: 'concatenated',
@@ -193,7 +192,7 @@ export class TranscriptParser {
         return;
       }
       if (!raw.terminated) {
-        emit({
+        this.broken({
           kind: 'malformed',
           at: lineSpan(raw),
           reason: 'truncated',
@@ -201,14 +200,14 @@ export class TranscriptParser {
           atEnd: true,
         });
       } else if (errorAt) {
-        emit({ kind: 'malformed', at: errorAt(message), reason: 'invalid-json', detail: `the file is not one valid JSON document: ${message}` });
+        this.broken({ kind: 'malformed', at: errorAt(message), reason: 'invalid-json', detail: `the file is not one valid JSON document: ${message}` });
       } else {
-        emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-json', detail: `not valid JSON: ${message}` });
+        this.broken({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-json', detail: `not valid JSON: ${message}` });
       }
       return;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      emit({ kind: 'malformed', at: lineSpan(raw), reason: 'not-an-object', detail: 'a transcript line must be a JSON object' });
+      this.broken({ kind: 'malformed', at: lineSpan(raw), reason: 'not-an-object', detail: 'a transcript line must be a JSON object' });
       return;
     }
     this.record(value as Record<string, unknown>, raw);

@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
-import { batchSiblings, isWrite, runsAlone } from './support/batch';
+import { batchSiblings, isWrite, writesInOrder } from './support/batch';
 
 export const parallelWriteWrite = defineRule({
   meta: {
@@ -21,14 +21,11 @@ export const parallelWriteWrite = defineRule({
   create(ctx) {
     return {
       onCall(rec) {
-        // Claude Code runs the calls that change things one at a time, in the order of the
-        // message (only read-only tools run side by side). An edit then replaces text in the
-        // file as the earlier write left it, or fails where that text changed: nothing is lost
-        // silently, and an edit applied to content the session never saw is stale-write's
-        // finding. A whole-file write or a delete still undoes the earlier change.
-        // Codex's apply_patch likewise runs alone, in order: its update hunks apply to the file as
-        // the patch before left it, or fail.
-        const serial = ctx.agent === 'claude-code' || runsAlone(ctx.agent, rec);
+        // Where writes run one at a time in order, an edit replaces text in the file as the
+        // earlier write left it, or fails where that text changed: nothing is lost silently, and
+        // an edit applied to content the session never saw is stale-write's finding. A
+        // whole-file write or a delete still undoes the earlier change.
+        const serial = writesInOrder(ctx.agent, rec);
         for (const a of rec.call.accesses) {
           if (!isWrite(a) || (serial && a.op === 'edit')) {
             continue;

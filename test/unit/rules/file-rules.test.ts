@@ -208,17 +208,7 @@ ruleTester(staleWrite, {
       input: cc()
         .read('m1', A, f, v1)
         .call('m2', B, 'Edit', { file_path: f, old_string: 'three', new_string: '3', replace_all: false })
-        .result(B, 'ok', {
-          toolUseResult: {
-            filePath: f,
-            oldString: 'three',
-            newString: '3',
-            originalFile: 'ONE\ntwo\nthree\nfour\nfive\n',
-            structuredPatch: [{ oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [' ONE', ' two', '-three', '+3', ' four', ' five'] }],
-            userModified: false,
-            replaceAll: false,
-          },
-        })
+        .editResult(B, f, 'ONE\ntwo\nthree\nfour\nfive\n', 'three', '3', { oldStart: 1, oldLines: 5, lines: [' ONE', ' two', '-three', '+3', ' four', ' five'] })
         .text(),
       errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
     },
@@ -227,17 +217,7 @@ ruleTester(staleWrite, {
       input: cc()
         .read('m1', A, f, v1)
         .call('m2', B, 'Edit', { file_path: f, old_string: 'THREE', new_string: '3', replace_all: false })
-        .result(B, 'ok', {
-          toolUseResult: {
-            filePath: f,
-            oldString: 'THREE',
-            newString: '3',
-            originalFile: 'one\ntwo\nTHREE\nfour\nfive\n',
-            structuredPatch: [{ oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] }],
-            userModified: false,
-            replaceAll: false,
-          },
-        })
+        .editResult(B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'THREE', '3', { oldStart: 1, oldLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] })
         .text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
     },

@@ -138,18 +138,19 @@ export class ClaudeTranscript {
     return this.editResult(id, path, original, oldString, newString);
   }
 
-  editResult(id: string, path: string, original: string, oldString: string, newString: string): this {
+  /** `hunk`: the structuredPatch hunk as Claude Code writes it (with context lines); by default one hunk of exactly the replaced lines. */
+  editResult(id: string, path: string, original: string, oldString: string, newString: string, hunk?: { oldStart: number; oldLines: number; lines: string[] }): this {
     const before = original.slice(0, original.indexOf(oldString));
-    const oldStart = before.split('\n').length;
-    const oldLines = oldString.split('\n').length;
-    const newLines = newString.split('\n').length;
+    const oldStart = hunk?.oldStart ?? before.split('\n').length;
+    const oldLines = hunk?.oldLines ?? oldString.split('\n').length;
+    const newLines = hunk ? hunk.lines.filter((l) => !l.startsWith('-')).length : newString.split('\n').length;
     return this.result(id, `The file ${path} has been updated successfully.`, {
       toolUseResult: {
         filePath: path,
         oldString,
         newString,
         originalFile: original,
-        structuredPatch: [{ oldStart, oldLines, newStart: oldStart, newLines, lines: [] }],
+        structuredPatch: [{ oldStart, oldLines, newStart: oldStart, newLines, lines: hunk?.lines ?? [] }],
         userModified: false,
         replaceAll: false,
       },

@@ -90,12 +90,7 @@ class GeminiParser implements FormatParser {
       // A legacy session (`session-*.json`) is the metadata with every message in it.
       const messages = value['messages'];
       if (Array.isArray(messages)) {
-        let from = 0;
-        for (const m of messages) {
-          if (isRecord(m) && 'id' in m && messageTypes.has(m['type'])) {
-            from = this.message(m, raw, { from, inSet: true });
-          }
-        }
+        this.messagesOf(messages, raw);
       }
       return;
     }
@@ -154,8 +149,13 @@ class GeminiParser implements FormatParser {
     // this list, so it is validated afresh, with positions on the `$set` line.
     this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'replace' });
     this.records.clear();
+    this.messagesOf(s.messages, raw);
+  }
+
+  /** The message records listed in one line (a checkpoint, a legacy session), each placed after the one before. */
+  private messagesOf(messages: readonly unknown[], raw: RawLine): void {
     let from = 0;
-    for (const m of s.messages) {
+    for (const m of messages) {
       if (isRecord(m) && 'id' in m && messageTypes.has(m['type'])) {
         from = this.message(m, raw, { from, inSet: true });
       }

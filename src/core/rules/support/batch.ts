@@ -17,6 +17,15 @@ export function runsAlone(agent: string, call: CallRecord): boolean {
   return agent === 'codex' && call.call.tool === 'apply_patch';
 }
 
+/**
+ * Do this call's writes happen after those dispatched before it in its batch, one at a time?
+ * Claude Code runs every call that changes something alone, in the order of the message
+ * (only read-only tools run side by side); Codex its apply_patch.
+ */
+export function writesInOrder(agent: string, call: CallRecord): boolean {
+  return agent === 'claude-code' || runsAlone(agent, call);
+}
+
 /** Earlier calls of the same assistant message (one parallel batch) touching `path`. */
 export function batchSiblings(call: CallRecord, path: string, pick: (a: FileAccess) => boolean): { sibling: CallRecord; access: FileAccess }[] {
   const out: { sibling: CallRecord; access: FileAccess }[] = [];
