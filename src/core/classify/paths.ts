@@ -83,3 +83,73 @@ export function displayPath(p: string, cwd: string | undefined): string {
   }
   return p;
 }
+
+/**
+ * A shell pathname pattern as a RegExp over whole paths: `*` and `?` match within one segment,
+ * `[…]` one character of a class (`[!…]` and `[^…]` negate it), and a backslash makes the next
+ * character literal (the classifier writes quoted characters so). As bash matches by default:
+ * `**` is `*` (zsh and `globstar` recurse), and no wildcard matches a leading `.` of a name. Both
+ * narrow the match, so a path it takes is a path the shell's pattern took.
+ */
+export function shellPattern(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    const segmentStart = i === 0 || pattern[i - 1] === '/';
+    if (c === '\\' && i + 1 < pattern.length) {
+      re += escapeRe(pattern[++i]!);
+    } else if (c === '*') {
+      while (pattern[i + 1] === '*') {
+        i++;
+      }
+      re += segmentStart ? '(?!\\.)[^/]*' : '[^/]*';
+    } else if (c === '?') {
+      re += segmentStart ? '[^/.]' : '[^/]';
+    } else if (c === '[') {
+      const cls = charClass(pattern, i);
+      if (cls) {
+        re += (segmentStart ? '(?!\\.)' : '') + cls.re;
+        i = cls.end;
+      } else {
+        re += '\\[';
+      }
+    } else {
+      re += escapeRe(c);
+    }
+  }
+  return new RegExp('^' + re + '$');
+}
+
+/** The bracket expression starting at `open`, as a RegExp class; undefined when it is not closed (a literal `[`). */
+function charClass(pattern: string, open: number): { re: string; end: number } | undefined {
+  let i = open + 1;
+  const negate = pattern[i] === '!' || pattern[i] === '^';
+  if (negate) {
+    i++;
+  }
+  let body = '';
+  // A `]` right after the opening (or its negation) is a member, not the end.
+  for (const start = i; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === ']' && i > start) {
+      return { re: negate ? `[^/${body}]` : `[${body}]`, end: i };
+    }
+    if (c === '/') {
+      return undefined;
+    }
+    if (c === '\\' && i + 1 < pattern.length) {
+      body += escapeClass(pattern[++i]!);
+    } else {
+      body += c === '-' && i > start && pattern[i + 1] !== ']' ? '-' : escapeClass(c);
+    }
+  }
+  return undefined;
+}
+
+function escapeClass(c: string): string {
+  return /[\\\]^-]/.test(c) ? '\\' + c : c;
+}
+
+function escapeRe(c: string): string {
+  return /[.*+?^${}()|[\]\\/]/.test(c) ? '\\' + c : c;
+}

@@ -9,6 +9,11 @@ export interface ShellAccess {
   /** The directory the path is relative to, after any `cd` earlier in the command. */
   cwd?: string;
   lines?: { start: number; count: number };
+  /**
+   * `path` is a pathname pattern (`src/*.json`): the command read every file it matched. The
+   * characters that were quoted in the command are escaped with a backslash.
+   */
+  glob?: true;
 }
 
 interface Word {
@@ -16,6 +21,8 @@ interface Word {
   text: string;
   /** Contains unquoted expansions ($VAR, globs, `…`): not a literal path. */
   dynamic: boolean;
+  /** The word is a pathname pattern and nothing else computed: the pattern (see ShellAccess.glob). */
+  glob?: string;
 }
 interface Op {
   kind: 'op';
@@ -130,8 +137,10 @@ const computed = /[$`*?[{~]/;
 
 /**
  * `for f in a b c; do …; done` over literal words: the body once per word, with `$f` put in,
- * as the shell runs it. Agents read a handful of files this way. A loop over anything computed
- * (a glob, a command's output) stays as it is: its words are not guessed.
+ * as the shell runs it. Agents read a handful of files this way. A word that is a pathname
+ * pattern (`src/*.json`) is put in as that pattern, where the body uses the variable alone
+ * (`cat "$f"`): the body read every file it matched. A loop over anything else computed (a
+ * variable, a command's output) stays as it is: its words are not guessed.
  */
 function expandForLoops(tokens: Token[]): Token[] {
   if (!tokens.some((t) => t.kind === 'word' && t.text === 'for')) {
@@ -150,7 +159,7 @@ function expandForLoops(tokens: Token[]): Token[] {
     const body = expandForLoops(loop.body);
     for (const value of loop.values) {
       for (const b of body) {
-        out.push(b.kind === 'word' ? substitute(b, loop.name, value) : b);
+        out.push(b.kind !== 'word' ? b : isVariable(b, loop.name) ? value : substitute(b, loop.name, value.text));
       }
       out.push({ kind: 'op', text: ';' });
     }
@@ -159,23 +168,23 @@ function expandForLoops(tokens: Token[]): Token[] {
   return out;
 }
 
-function readFor(tokens: Token[], at: number): { name: string; values: string[]; body: Token[]; end: number } | undefined {
+function readFor(tokens: Token[], at: number): { name: string; values: Word[]; body: Token[]; end: number } | undefined {
   const name = tokens[at + 1];
   const inWord = tokens[at + 2];
   if (name?.kind !== 'word' || name.dynamic || !loopVariable.test(name.text) || inWord?.kind !== 'word' || inWord.text !== 'in') {
     return undefined;
   }
-  const values: string[] = [];
+  const values: Word[] = [];
   let i = at + 3;
   for (; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.kind === 'op' && (t.text === ';' || t.text === '\n')) {
       break;
     }
-    if (t.kind !== 'word' || t.dynamic) {
+    if (t.kind !== 'word' || (t.dynamic && t.glob === undefined)) {
       return undefined;
     }
-    values.push(t.text);
+    values.push(t);
   }
   const doWord = tokens[i + 1];
   if (doWord?.kind !== 'word' || doWord.text !== 'do') {
@@ -199,6 +208,14 @@ function readFor(tokens: Token[], at: number): { name: string; values: string[];
     body.push(t);
   }
   return undefined;
+}
+
+/**
+ * A body word that is the loop variable and nothing else (`"$f"`, `${f}`): the value word itself.
+ * A value that is a pattern stands for the files it matched, each as they are (not matched again).
+ */
+function isVariable(w: Word, name: string): boolean {
+  return w.dynamic && (w.text === '$' + name || w.text === '${' + name + '}');
 }
 
 /** A body word with the loop variable put in (`$f`, `${f}`, `dir/$f.md`). */
@@ -242,6 +259,14 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     out.push(withCwd(a, cwd));
   };
   const literal = (w: Word): boolean => !w.dynamic && isRealFile(w.text);
+  /** A read of `w`: of the file it names, or of every file its pattern matched. */
+  const read = (w: Word, lines?: { start: number; count: number }): void => {
+    if (literal(w)) {
+      push(lines ? { path: w.text, op: 'read', lines } : { path: w.text, op: 'read' });
+    } else if (w.glob !== undefined) {
+      push(lines ? { path: w.glob, op: 'read', lines, glob: true } : { path: w.glob, op: 'read', glob: true });
+    }
+  };
 
   const lower = cmd.toLowerCase();
   if (psReaders.has(lower) || psWriters.has(lower) || (psAliasReaders.has(lower) && cwd !== undefined && isWindowsPath(cwd))) {
@@ -295,9 +320,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     case 'less':
     case 'more': {
       for (const a of operands(args, [])) {
-        if (literal(a)) {
-          push({ path: a.text, op: 'read' });
-        }
+        read(a);
       }
       return undefined;
     }
@@ -315,13 +338,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
         }
       }
       for (const a of files) {
-        if (literal(a)) {
-          push(
-            cmd === 'head' && count !== undefined
-              ? { path: a.text, op: 'read', lines: { start: 1, count } }
-              : { path: a.text, op: 'read' },
-          );
-        }
+        read(a, cmd === 'head' && count !== undefined ? { start: 1, count } : undefined);
       }
       return undefined;
     }
@@ -339,8 +356,12 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
         lines = { start, count: Math.max(Number(range[2]) - start + 1, 0) };
       }
       for (const a of files) {
-        if (literal(a)) {
-          push(inPlace ? { path: a.text, op: 'edit' } : lines ? { path: a.text, op: 'read', lines } : { path: a.text, op: 'read' });
+        if (inPlace) {
+          if (literal(a)) {
+            push({ path: a.text, op: 'edit' });
+          }
+        } else {
+          read(a, lines);
         }
       }
       return undefined;
@@ -348,8 +369,8 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     case 'awk': {
       // awk PROGRAM FILE: a read of the file (which lines it prints is the program's business).
       const files = operands(args, ['-F', '-v', '-f']).slice(args.some((a) => a.text === '-f') ? 0 : 1);
-      if (files.length === 1 && literal(files[0]!)) {
-        push({ path: files[0]!.text, op: 'read' });
+      if (files.length === 1) {
+        read(files[0]!);
       }
       return undefined;
     }
@@ -560,10 +581,142 @@ function tokenize(src: string): Token[] {
       continue;
     }
     const w = readWord(src, i);
-    tokens.push(w.word);
+    const raw = src.slice(i, w.next);
+    const expanded = w.word.dynamic && w.word.text.includes('{') ? expandBraces(raw) : undefined;
+    if (expanded) {
+      for (const alt of expanded) {
+        tokens.push(withPattern(readWord(alt, 0).word, alt));
+      }
+    } else {
+      tokens.push(withPattern(w.word, raw));
+    }
     i = w.next;
   }
   return tokens;
+}
+
+/** Notes the pattern of a word that is a pathname pattern (as written: `raw`). */
+function withPattern(w: Word, raw: string): Word {
+  if (w.dynamic) {
+    const glob = globPattern(raw);
+    if (glob !== undefined) {
+      w.glob = glob;
+    }
+  }
+  return w;
+}
+
+/**
+ * The pathname pattern a word is, as written: its unquoted `*`, `?` and `[` match, anything
+ * quoted or escaped is a literal character (escaped with a backslash in the pattern). Undefined
+ * when the word has no wildcard, or something else the shell computes (`$`, `` ` ``, `{`, `~`).
+ */
+function globPattern(raw: string): string | undefined {
+  if (raw.includes('$') || raw.includes('`')) {
+    return undefined;
+  }
+  let out = '';
+  let wild = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === "'" || c === '"' || c === '\\') {
+      const end = skipQuoted(raw, i);
+      const inner = c === '\\' ? raw.slice(i + 1, end + 1) : c === "'" ? raw.slice(i + 1, end) : raw.slice(i + 1, end).replace(/\\(["\\])/g, '$1');
+      out += inner.replace(/[*?[\]\\]/g, '\\$&');
+      i = end;
+    } else if (c === '{' || c === '~') {
+      return undefined;
+    } else {
+      wild ||= c === '*' || c === '?' || c === '[';
+      out += c;
+    }
+  }
+  return wild ? out : undefined;
+}
+
+/** Brace expansion can multiply words (`{a,b}{c,d}…`): past this many, the word stays as written. */
+const maxBraceWords = 64;
+
+/**
+ * Brace expansion of one word as written (`go/{a,b}/x.go` is `go/a/x.go go/b/x.go`): the shell
+ * does it before anything else and without looking at files, so the words are as literal as the
+ * rest of the word. Only words without `$` or backquotes (whose braces may belong to a parameter or
+ * a substitution); a group needs a comma at its top level (`{}` and `{1..3}` stay as written).
+ * Undefined when there is nothing to expand.
+ */
+function expandBraces(raw: string): string[] | undefined {
+  if (raw.includes('$') || raw.includes('`')) {
+    return undefined;
+  }
+  const group = braceGroup(raw);
+  if (!group) {
+    return undefined;
+  }
+  const out: string[] = [];
+  for (const alt of group.alternatives) {
+    const word = group.prefix + alt + group.suffix;
+    for (const w of expandBraces(word) ?? [word]) {
+      if (out.length === maxBraceWords) {
+        return undefined;
+      }
+      out.push(w);
+    }
+  }
+  return out;
+}
+
+/** The first unquoted `{…}` with a comma at its top level: what is before, its alternatives, what is after. */
+function braceGroup(raw: string): { prefix: string; alternatives: string[]; suffix: string } | undefined {
+  for (let open = unquotedIndex(raw, '{', 0); open !== -1; open = unquotedIndex(raw, '{', open + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let i = open; i < raw.length; i = skipQuoted(raw, i) + 1) {
+      const c = raw[i];
+      if (c === '{') {
+        depth++;
+      } else if (c === ',' && depth === 1) {
+        commas.push(i);
+      } else if (c === '}' && --depth === 0) {
+        if (commas.length === 0) {
+          break;
+        }
+        const cuts = [open, ...commas, i];
+        const alternatives = cuts.slice(1).map((end, k) => raw.slice(cuts[k]! + 1, end));
+        return { prefix: raw.slice(0, open), alternatives, suffix: raw.slice(i + 1) };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Where `ch` next appears outside quotes, from `from` on; -1 when it does not. */
+function unquotedIndex(raw: string, ch: string, from: number): number {
+  for (let i = from; i < raw.length; i = skipQuoted(raw, i) + 1) {
+    if (raw[i] === ch) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** The index of the last character of the quoted part or escape starting at `i` (`i` itself when none starts there). */
+function skipQuoted(raw: string, i: number): number {
+  const c = raw[i];
+  if (c === '\\') {
+    return i + 1;
+  }
+  if (c === "'") {
+    const end = raw.indexOf(c, i + 1);
+    return end === -1 ? raw.length : end;
+  }
+  if (c === '"') {
+    let j = i + 1;
+    while (j < raw.length && raw[j] !== '"') {
+      j += raw[j] === '\\' ? 2 : 1;
+    }
+    return j;
+  }
+  return i;
 }
 
 function readWord(src: string, start: number): { word: Word; next: number } {

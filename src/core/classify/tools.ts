@@ -1,7 +1,7 @@
 import type { AgentKind } from '../model/agent';
 import type { AccessOp, FileAccess, ToolCategory } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
-import { resolveAgainst } from './paths';
+import { isWindowsPath, resolveAgainst } from './paths';
 import { classifyShell } from './shell';
 
 /** How to find the files a tool touches, by input field. Data, not code paths. */
@@ -22,7 +22,23 @@ interface ToolSpec {
   script?: string;
   /** Read tools that take a line window: the fields for offset (1-based start) and limit. */
   window?: { offset: string; limit: string; zeroBased?: boolean };
+  /**
+   * Input field holding a list of code extracts (the probe MCP server's `extract_code`): each is
+   * `path`, `path:line`, `path:start-end` or `path#symbol`, relative paths resolved against the
+   * input's `path` (the project root) when it has one.
+   */
+  extracts?: string;
 }
+
+/**
+ * probe's `extract_code` reads whole files, or the code block around a line or a symbol. MCP tool
+ * names carry the server's name as the user registered it; `probe` is the name probe documents
+ * and the one real sessions use. Claude Code calls it `mcp__probe__extract_code`; Codex records
+ * `extract_code` in the `mcp__probe` namespace (its parser joins the two into that name) and
+ * code-mode scripts call `tools.mcp__probe__extract_code`. probe's `search_code` returns ranked snippets of many files,
+ * like `rg`: no read of any one file.
+ */
+const probeExtract: ToolSpec = { category: 'read', extracts: 'files' };
 
 const claudeCode: Record<string, ToolSpec> = {
   Read: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'offset', limit: 'limit' } },
@@ -37,6 +53,7 @@ const claudeCode: Record<string, ToolSpec> = {
   createFile: { category: 'write', paths: [{ field: 'filePath', op: 'create' }] },
   readFile: { category: 'read', paths: [{ field: 'filePath', op: 'read' }] },
   runInTerminal: { category: 'exec', shell: 'command' },
+  mcp__probe__extract_code: probeExtract,
 };
 
 const codex: Record<string, ToolSpec> = {
@@ -48,6 +65,7 @@ const codex: Record<string, ToolSpec> = {
   apply_patch: { category: 'edit', patch: 'input' },
   exec: { category: 'exec', script: 'input' },
   Bash: { category: 'exec', shell: 'command' },
+  mcp__probe__extract_code: probeExtract,
 };
 
 const gemini: Record<string, ToolSpec> = {
@@ -148,7 +166,63 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       scriptAccesses(v, cwd, accesses);
     }
   }
+  if (spec.extracts) {
+    const v = obj[spec.extracts];
+    if (Array.isArray(v)) {
+      const base = typeof obj['path'] === 'string' ? resolveAgainst(obj['path'], cwd) : cwd;
+      extractAccesses(v.filter((x): x is string => typeof x === 'string'), base, accesses);
+    }
+  }
   return { category: spec.category, accesses };
+}
+
+/** `path:10` or `path:10-20` at the end of an extract target. */
+const extractLines = /:(\d+)(?:-(\d+))?$/;
+/**
+ * A block of code found by symbol: which lines it spans is in the result, not the call. A window
+ * that vouches for no line: the read counts as a read, and only a read whose content the
+ * transcript holds vouches for what the file held.
+ */
+const symbolLines = Object.freeze({ start: 1, count: 0 });
+
+/**
+ * The files code extracts read. A bare path is a whole-file read; a line, a range or a symbol is
+ * a read of part of the file (`path:10` returns the block around line 10, so at least that line).
+ * One access per file: a whole-file read of it wins over its partial ones.
+ */
+function extractAccesses(targets: readonly string[], base: string | undefined, out: FileAccess[]): void {
+  const byPath = new Map<string, FileAccess>();
+  for (const target of targets) {
+    const { file, lines } = extractTarget(target);
+    const a = access(file, 'read', base);
+    if (!a) {
+      continue;
+    }
+    const seen = byPath.get(a.path);
+    if (!seen) {
+      if (lines) {
+        a.lines = { ...lines };
+      }
+      byPath.set(a.path, a);
+      out.push(a);
+    } else if (!lines) {
+      delete seen.lines;
+    }
+  }
+}
+
+/** An extract target's file, and the lines it names (undefined for the whole file). */
+function extractTarget(target: string): { file: string; lines?: { start: number; count: number } } {
+  const hash = target.lastIndexOf('#');
+  if (hash > target.lastIndexOf('/') && hash > target.lastIndexOf('\\')) {
+    return { file: target.slice(0, hash), lines: symbolLines };
+  }
+  const m = extractLines.exec(target);
+  if (!m) {
+    return { file: target };
+  }
+  const start = Number(m[1]);
+  return { file: target.slice(0, m.index), lines: { start, count: m[2] === undefined ? 1 : Math.max(Number(m[2]) - start + 1, 0) } };
 }
 
 /** A double-quoted JS string literal (JSON's escapes are JS's, for what a script spells out). */
@@ -166,16 +240,49 @@ function literal(text: string): string | undefined {
   }
 }
 
+/** The script calls probe's extract_code (code mode spells an MCP tool `tools.mcp__<server>__<tool>`). */
+const runsExtract = /\btools\.mcp__probe__extract_code\b/;
+/** A list of extract targets: `files: [ … ]` in the call, or `const files = [ … ]` passed as `{ files }`. */
+const filesList = /\bfiles["']?\s*[:=]\s*\[/g;
+/** One element of a list that is a double-quoted literal and nothing else, and what follows it. */
+const listElement = /\s*("(?:[^"\\\n]|\\.)*")\s*([,\]])/y;
+
+/** The literal elements of the list whose `[` is at `open`, up to the first computed element. */
+function listLiterals(script: string, open: number): string[] {
+  const out: string[] = [];
+  listElement.lastIndex = open + 1;
+  for (;;) {
+    const m = listElement.exec(script);
+    if (!m) {
+      return out;
+    }
+    const text = literal(m[1]!);
+    if (text !== undefined) {
+      out.push(text);
+    }
+    if (m[2] === ']') {
+      return out;
+    }
+  }
+}
+
 /**
  * The files a code-mode script touches through the tools it calls: each apply_patch envelope
- * in a string literal and, when it runs shell commands, each string literal that reads or writes
+ * in a string literal; when it runs shell commands, each string literal that reads or writes
  * a file as a command would (scripts keep their commands in literals, in a call or in a list
- * they map over). Anything the script computes is not guessed at.
+ * they map over); when it calls probe's extract_code, the files its `files` lists spell out.
+ * Anything the script computes is not guessed at.
  */
 function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess[]): void {
   const shell = runsShell.test(script);
-  if (!shell && !script.includes('*** Begin Patch')) {
+  const extract = runsExtract.test(script);
+  if (!shell && !extract && !script.includes('*** Begin Patch')) {
     return;
+  }
+  if (extract) {
+    for (const m of script.matchAll(filesList)) {
+      extractAccesses(listLiterals(script, m.index + m[0].length - 1), cwd, out);
+    }
   }
   const wd = shell ? scriptWorkdir.exec(script) : null;
   const workdir = wd ? literal(wd[1]!) : undefined;
@@ -196,10 +303,18 @@ function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess
 /** The files a shell command reads and writes, resolved against `base`. */
 function shellAccesses(command: string, base: string | undefined, out: FileAccess[]): void {
   for (const s of classifyShell(command, base)) {
-    const a = access(s.path, s.op, s.cwd ?? base);
+    const dir = s.cwd ?? base;
+    // A pattern keeps its escapes only in POSIX paths (Windows separators are backslashes).
+    if (s.glob && ((dir !== undefined && isWindowsPath(dir)) || isWindowsPath(s.path))) {
+      continue;
+    }
+    const a = access(s.path, s.op, dir);
     if (a) {
       if (s.lines) {
         a.lines = s.lines;
+      }
+      if (s.glob) {
+        a.glob = true;
       }
       a.viaShell = true;
       out.push(a);

@@ -252,6 +252,10 @@ export class RuleEngine {
     for (const a of call.accesses) {
       switch (a.op) {
         case 'read': {
+          if (a.glob) {
+            this.knowledge.noteSeenGlob(a.path, result.at, a.lines !== undefined);
+            break;
+          }
           const snapshot = result.read?.path === a.path ? result.read : undefined;
           if (snapshot === undefined && a.lines === undefined) {
             // A whole-file read whose content the transcript does not hold (`cat`): the session

@@ -1,3 +1,4 @@
+import { shellPattern } from '../classify/paths';
 import { diffLines, splitLines } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
 
@@ -35,7 +36,25 @@ export interface PathKnowledge {
    * reads or writes the file again.
    */
   opaqueSince?: Span;
+  /** The reads of patterns this entry has taken in: those up to this sequence number. */
+  globsTaken: number;
 }
+
+/** A read of every file a shell pattern matched (`for f in src/*.json; do cat "$f"; done`). */
+interface GlobRead {
+  pattern: RegExp;
+  at: Span;
+  /** The command read part of each file (`sed -n '1,50p'`), not all of it. */
+  partial: boolean;
+  seq: number;
+}
+
+/**
+ * The reads of patterns a session keeps. A session may run thousands of such loops, mostly over
+ * the same few patterns: a pattern read again replaces its earlier read, and past this many
+ * distinct ones the oldest is dropped (see `globFloor`).
+ */
+const maxGlobReads = 256;
 
 export interface StaleVerdict {
   /** 1-based ranges in the written-over content that changed without the session seeing them. */
@@ -50,24 +69,87 @@ export interface StaleVerdict {
 /** Per-session file knowledge, fed by the engine after rules have seen each result. */
 export class FileKnowledge {
   private readonly paths = new Map<string, PathKnowledge>();
+  /** By pattern and kind, oldest first (a pattern read again moves to the end). */
+  private readonly globs = new Map<string, GlobRead>();
+  private globSeq = 0;
+  /** The last dropped pattern read: its sequence number and where it was. */
+  private globFloor = 0;
+  private globFloorAt: Span | undefined;
 
   get(path: string): PathKnowledge | undefined {
-    return this.paths.get(path);
+    return this.lookup(path);
   }
 
   /** Has the session read or written this path (before now)? */
   hasSeen(path: string): boolean {
-    const k = this.paths.get(path);
+    const k = this.lookup(path);
     return k !== undefined && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined);
   }
 
-  private entry(path: string): PathKnowledge {
-    let k = this.paths.get(path);
-    if (!k) {
-      k = { path, partials: [] };
-      this.paths.set(path, k);
+  /**
+   * The session read every file `pattern` (an absolute shell pattern) matched, as they were then:
+   * whole files, as a shell read (`noteSeen`), or part of each (`partial`), as a shell read of
+   * lines the transcript does not hold. Which files matched is not known here; a path takes the
+   * read in when it is next looked at, in order with what else happened to it.
+   */
+  noteSeenGlob(pattern: string, at: Span, partial: boolean): void {
+    const key = (partial ? 'part:' : 'whole:') + pattern;
+    const known = this.globs.get(key);
+    this.globs.delete(key);
+    this.globs.set(key, { pattern: known?.pattern ?? shellPattern(pattern), at, partial, seq: ++this.globSeq });
+    if (this.globs.size > maxGlobReads) {
+      const [oldestKey, oldest] = this.globs.entries().next().value!;
+      this.globs.delete(oldestKey);
+      this.globFloor = oldest.seq;
+      this.globFloorAt = oldest.at;
     }
+  }
+
+  /** The entry of `path`, with the pattern reads since it last changed taken in; undefined when there is none. */
+  private lookup(path: string): PathKnowledge | undefined {
+    const k = this.paths.get(path);
+    if (k?.globsTaken === this.globSeq || this.globs.size === 0) {
+      return k;
+    }
+    return this.takeGlobs(path, k);
+  }
+
+  private entry(path: string): PathKnowledge {
+    return this.lookup(path) ?? this.create(path);
+  }
+
+  private create(path: string): PathKnowledge {
+    const k: PathKnowledge = { path, partials: [], globsTaken: this.globSeq };
+    this.paths.set(path, k);
     return k;
+  }
+
+  /** Applies, in order, the pattern reads after `k` last changed that matched `path`. */
+  private takeGlobs(path: string, k: PathKnowledge | undefined): PathKnowledge | undefined {
+    const after = k?.globsTaken ?? 0;
+    if (k && after < this.globFloor) {
+      // A dropped pattern read may have shown the session this file since it last changed: what
+      // it expects is unknown. (A path with no entry only loses a read it may have had.)
+      k.base = undefined;
+      k.partials = [];
+      k.opaqueSince = this.globFloorAt;
+    }
+    let out = k;
+    for (const g of this.globs.values()) {
+      if (g.seq <= after || !g.pattern.test(path)) {
+        continue;
+      }
+      out ??= this.create(path);
+      if (g.partial) {
+        out.lastRead = g.at;
+      } else {
+        this.seen(out, g.at);
+      }
+    }
+    if (out) {
+      out.globsTaken = this.globSeq;
+    }
+    return out;
   }
 
   noteRead(path: string, at: Span, snapshot?: ReadSnapshot): void {
@@ -106,7 +188,10 @@ export class FileKnowledge {
    * before is superseded, and no staleness can be claimed until it reads or writes it again.
    */
   noteSeen(path: string, at: Span): void {
-    const k = this.entry(path);
+    this.seen(this.entry(path), at);
+  }
+
+  private seen(k: PathKnowledge, at: Span): void {
     k.lastRead = at;
     k.base = undefined;
     k.partials = [];
@@ -126,7 +211,7 @@ export class FileKnowledge {
    * Undefined when it was, or when the session's expectation is unknown.
    */
   judge(write: WriteSnapshot): StaleVerdict | undefined {
-    const k = this.paths.get(write.path);
+    const k = this.lookup(write.path);
     if (!k || k.opaqueSince || write.before === null) {
       return undefined;
     }

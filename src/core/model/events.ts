@@ -30,6 +30,11 @@ export interface FileAccess {
   existed?: boolean;
   /** Recognised from a shell command rather than a file tool (less certain). */
   viaShell?: boolean;
+  /**
+   * `path` is a shell pathname pattern, made absolute (`/w/src/*.json`; a quoted wildcard is
+   * escaped with a backslash): the call read every file it matched then, whichever they were.
+   */
+  glob?: boolean;
 }
 
 export interface SessionInfo {

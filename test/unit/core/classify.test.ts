@@ -5,7 +5,8 @@ import { resolveAgainst } from '../../../src/core/classify/paths';
 import { classifyShell } from '../../../src/core/classify/shell';
 import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
 
-const ops = (cmd: string, cwd = '/w'): string[] => classifyShell(cmd, cwd).map((a) => `${a.op}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
+const ops = (cmd: string, cwd = '/w'): string[] =>
+  classifyShell(cmd, cwd).map((a) => `${a.op}${a.glob ? '(glob)' : ''}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
 
 void describe('shell classification', () => {
   const cases: [string, string[]][] = [
@@ -26,7 +27,26 @@ void describe('shell classification', () => {
     ['for f in docs/a.md docs/b.md; do echo "FILE $f"; sed -n \'1,99p\' "$f"; done', ['read:docs/a.md#1+99', 'read:docs/b.md#1+99']],
     ['for f in a b; do cat "dir/${f}.txt"; done; cat c.txt', ['read:dir/a.txt', 'read:dir/b.txt', 'read:c.txt']],
     ['for x in 1 2; do for f in a b; do cat $f; done; done', ['read:a', 'read:b', 'read:a', 'read:b']],
-    ['for f in *.json; do cat "$f"; done', []],
+    // A loop over a pattern reads every file it matched (relative to the directory then).
+    ['for f in *.json; do cat "$f"; done', ['read(glob):*.json']],
+    [
+      'for f in python/prompts/*.md python/agents/*.json; do echo "### $f"; sed -n \'1,260p\' "$f"; done',
+      ['read(glob):python/prompts/*.md#1+260', 'read(glob):python/agents/*.json#1+260'],
+    ],
+    ['cd src && for f in "[x]"/*.ts a.ts; do head -n 5 "${f}"; done', ['read(glob):\\[x\\]/*.ts@/w/src#1+5', 'read:a.ts@/w/src#1+5']],
+    // The variable among other words names other files than the pattern's: not guessed.
+    ['for f in *.json; do cat "backup/$f"; done', []],
+    ['for f in $(ls *.json); do cat "$f"; done', []],
+    // Brace expansion makes words without looking at files: they are as literal as the rest.
+    [
+      'for f in go/{approval,execution}/repository.go go/gateway/repository.go; do test -f "$f" && sed -n \'1,50p\' "$f"; done',
+      ['read:go/approval/repository.go#1+50', 'read:go/execution/repository.go#1+50', 'read:go/gateway/repository.go#1+50'],
+    ],
+    ['cat src/{a,"b c"}.ts x{,.bak}', ['read:src/a.ts', 'read:src/b c.ts', 'read:x', 'read:x.bak']],
+    ['cat {a,{b,c}}/f', ['read:a/f', 'read:b/f', 'read:c/f']],
+    ['cat src/{a,b}/*.ts "{x,y}" {1..3}.txt ${d}/{a,b}', ['read(glob):src/a/*.ts', 'read(glob):src/b/*.ts', 'read:{x,y}']],
+    ["find . -name '*.go' -exec cat {} \\;", []],
+    ['cat {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}', []],
     ['for f in $(ls); do cat "$f"; done', []],
     ['echo hi > out.txt', ['write:out.txt']],
     ['echo hi >> out.txt 2>&1', ['write:out.txt']],
@@ -35,7 +55,10 @@ void describe('shell classification', () => {
     ["sed -i 's/a/b/' src/a.ts", ['edit:src/a.ts']],
     ["sed -i.bak -e 's/a/b/' src/a.ts", ['edit:src/a.ts']],
     ['cat $FILE', []],
-    ['cat src/*.ts', []],
+    ['cat src/*.ts', ['read(glob):src/*.ts']],
+    ["cat 'src/*.ts' src/\\*.md", ['read:src/*.ts', 'read:src/*.md']],
+    ["sed -i 's/a/b/' src/*.ts", []],
+    ['grep -n foo src/*.ts', []],
     ['cd sub && cat a.txt', ['read:a.txt@/w/sub']],
     ["bash -lc 'cat a.txt && echo x > b.txt'", ['read:a.txt', 'write:b.txt']],
     ["cat > new.py << 'EOF'\nprint('hi > there')\nEOF\n", ['write:new.py']],
@@ -106,6 +129,11 @@ void describe('tool tables', () => {
       { path: '/w/sub/a.txt', op: 'read', viaShell: true },
     ]);
     assert.equal(shellText(['rg', '-n', 'a b', 'f.ts']), "rg -n 'a b' f.ts");
+    // A pattern, made absolute; not on Windows, where its escapes would be separators.
+    assert.deepEqual(classifyToolCall('codex', 'exec_command', { cmd: 'for f in "[x]"/*.json; do cat "$f"; done', workdir: '/w/sub' }, '/w').accesses, [
+      { path: '/w/sub/\\[x\\]/*.json', op: 'read', glob: true, viaShell: true },
+    ]);
+    assert.deepEqual(classifyToolCall('codex', 'exec_command', { cmd: 'cat *.json' }, 'C:\\w').accesses, []);
   });
 
   void test('Codex code mode (exec): the patches and shell commands a script spells out', () => {
@@ -127,6 +155,63 @@ void describe('tool tables', () => {
     // Words in a script that does not run shell commands are not commands.
     assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'text("cat a.txt is a title")' }, '/w').accesses, []);
     assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'text(await tools.list_dir({}))' }, '/w').accesses, []);
+  });
+
+  void test("probe's extract_code (an MCP tool): whole files, a line, a range, a symbol", () => {
+    // The input shape real Codex sessions send (namespace mcp__probe, name extract_code, which the
+    // Codex parser classifies as mcp__probe__extract_code).
+    const input = {
+      path: '/w',
+      files: ['/w/go/a.go#MapEnvelope', '/w/go/a.go#mapFileChange', '/w/go/b.go:192', '/w/go/c_test.go', '/w/go/d.go:10-20', 'rel/e.go'],
+      allowTests: true,
+      format: 'markdown',
+    };
+    const expected = [
+      { path: '/w/go/a.go', op: 'read', lines: { start: 1, count: 0 } },
+      { path: '/w/go/b.go', op: 'read', lines: { start: 192, count: 1 } },
+      { path: '/w/go/c_test.go', op: 'read' },
+      { path: '/w/go/d.go', op: 'read', lines: { start: 10, count: 11 } },
+      { path: '/w/rel/e.go', op: 'read' },
+    ];
+    assert.deepEqual(classifyToolCall('codex', 'mcp__probe__extract_code', input, '/elsewhere'), { category: 'read', accesses: expected });
+    // A tool of that name from another server (or none) is not known to read anything.
+    assert.deepEqual(classifyToolCall('codex', 'extract_code', input, '/w').accesses, []);
+    assert.deepEqual(classifyToolCall('claude-code', 'mcp__probe__extract_code', input, '/w').accesses, expected);
+    // A whole-file extract of a file also extracted by symbol is a whole-file read.
+    assert.deepEqual(classifyToolCall('codex', 'mcp__probe__extract_code', { files: ['/w/a.go#F', '/w/a.go'] }, '/w').accesses, [{ path: '/w/a.go', op: 'read' }]);
+    // probe's search_code returns snippets of many files, like rg: no read.
+    assert.deepEqual(classifyToolCall('codex', 'mcp__probe__search_code', { path: '/w', query: 'MapEnvelope' }, '/w').accesses, []);
+  });
+
+  void test("Codex code mode (exec): the files a script's extract_code lists spell out", () => {
+    const inline = [
+      'const [extract, cfg] = await Promise.all([',
+      '  tools.mcp__probe__extract_code({path:"/w",files:[',
+      '    "/w/go/server.go#Server",',
+      '    "/w/go/store.go"',
+      '  ],allowTests:false,format:"plain",lsp:false}),',
+      `  tools.exec_command({cmd:${JSON.stringify("sed -n '1,240p' go/main.go")},"workdir":"/w"}),`,
+      ']);',
+    ].join('\n');
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: inline }, '/w').accesses, [
+      { path: '/w/go/server.go', op: 'read', lines: { start: 1, count: 0 } },
+      { path: '/w/go/store.go', op: 'read' },
+      { path: '/w/go/main.go', op: 'read', lines: { start: 1, count: 240 }, viaShell: true },
+    ]);
+    const shorthand = [
+      'const files=["/w/go/main.go","/w/go/docker.go"];',
+      'const r=await tools.mcp__probe__extract_code({path:"/w",files,allowTests:false,format:"plain"});',
+      'for (const c of (r.content||[])) if(c.type==="text") text(c.text);',
+    ].join('\n');
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: shorthand }, '/w').accesses, [
+      { path: '/w/go/main.go', op: 'read' },
+      { path: '/w/go/docker.go', op: 'read' },
+    ]);
+    // Only literal elements: a computed one names no file.
+    const computed = 'await tools.mcp__probe__extract_code({files:[root + "/a.go", "/w/b.go"]});';
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: computed }, '/w').accesses, []);
+    // A list in a script that does not call extract_code is not read.
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'const files = ["/w/a.go"]; text(files.join(","));' }, '/w').accesses, []);
   });
 
   void test('paths: posix and Windows, relative and home-relative', () => {

@@ -63,6 +63,75 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
+    {
+      // The probe MCP server's extract_code, as Codex records it: the tool's name, its server in `namespace`.
+      name: "Codex: probe's extract_code of a symbol, then an update patch",
+      input: new CodexRollout()
+        .user('go')
+        .item('response_item', {
+          type: 'function_call',
+          name: 'extract_code',
+          namespace: 'mcp__probe',
+          arguments: JSON.stringify({ path: '/home/dev/proj', files: ['/home/dev/proj/src/app.ts#main', '/home/dev/proj/src/b.ts:1'], allowTests: true, format: 'markdown', lsp: false }),
+          call_id: 'c1',
+        })
+        .output('c1', 'Wall time: 0.0544 seconds\nOutput:\n[{"type":"text","text":"<?xml version=\\"1.0\\" encoding=\\"UTF-8\\"?>\\n<probe_results>\\n  <result>\\n    <file>/home/dev/proj/src/app.ts</file>\\n    <lines>\\n      <start>1</start>\\n      <end>5</end>\\n    </lines>\\n  </result>\\n</probe_results>"}]')
+        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+    },
+    {
+      name: "Codex code mode: a script's extract_code, then a script's patch",
+      input: new CodexRollout()
+        .user('go')
+        .item('response_item', {
+          type: 'custom_tool_call',
+          status: 'completed',
+          call_id: 'c1',
+          name: 'exec',
+          input: 'const files=["/home/dev/proj/src/app.ts"];\nconst r=await tools.mcp__probe__extract_code({path:"/home/dev/proj",files,allowTests:false,format:"plain"});\nfor (const c of (r.content||[])) if(c.type==="text") text(c.text);\n',
+        })
+        .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }, { type: 'input_text', text: '<probe_results>…</probe_results>' }] })
+        .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c2', name: 'exec', input: `const patch = ${JSON.stringify('*** Begin Patch\n*** Update File: /home/dev/proj/src/app.ts\n@@\n-two\n+2\n*** End Patch')};\nawait tools.apply_patch(patch);` })
+        .item('response_item', { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }] })
+        .text(),
+    },
+    {
+      // A loop over a brace expansion (a real code-mode call): the words are literal.
+      name: 'Codex: a for loop over go/{a,b}/x.go reads each, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', 'for f in src/{lib,app}.ts go/x.go; do test -f "$f" && sed -n \'1,50p\' "$f"; done')
+        .output('c1', 'Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\none\n')
+        .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+    },
+    {
+      // The real shape: a code-mode script runs the loop; its output shows each file.
+      name: 'Codex: a for loop over python/agents/*.json reads each file it matched, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .item('response_item', {
+          type: 'custom_tool_call',
+          status: 'completed',
+          call_id: 'c1',
+          name: 'exec',
+          input: `const r = await tools.exec_command(${JSON.stringify({ cmd: 'for f in python/prompts/*.md python/agents/*.json; do echo "### $f"; sed -n \'1,260p\' "$f"; done', workdir: '/home/dev/proj' })});\ntext(r.output);\n`,
+        })
+        .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }, { type: 'input_text', text: '### python/agents/review.json\n{}\n' }] })
+        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/python/agents/review.json\n@@\n-{}\n+{ }\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+    },
+    {
+      name: "Claude Code: probe's extract_code (mcp__probe__extract_code), then an edit",
+      input: cc()
+        .call('m1', A, 'mcp__probe__extract_code', { path: '/home/dev/proj', files: [`${f}:3`] })
+        .result(A, [{ type: 'text', text: '<probe_results>…</probe_results>' }])
+        .edit('m2', B, f, v1, 'two', '2')
+        .text(),
+    },
   ],
   invalid: [
     { name: 'edit without a read', input: editUnread.text(), errors: [{ messageId: 'unread', line: 2, column: columnOf(editUnread.lines[1]!, f), endColumn: columnOf(editUnread.lines[1]!, f) + f.length }] },
@@ -80,6 +149,36 @@ ruleTester(writeBeforeRead, {
         .exec('c1', 'cat src/app.ts')
         .output('c1', 'Chunk ID: 7b18de\nWall time: 0.3041 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: src/app.ts: Permission denied\n')
         .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
+    {
+      // Only probe's extract_code is known to read: a tool of the same name from another MCP
+      // server (or from none) says nothing about what it did.
+      name: "Codex: another server's extract_code, then an update patch",
+      input: new CodexRollout()
+        .user('go')
+        .item('response_item', {
+          type: 'function_call',
+          name: 'extract_code',
+          namespace: 'mcp__other',
+          arguments: JSON.stringify({ path: '/home/dev/proj', files: ['/home/dev/proj/src/app.ts'] }),
+          call_id: 'c1',
+        })
+        .output('c1', 'done')
+        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .output('c2', 'Done!', true)
+        .text(),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
+    {
+      name: 'Codex: a loop over another directory\'s files, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', 'for f in python/prompts/*.md; do cat "$f"; done')
+        .output('c1', 'Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nx\n')
+        .patch('c2', '*** Begin Patch\n*** Update File: python/agents/review.json\n@@\n-{}\n+{ }\n*** End Patch')
         .output('c2', 'Done!', true)
         .text(),
       errors: [{ messageId: 'unread', line: 5 }],

@@ -164,9 +164,10 @@ class CodexParser implements FormatParser {
           return this.invalid(raw, 'a function_call without name or call_id');
         }
         let input: unknown = {};
+        const known = classifiedName(payload.name, payload.namespace);
         // The arguments are a second JSON document: read them only when something needs them
         // (a tool whose files we can name, or the hook-bound rules' input hash).
-        if (payload.arguments !== undefined && (this.ctx.hashInputs || hasToolSpec('codex', payload.name))) {
+        if (payload.arguments !== undefined && (this.ctx.hashInputs || hasToolSpec('codex', known))) {
           try {
             input = JSON.parse(payload.arguments);
           } catch {
@@ -174,7 +175,7 @@ class CodexParser implements FormatParser {
             input = payload.arguments;
           }
         }
-        return this.call(payload.call_id, payload.name, input, raw, timestamp);
+        return this.call(payload.call_id, payload.name, input, raw, timestamp, known);
       }
       case 'custom_tool_call': {
         if (!isCustomToolCall(payload)) {
@@ -224,8 +225,9 @@ class CodexParser implements FormatParser {
     }
   }
 
-  private call(callId: string, name: string, input: unknown, raw: RawLine, timestamp: string | undefined): void {
-    const cls = classifyToolCall('codex', name, input, this.cwd);
+  /** `known`: the name the tool table knows the tool by, when it is not the recorded name. */
+  private call(callId: string, name: string, input: unknown, raw: RawLine, timestamp: string | undefined, known = name): void {
+    const cls = classifyToolCall('codex', known, input, this.cwd);
     if (name === 'apply_patch') {
       this.patchCalls.add(callId);
     } else if (name === 'exec') {
@@ -251,6 +253,15 @@ class CodexParser implements FormatParser {
   private invalid(raw: RawLine, what: string): void {
     this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Codex)` });
   }
+}
+
+/**
+ * The name an MCP tool is known by: Codex 0.14x records `extract_code` in the namespace
+ * `mcp__probe`, where code-mode scripts and Claude Code call it `mcp__probe__extract_code`. Only
+ * that qualified name identifies the server: another server may have a tool of the same name.
+ */
+function classifiedName(name: string, namespace: string | undefined): string {
+  return namespace !== undefined && namespace.startsWith('mcp__') ? `${namespace}__${name}` : name;
 }
 
 /** Where a path appears in the line: the absolute path, else its cwd-relative spelling. */

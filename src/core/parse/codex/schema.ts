@@ -29,6 +29,8 @@ export const messageItemSchema = z.object({
 export const functionCallSchema = z.object({
   type: z.literal('function_call'),
   name: z.string(),
+  /** The tool's group (Codex 0.14x): `mcp__<server>` for an MCP server's tools, `collaboration`, `web`. */
+  namespace: z.string().optional(),
   arguments: z.string().optional(),
   call_id: z.string().min(1),
 });

@@ -1,0 +1,89 @@
+/** What a session knows of files when it read them through a shell pattern (`for f in src/*.json`). */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { shellPattern } from '../../../src/core/classify/paths';
+import { FileKnowledge } from '../../../src/core/engine/knowledge';
+import type { Span, WriteSnapshot } from '../../../src/core/model/events';
+
+const at = (line: number): Span => ({ line, start: 0, end: 0 });
+/** An edit of line 2 of `before`. */
+const edit = (path: string, before: string): WriteSnapshot => ({ path, type: 'update', before, replaced: [{ start: 2, count: 1 }] });
+
+void describe('shell patterns', () => {
+  const cases: [string, string[], string[]][] = [
+    ['/w/python/agents/*.json', ['/w/python/agents/a.json', '/w/python/agents/b.c.json'], ['/w/python/agents/.a.json', '/w/python/agents/x/a.json', '/w/python/a.json', '/w/python/agents/a.json.bak']],
+    ['/w/src/??.ts', ['/w/src/ab.ts'], ['/w/src/a.ts', '/w/src/.a.ts']],
+    ['/w/go/[a-c]*/x.go', ['/w/go/api/x.go', '/w/go/c/x.go'], ['/w/go/d/x.go', '/w/go/api/y/x.go']],
+    ['/w/go/[!a]*.go', ['/w/go/b.go'], ['/w/go/a.go', '/w/go/.b.go']],
+    // Quoted characters are literal (the classifier escapes them); a `[` never closed is literal.
+    ['/w/app/\\[locale\\]/*.tsx', ['/w/app/[locale]/page.tsx'], ['/w/app/l/page.tsx']],
+    ['/w/a[1/*.md', ['/w/a[1/x.md'], ['/w/a1/x.md']],
+    // bash without globstar: `**` is `*`, within one directory.
+    ['/w/src/**/*.ts', ['/w/src/a/b.ts'], ['/w/src/a/b/c.ts', '/w/src/b.ts']],
+  ];
+  for (const [pattern, match, miss] of cases) {
+    void test(pattern, () => {
+      const re = shellPattern(pattern);
+      assert.deepEqual(match.filter((p) => !re.test(p)), []);
+      assert.deepEqual(miss.filter((p) => re.test(p)), []);
+    });
+  }
+});
+
+void describe('file knowledge: reads of a pattern', () => {
+  const f = '/w/python/agents/review.json';
+  const v1 = 'a\nb\nc\n';
+  const v2 = 'a\nB\nc\n';
+
+  void test('a whole-file read of a pattern: every file it matches was seen, content unknown', () => {
+    const k = new FileKnowledge();
+    k.noteSeenGlob('/w/python/agents/*.json', at(5), false);
+    assert.equal(k.hasSeen(f), true);
+    assert.equal(k.hasSeen('/w/python/prompts/review.md'), false);
+    assert.equal(k.get(f)?.opaqueSince?.line, 5);
+    assert.equal(k.judge(edit(f, v2)), undefined);
+  });
+
+  void test('the read counts in order with what else the session did to the file', () => {
+    // Written, then changed by someone else, then read through the pattern: the session saw the change.
+    const seenAfter = new FileKnowledge();
+    seenAfter.noteWrite(f, at(2), v1);
+    seenAfter.noteSeenGlob('/w/python/agents/*.json', at(5), false);
+    assert.equal(seenAfter.judge(edit(f, v2)), undefined);
+    // Read through the pattern, then written, then changed: the change is unseen.
+    const seenBefore = new FileKnowledge();
+    seenBefore.noteSeenGlob('/w/python/agents/*.json', at(2), false);
+    seenBefore.noteWrite(f, at(5), v1);
+    assert.deepEqual(seenBefore.judge(edit(f, v2))?.unseen, [{ start: 2, count: 1 }]);
+  });
+
+  void test('a partial read of a pattern (`sed -n 1,50p "$f"`) counts as a read and vouches for no content', () => {
+    const k = new FileKnowledge();
+    k.noteWrite(f, at(2), v1);
+    k.noteSeenGlob('/w/python/agents/*.json', at(5), true);
+    assert.equal(k.get(f)?.lastRead?.line, 5);
+    assert.deepEqual(k.judge(edit(f, v2))?.unseen, [{ start: 2, count: 1 }]);
+    const fresh = new FileKnowledge();
+    fresh.noteSeenGlob('/w/python/agents/*.json', at(5), true);
+    assert.equal(fresh.hasSeen(f), true);
+  });
+
+  void test('bounded: thousands of loops keep a few hundred patterns, and a dropped one claims nothing', () => {
+    const k = new FileKnowledge();
+    k.noteWrite(f, at(1), v1);
+    k.noteSeenGlob('/w/python/agents/*.json', at(2), false);
+    // The same pattern again and again is one pattern.
+    for (let i = 0; i < 5000; i++) {
+      k.noteSeenGlob('/w/docs/*.md', at(3 + i), false);
+    }
+    assert.equal(k.hasSeen('/w/docs/a.md'), true);
+    for (let i = 0; i < 300; i++) {
+      k.noteSeenGlob(`/w/gen${i}/*.go`, at(6000 + i), false);
+    }
+    // The agents pattern was dropped: a file only it matched is no longer known as seen …
+    assert.equal(k.hasSeen('/w/python/agents/other.json'), false);
+    // … and a file it may have shown since its last change is not judged on what it held before.
+    assert.equal(k.judge(edit(f, v2)), undefined);
+    assert.equal(k.hasSeen('/w/gen299/x.go'), true);
+  });
+});
