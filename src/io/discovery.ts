@@ -176,27 +176,32 @@ export async function codexCwd(file: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * Only the line's own bytes are decoded, once: decoding each 64 KB read whole made a string of
+ * it that the line was a slice of (a thousand rollouts looked at on start-up: tens of MB for the
+ * garbage collector), and split a character that straddled two reads.
+ */
 export async function readFirstLine(file: string, maxBytes: number): Promise<string | undefined> {
   let handle;
   try {
     handle = await open(file, 'r');
-    const buf = Buffer.alloc(Math.min(maxBytes, 64 * 1024));
-    let text = '';
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, 64 * 1024));
+    const before: Buffer[] = [];
     let pos = 0;
     while (pos < maxBytes) {
       const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) {
         break;
       }
-      const chunk = buf.subarray(0, bytesRead).toString('utf8');
-      const nl = chunk.indexOf('\n');
+      const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
       if (nl !== -1) {
-        return text + chunk.slice(0, nl);
+        return Buffer.concat([...before, buf.subarray(0, nl)]).toString('utf8');
       }
-      text += chunk;
+      // A copy: the next read reuses `buf`.
+      before.push(Buffer.from(buf.subarray(0, bytesRead)));
       pos += bytesRead;
     }
-    return text === '' ? undefined : text;
+    return before.length === 0 ? undefined : Buffer.concat(before).toString('utf8');
   } catch {
     return undefined;
   } finally {

@@ -88,7 +88,8 @@ interface LiveSession {
   /**
    * Undefined while the session hibernates: a session idle for a while keeps only its summary,
    * its tail's position and its findings; the working tree keeps what it saw. Most sessions on
-   * a machine are idle, and a session's full state is hundreds of KB.
+   * a machine are idle, and a session's full state is hundreds of KB. Undefined too while it
+   * waits for its turn to be read from the start (see `readFromStart`).
    */
   stream: TranscriptStream | undefined;
   gate: Gate;
@@ -126,7 +127,9 @@ export class LiveMonitor implements Disposable {
   private closing: Promise<void> | undefined;
   private readonly hibernateAfterMs: number;
   private freeSlots: number;
+  /** Reads waiting for a slot, served in order; but a session that changed or is asked about comes first. */
   private readonly slotQueue: (() => void)[] = [];
+  private readonly urgentQueue: (() => void)[] = [];
   /** Deleted transcripts being looked for again, with the timer of the next look. */
   private readonly returning = new Map<string, ReturnType<typeof setTimeout>>();
 
@@ -206,7 +209,7 @@ export class LiveMonitor implements Disposable {
     return k?.lastWrite ? { at: k.lastWrite, how: 'write' } : undefined;
   }
 
-  /** Is the session's state dropped until it changes again (tests, the benchmark)? */
+  /** Is the session's state dropped until it changes again, or not built yet (tests, the benchmark)? */
   isHibernating(file: string): boolean {
     const s = this.sessions.get(file);
     return s !== undefined && s.stream === undefined;
@@ -226,12 +229,41 @@ export class LiveMonitor implements Disposable {
       const file = s.summary.file;
       this.findings.beginGeneration(file);
       s.gate = { muted: false };
-      s.stream = this.newStream(file, s.summary.agent, s.gate);
+      s.stream = undefined;
       s.tail.dispose();
       s.tail = this.newTail(file);
-      void this.track(this.limited(() => s.tail.poke()));
+      void this.readFromStart(s);
     }
     await this.idle();
+  }
+
+  /**
+   * Reads a session from byte 0 when its turn comes (start-up, re-check), building its state
+   * only then. Built up front, the state of every session waiting in the queue was alive at once
+   * (37 KB each before a single byte is read: the rules' contexts and maps): with a thousand
+   * sessions found at start-up, tens of MB that V8's heap then grew to a multiple of.
+   *
+   * A change meanwhile wakes the session as if it had slept at byte 0 (see `readNow`), ahead of
+   * the queue, and that reads it; this turn then only looks for more. A session still waking
+   * is read once it is awake, as `readNow` does: read now, the bytes would go to the stream
+   * while it is muted for its replay. A session woken, read and put to sleep again before its
+   * turn (its tail suspended) is left asleep.
+   */
+  private readFromStart(s: LiveSession, first?: () => Promise<void>): Promise<void> {
+    return this.track(
+      this.limited(async () => {
+        await first?.();
+        if (this.sessions.get(s.summary.file) !== s || this.disposed || s.tail.isSuspended) {
+          return false;
+        }
+        if (s.waking) {
+          return true;
+        }
+        s.stream ??= this.newStream(s.summary.file, s.summary.agent, s.gate);
+        await s.tail.poke();
+        return false;
+      }).then((waking) => (waking ? this.readNow(s) : undefined)),
+    );
   }
 
   /**
@@ -279,7 +311,9 @@ export class LiveMonitor implements Disposable {
    * is caught by that read (the tail kept its inode, offset and prefix hash) and read again.
    */
   private wake(s: LiveSession): Promise<void> {
-    s.waking ??= this.limited(() => this.replay(s)).finally(() => {
+    // Ahead of the start-up backlog: an append to a session read (and put to sleep) early in
+    // the catch-up would otherwise wait for every other session to be read first.
+    s.waking ??= this.limited(() => this.replay(s), true).finally(() => {
       s.waking = undefined;
     });
     return s.waking;
@@ -315,17 +349,20 @@ export class LiveMonitor implements Disposable {
     }
   }
 
-  /** At most `readConcurrency` whole-transcript reads at once: each holds a session's full state. */
-  private async limited<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * At most `readConcurrency` whole-transcript reads at once: each holds a session's full state
+   * while it runs. `urgent` ones wait only for a slot, not behind those queued before them.
+   */
+  private async limited<T>(fn: () => Promise<T>, urgent = false): Promise<T> {
     if (this.freeSlots > 0) {
       this.freeSlots--;
     } else {
-      await new Promise<void>((resolve) => this.slotQueue.push(resolve));
+      await new Promise<void>((resolve) => (urgent ? this.urgentQueue : this.slotQueue).push(resolve));
     }
     try {
       return await fn();
     } finally {
-      const next = this.slotQueue.shift();
+      const next = this.urgentQueue.shift() ?? this.slotQueue.shift();
       if (next) {
         next();
       } else {
@@ -377,7 +414,7 @@ export class LiveMonitor implements Disposable {
             parentSessionId: undefined,
             bytes: 0,
           },
-          stream: this.newStream(e.file, e.agent, gate),
+          stream: undefined,
           gate,
           tail: this.newTail(e.file),
           fresh: true,
@@ -385,17 +422,14 @@ export class LiveMonitor implements Disposable {
           sleptAt: 0,
         };
         this.sessions.set(e.file, s);
-        void this.track(
-          this.limited(async () => {
-            try {
-              // An existing file's age, not the time we found it, says whether it is live.
-              s.summary.lastActivity = Math.min(s.summary.lastActivity, (await stat(e.file)).mtimeMs);
-            } catch {
-              // Gone already: the read says so.
-            }
-            await s.tail.poke();
-          }),
-        );
+        void this.readFromStart(s, async () => {
+          try {
+            // An existing file's age, not the time we found it, says whether it is live.
+            s.summary.lastActivity = Math.min(s.summary.lastActivity, (await stat(e.file)).mtimeMs);
+          } catch {
+            // Gone already: the read says so.
+          }
+        });
         return;
       }
       case 'unlink': {
