@@ -717,7 +717,11 @@ export class LiveMonitor implements Disposable {
     const o = { callId: e.callId, ...(Number.isNaN(eventAt) ? {} : { eventAt }) };
     for (const a of call.call.accesses) {
       if (a.op === 'read') {
-        tree.sessionSaw(file, a.path, o);
+        // A pattern's files are not known here (the session's own knowledge matches them as
+        // they come up); the tree follows real paths only.
+        if (!a.glob) {
+          tree.sessionSaw(file, a.path, o);
+        }
       } else if (a.op !== 'delete') {
         const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
         tree.sessionWrote(file, a.path, after, o);

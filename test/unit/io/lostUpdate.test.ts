@@ -85,6 +85,20 @@ void describe('lost update', () => {
     assert.equal(env.monitor!.tree!.history(file)[0]!.by.kind, 'session');
   });
 
+  void test('a read of a pathname pattern: the session knows the file it matched, the tree follows real paths only', async () => {
+    const { rollout, file, step } = await setup();
+    const other = path.join(env.workspace, 'src', 'b.ts');
+    writeFileSync(other, 'const c = 1;\n');
+    await step((r) => r.user('bump a').shell('c1', 'cat src/*.ts').output('c1', 'const a = 1;\nconst b = 2;\nconst c = 1;'));
+    await step((r) => r.shell('c2', 'cat src/b.ts').output('c2', 'const c = 1;'));
+    assert.equal(env.monitor!.tree!.isTracked(path.join(env.workspace, 'src', '*.ts')), false, 'a pattern is no path to follow');
+    assert.equal(env.monitor!.tree!.isTracked(other), true, 'a literal read is followed');
+    // The patch of a file the pattern matched is no write before a read.
+    await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
+    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
+    assert.ok(env.monitor!.tree!.isTracked(file));
+  });
+
   void test('two sessions writing one file blind to each other: concurrent-write and stale-write', async () => {
     const { rollout, file, step } = await setup();
     mkdirSync(env.projectDir, { recursive: true });
