@@ -245,7 +245,7 @@ const runsExtract = /\btools\.mcp__probe__extract_code\b/;
 /** A list of extract targets: `files: [ … ]` in the call, or `const files = [ … ]` passed as `{ files }`. */
 const filesList = /\bfiles["']?\s*[:=]\s*\[/g;
 /** One element of a list that is a double-quoted literal and nothing else, and what follows it. */
-const listElement = /\s*("(?:[^"\\\n]|\\.)*")\s*([,\]])/y;
+const listElement = new RegExp(`\\s*(${quoted.source})\\s*([,\\]])`, 'y');
 
 /** The literal elements of the list whose `[` is at `open`, up to the first computed element. */
 function listLiterals(script: string, open: number): string[] {

@@ -76,6 +76,14 @@ function checked(file: string): string[] {
   return brief(run(readFileSync(file), { file }).findings);
 }
 
+/** Every session read to its end, with the findings `check` gives for its file. */
+function assertReadLikeCheck(monitor: LiveMonitor, files: readonly string[]): void {
+  for (const f of files) {
+    assert.equal(monitor.session(f)?.bytes, statSync(f).size, `${path.basename(f)} read whole`);
+    assert.deepEqual(live(monitor, f), checked(f), path.basename(f));
+  }
+}
+
 void describe('start-up queue', () => {
   void test('every session is read, at most readConcurrency at a time, with no state before its turn', async () => {
     env = new LiveEnv();
@@ -97,9 +105,8 @@ void describe('start-up queue', () => {
     }
     assert.ok(samples > 0 && most > 0, `the sampler saw reads (${samples} samples)`);
     assert.ok(most <= 2, `at most 2 sessions held state at once, saw ${most}`);
+    assertReadLikeCheck(monitor, files);
     for (const f of files) {
-      assert.equal(monitor.session(f)?.bytes, statSync(f).size, `${path.basename(f)} read whole`);
-      assert.deepEqual(live(monitor, f), checked(f), path.basename(f));
       assert.equal(monitor.isHibernating(f), true, `${path.basename(f)} asleep after start-up`);
     }
     assert.equal(env.announced.length, files.length, 'each finding announced once');
@@ -141,10 +148,7 @@ void describe('start-up queue', () => {
       // With the backlog served first, these were found only after all 300 sessions were read.
       assert.ok(at < files.length, `${path.basename(f)}: found after ${at} of ${files.length} sessions were read`);
     }
-    for (const f of files) {
-      assert.equal(monitor.session(f)?.bytes, statSync(f).size, `${path.basename(f)} read whole`);
-      assert.deepEqual(live(monitor, f), checked(f), path.basename(f));
-    }
+    assertReadLikeCheck(monitor, files);
     assert.equal(env.announced.length, files.length + 2, 'each finding announced once');
     assert.deepEqual(env.logs, []);
   });
@@ -169,9 +173,7 @@ void describe('start-up queue', () => {
     const line = appendStray(last, sessions.get(last)!);
     await waitFor(() => monitor.findings.forFile(last).some((f) => f.line === line), 15_000, () => `the append after the re-check: ${env.logs.join('; ')}`);
     await monitor.idle();
-    for (const f of files) {
-      assert.deepEqual(live(monitor, f), checked(f), path.basename(f));
-    }
+    assertReadLikeCheck(monitor, files);
     assert.equal(env.announced.length, before + 1);
     assert.deepEqual(env.logs, []);
   });

@@ -14,6 +14,8 @@ const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
 const f = '/home/dev/proj/src/app.ts';
 const v1 = 'one\ntwo\nthree\nfour\nfive\n';
 const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
+/** A Codex patch envelope that changes one line of `path`. */
+const updatePatch = (path: string, from = 'two', to = '2'): string => `*** Begin Patch\n*** Update File: ${path}\n@@\n-${from}\n+${to}\n*** End Patch`;
 
 const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
 const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
@@ -42,14 +44,14 @@ ruleTester(writeBeforeRead, {
       input: new ClaudeTranscript().user('See @"src/app.ts" and fix it').edit('m1', A, f, v1, 'two', '2').text(),
     },
     { name: 'a failed edit changes nothing', input: cc().call('m1', A, 'Edit', { file_path: f, old_string: 'x', new_string: 'y' }).result(A, '<tool_use_error>File has not been read yet.</tool_use_error>', { isError: true }).text() },
-    { name: 'Codex: sed -n read, then update patch', input: new CodexRollout().user('go').shell('c1', "sed -n '1,80p' src/app.ts").output('c1', 'x').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text() },
+    { name: 'Codex: sed -n read, then update patch', input: new CodexRollout().user('go').shell('c1', "sed -n '1,80p' src/app.ts").output('c1', 'x').patch('c2', updatePatch('src/app.ts')).output('c2', 'Done!', true).text() },
     {
       name: 'Codex on Windows: Get-Content, then an update patch',
       input: new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fb6', 'C:\\work\\app')
         .user('change x')
         .exec('c1', 'Get-Content app.py')
         .output('c1', 'Chunk ID: 59e3da\nWall time: 0.0993 seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nx = 1\r\n')
-        .patch('c2', '*** Begin Patch\n*** Update File: C:/work/app/app.py\n@@\n-x = 1\n+x = 2\n*** End Patch')
+        .patch('c2', updatePatch('C:/work/app/app.py', 'x = 1', 'x = 2'))
         .output('c2', 'Done!', true)
         .text(),
     },
@@ -58,7 +60,7 @@ ruleTester(writeBeforeRead, {
       name: 'Codex: a failed code-mode script changes nothing',
       input: new CodexRollout()
         .user('go')
-        .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c1', name: 'exec', input: `const patch = ${JSON.stringify('*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')};\nawait tools.apply_patch(patch);` })
+        .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c1', name: 'exec', input: `const patch = ${JSON.stringify(updatePatch('src/app.ts'))};\nawait tools.apply_patch(patch);` })
         .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script failed\nWall time 0.0 seconds\nOutput:\n' }, { type: 'input_text', text: 'Script error:\napply_patch verification failed: Failed to find expected lines in src/app.ts' }] })
         .text(),
     },
@@ -76,7 +78,7 @@ ruleTester(writeBeforeRead, {
           call_id: 'c1',
         })
         .output('c1', 'Wall time: 0.0544 seconds\nOutput:\n[{"type":"text","text":"<?xml version=\\"1.0\\" encoding=\\"UTF-8\\"?>\\n<probe_results>\\n  <result>\\n    <file>/home/dev/proj/src/app.ts</file>\\n    <lines>\\n      <start>1</start>\\n      <end>5</end>\\n    </lines>\\n  </result>\\n</probe_results>"}]')
-        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .patch('c2', updatePatch('/home/dev/proj/src/app.ts'))
         .output('c2', 'Done!', true)
         .text(),
     },
@@ -92,7 +94,7 @@ ruleTester(writeBeforeRead, {
           input: 'const files=["/home/dev/proj/src/app.ts"];\nconst r=await tools.mcp__probe__extract_code({path:"/home/dev/proj",files,allowTests:false,format:"plain"});\nfor (const c of (r.content||[])) if(c.type==="text") text(c.text);\n',
         })
         .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }, { type: 'input_text', text: '<probe_results>…</probe_results>' }] })
-        .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c2', name: 'exec', input: `const patch = ${JSON.stringify('*** Begin Patch\n*** Update File: /home/dev/proj/src/app.ts\n@@\n-two\n+2\n*** End Patch')};\nawait tools.apply_patch(patch);` })
+        .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c2', name: 'exec', input: `const patch = ${JSON.stringify(updatePatch('/home/dev/proj/src/app.ts'))};\nawait tools.apply_patch(patch);` })
         .item('response_item', { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }] })
         .text(),
     },
@@ -103,7 +105,7 @@ ruleTester(writeBeforeRead, {
         .user('go')
         .exec('c1', 'for f in src/{lib,app}.ts go/x.go; do test -f "$f" && sed -n \'1,50p\' "$f"; done')
         .output('c1', 'Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\none\n')
-        .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .patch('c2', updatePatch('src/app.ts'))
         .output('c2', 'Done!', true)
         .text(),
     },
@@ -120,7 +122,7 @@ ruleTester(writeBeforeRead, {
           input: `const r = await tools.exec_command(${JSON.stringify({ cmd: 'for f in python/prompts/*.md python/agents/*.json; do echo "### $f"; sed -n \'1,260p\' "$f"; done', workdir: '/home/dev/proj' })});\ntext(r.output);\n`,
         })
         .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }, { type: 'input_text', text: '### python/agents/review.json\n{}\n' }] })
-        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/python/agents/review.json\n@@\n-{}\n+{ }\n*** End Patch')
+        .patch('c2', updatePatch('/home/dev/proj/python/agents/review.json', '{}', '{ }'))
         .output('c2', 'Done!', true)
         .text(),
     },
@@ -148,7 +150,7 @@ ruleTester(writeBeforeRead, {
         .user('go')
         .exec('c1', 'cat src/app.ts')
         .output('c1', 'Chunk ID: 7b18de\nWall time: 0.3041 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: src/app.ts: Permission denied\n')
-        .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .patch('c2', updatePatch('src/app.ts'))
         .output('c2', 'Done!', true)
         .text(),
       errors: [{ messageId: 'unread', line: 5 }],
@@ -167,7 +169,7 @@ ruleTester(writeBeforeRead, {
           call_id: 'c1',
         })
         .output('c1', 'done')
-        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/src/app.ts\n@@\n-two\n+2\n*** End Patch')
+        .patch('c2', updatePatch('/home/dev/proj/src/app.ts'))
         .output('c2', 'Done!', true)
         .text(),
       errors: [{ messageId: 'unread', line: 5 }],
@@ -178,14 +180,14 @@ ruleTester(writeBeforeRead, {
         .user('go')
         .exec('c1', 'for f in python/prompts/*.md; do cat "$f"; done')
         .output('c1', 'Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nx\n')
-        .patch('c2', '*** Begin Patch\n*** Update File: python/agents/review.json\n@@\n-{}\n+{ }\n*** End Patch')
+        .patch('c2', updatePatch('python/agents/review.json', '{}', '{ }'))
         .output('c2', 'Done!', true)
         .text(),
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
       name: 'Codex: update patch without a read',
-      input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch').output('c2', 'Done!', true).text(),
+      input: new CodexRollout().user('go').patch('c2', updatePatch('src/app.ts')).output('c2', 'Done!', true).text(),
       errors: [{ messageId: 'unread', line: 3 }],
     },
   ],
@@ -226,8 +228,8 @@ const codexPatches = new CodexRollout()
   .user('go')
   .shell('c0', 'cat src/app.ts')
   .output('c0', v1)
-  .patch('c1', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-two\n+2\n*** End Patch')
-  .patch('c2', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-four\n+4\n*** End Patch')
+  .patch('c1', updatePatch('src/app.ts'))
+  .patch('c2', updatePatch('src/app.ts', 'four', '4'))
   .output('c1', 'Done!', true)
   .output('c2', 'Done!', true);
 
