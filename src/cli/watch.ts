@@ -133,29 +133,49 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
 }
 
 export async function runWatch(argv: string[], io: CliIo): Promise<number> {
-  const started = await startWatch(argv, io);
-  if (typeof started === 'number') {
-    return started;
-  }
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string): void => {
-      if (stopping) {
-        return;
+  // The handlers go in before anything starts. Until a listener exists, SIGINT and SIGTERM keep
+  // their default action and the kernel kills the process outright; a parent that signals as soon
+  // as it reads "Press Ctrl-C" could otherwise win that race and lose the clean stop. A signal
+  // during start-up is remembered and acted on once start-up is done.
+  let requested: string | undefined;
+  let onSignal = (signal: string): void => {
+    requested ??= signal;
+  };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  try {
+    const started = await startWatch(argv, io);
+    if (typeof started === 'number') {
+      return started;
+    }
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      onSignal = (signal: string): void => {
+        if (stopping) {
+          // A second Ctrl-C while a stop hangs is the user insisting: leave now.
+          io.stderr.write(`agent-guard: ${signal} again, exiting without waiting\n`);
+          process.exit(signal === 'SIGINT' ? 130 : 143);
+        }
+        stopping = true;
+        io.stderr.write(`agent-guard: ${signal}, stopping\n`);
+        started.stop().then(
+          () => resolve(exitCodes.ok),
+          (e: unknown) => {
+            io.stderr.write(`agent-guard: error while stopping: ${describeError(e)}\n`);
+            resolve(exitCodes.usage);
+          },
+        );
+      };
+      if (requested !== undefined) {
+        onSignal(requested);
       }
-      stopping = true;
-      io.stderr.write(`agent-guard: ${signal}, stopping\n`);
-      started.stop().then(
-        () => resolve(exitCodes.ok),
-        (e: unknown) => {
-          io.stderr.write(`agent-guard: error while stopping: ${describeError(e)}\n`);
-          resolve(exitCodes.usage);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+  }
 }
 
 function guardPolicyFromFlags(flags: readonly string[]): Partial<Record<GuardDecision, GuardLevel>> {

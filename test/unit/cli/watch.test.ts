@@ -29,7 +29,7 @@ void describe('agent-guard watch', () => {
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
     try {
       await waitFor(() => err.includes('Press Ctrl-C'), 10_000, 'the start banner');
       assert.match(err, /Claude Code +.*projects.*-ws\n/);
@@ -54,21 +54,32 @@ void describe('agent-guard watch', () => {
     } finally {
       child.kill('SIGINT');
     }
-    assert.equal(await exited, 0, err);
+    assert.equal(await exited, 'exit 0', err);
     assert.match(err, /SIGINT, stopping/);
     assert.equal(out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
   });
 });
 
 void describe('agent-guard watch --rule', () => {
-  void test('a rule turned off is off in watch too', async () => {
+  void test('a rule turned off is off in watch too; the stop signals are handled from before the banner', async () => {
     const ws = path.join(tmp, 'ws2');
     mkdirSync(ws, { recursive: true });
     const claude = path.join(tmp, 'claude2');
     const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
     mkdirSync(proj, { recursive: true });
     writeFileSync(path.join(proj, 's.jsonl'), new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).say('m2', 'no result').text());
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--format', 'jsonl', '--rule', 'orphan-result=off', '--no-tree'], {
+    // Records, as the banner is written, whether the signal handlers are already there: a parent
+    // may signal the moment it reads "Press Ctrl-C", and without a listener the kernel kills.
+    const preload = path.join(tmp, 'banner-probe.js');
+    writeFileSync(
+      preload,
+      `const write = process.stderr.write.bind(process.stderr);
+process.stderr.write = (chunk, ...rest) => {
+  if (String(chunk).includes('Press Ctrl-C')) write('[at the banner: SIGINT ' + process.listenerCount('SIGINT') + ', SIGTERM ' + process.listenerCount('SIGTERM') + ']\\n');
+  return write(chunk, ...rest);
+};\n`,
+    );
+    const child = spawn(process.execPath, ['--require', preload, path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--format', 'jsonl', '--rule', 'orphan-result=off', '--no-tree'], {
       cwd: ws,
       env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' },
     });
@@ -76,14 +87,16 @@ void describe('agent-guard watch --rule', () => {
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
     try {
       await waitFor(() => err.includes('Press Ctrl-C'), 10_000, 'the start banner');
       await waitFor(() => out.includes('missing-result'), 5000, 'the missing-result finding');
+      assert.match(err, /\[at the banner: SIGINT [1-9]\d*, SIGTERM [1-9]\d*\]/, 'the signal handlers are installed before the banner');
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exited, 0);
+    assert.equal(await exited, 'exit 0', err);
+    assert.match(err, /SIGTERM, stopping/);
     assert.ok(!out.includes('orphan-result'), out);
   });
 });
