@@ -138,6 +138,9 @@ export class RuleEngine {
         this.dispatch(e.at, 'onTurnEnd', (l) => l.onTurnEnd?.(e.at, e.aborted));
         return;
       case 'malformed':
+        if (e.reason === 'internal') {
+          return this.internalError(e.at, e.detail);
+        }
         this.dispatch(e.at, 'onMalformed', (l) => l.onMalformed?.(e));
         return;
       case 'execution':
@@ -319,6 +322,25 @@ export class RuleEngine {
       endLine: at.line,
       endColumn: 1,
       message: `Rule ${entry.rule.meta.id} failed on this line and was turned off for this file (${message}). Other rules still ran; please report this.`,
+      agent: this.agent,
+      session: this.sessionId,
+      related: [],
+    });
+  }
+
+  /** A line the adapter (or this engine) failed on: our bug, reported on its line, never a lost file. */
+  private internalError(at: Span, detail: string): void {
+    this.logger.error(`reading ${this.opts.file}:${at.line} failed: ${detail}`);
+    this.opts.sink.add({
+      id: `${ruleCrashedId}|${this.opts.file}|line:${at.line}`,
+      rule: ruleCrashedId,
+      severity: 'warning',
+      file: this.opts.file,
+      line: at.line,
+      column: 1,
+      endLine: at.line,
+      endColumn: 1,
+      message: `Agent Guard failed to read line ${at.line} (${detail}); this is a bug in Agent Guard, not in the transcript. The rest of the file was still checked; please report this.`,
       agent: this.agent,
       session: this.sessionId,
       related: [],

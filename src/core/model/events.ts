@@ -163,7 +163,12 @@ export type MalformedReason =
   | 'line-too-long'
   | 'truncated'
   | 'no-session-meta'
-  | 'unknown-format';
+  | 'unknown-format'
+  /**
+   * Reading the line failed inside agent-guard (an adapter, or the engine behind it, threw): a
+   * bug of ours, not of the transcript. Reported as `internal-error`, not by the rules.
+   */
+  | 'internal';
 
 export interface MalformedEvent {
   kind: 'malformed';

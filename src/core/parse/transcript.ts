@@ -109,7 +109,11 @@ export class TranscriptParser {
     if (!this.parser) {
       this.endBroken();
     }
-    this.parser?.end?.();
+    try {
+      this.parser?.end?.();
+    } catch (e) {
+      this.emit({ kind: 'malformed', at: { line: Math.max(1, this.splitter.linesEmitted), start: 0, end: 0 }, reason: 'internal', detail: describeThrown(e) });
+    }
   }
 
   /** A malformed line: reported now once the format is known, else held until it is (or the end). */
@@ -217,7 +221,7 @@ export class TranscriptParser {
   private record(obj: Record<string, unknown>, raw: RawLine): void {
     this.sawContent = true;
     if (this.parser) {
-      this.parser.line(obj, raw);
+      this.feed(obj, raw);
       return;
     }
     const found = this.opts.adapters.find((a) => a.sniff(obj));
@@ -238,14 +242,27 @@ export class TranscriptParser {
       while (b < broken.length && broken[b]!.at.line < h.raw.lineNo) {
         this.emit(broken[b++]!);
       }
-      this.parser!.line(h.value, h.raw);
+      this.feed(h.value, h.raw);
     }
     while (b < broken.length && broken[b]!.at.line <= raw.lineNo) {
       this.emit(broken[b++]!);
     }
-    this.parser!.line(obj, raw);
+    this.feed(obj, raw);
     while (b < broken.length) {
       this.emit(broken[b++]!);
+    }
+  }
+
+  /**
+   * One record to the adapter. An exception there (or in the engine, which handles the events
+   * the adapter emits as it emits them) is a bug of ours that one line of hostile input must not
+   * turn into a lost file: it becomes a finding on that line, and the next line is read as usual.
+   */
+  private feed(value: Record<string, unknown>, raw: RawLine): void {
+    try {
+      this.parser!.line(value, raw);
+    } catch (e) {
+      this.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'internal', detail: describeThrown(e) });
     }
   }
 
@@ -290,6 +307,10 @@ export class TranscriptParser {
   get hasContent(): boolean {
     return this.sawContent;
   }
+}
+
+function describeThrown(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
 /** Whitespace only? Without `trim()`, which would copy a line that may be megabytes long. */

@@ -1,6 +1,12 @@
 /** Bad input never crashes and never hides the rest of the file. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { TranscriptStream } from '../../../src/core/engine/stream';
+import { nullLogger } from '../../../src/core/lib/logger';
+import type { Finding } from '../../../src/core/model/finding';
+import type { FormatAdapter } from '../../../src/core/parse/adapter';
+import { claudeAdapter } from '../../../src/core/parse/claude/parser';
+import { allRules } from '../../../src/core/rules/all';
 import { ClaudeTranscript } from '../support/claude';
 import { run } from '../support/run';
 
@@ -134,6 +140,61 @@ void describe('bad input', () => {
     const text = '{"broken\n' + t.text() + 'oops\n';
     const { findings } = run(text);
     assert.deepEqual(findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), ['unparseable-line:malformed@1', 'unparseable-line:malformed@3']);
+  });
+
+  void test('toolUseResult of any JSON type is read without a crash, and the next result still pairs', () => {
+    // Found by mutating real records: a `null` (or `true`, a number) here reached an `in` test.
+    for (const meta of [null, true, 0, 3.5, [], [{ file: {} }], 'Error: x', { file: null }, { filePath: 7 }, { stdout: null }]) {
+      const t = new ClaudeTranscript()
+        .user('go')
+        .call('m1', 'toolu_A', 'Read', { file_path: '/w/a.ts' })
+        .result('toolu_A', 'x', { toolUseResult: meta })
+        .call('m2', 'toolu_B', 'Bash', { command: 'ls' })
+        .result('toolu_B', 'ok')
+        .result('toolu_Q', 'stray');
+      const { findings } = run(t.text());
+      assert.deepEqual(
+        findings.map((f) => `${f.rule}@${f.line}`),
+        ['orphan-result@6'],
+        `toolUseResult ${JSON.stringify(meta)}`,
+      );
+    }
+  });
+
+  void test('a line the adapter fails on is an internal-error finding on that line; the rest is still checked', () => {
+    // Any exception in an adapter (or the engine behind it) is our bug; it must not cost the file.
+    const failing: FormatAdapter = {
+      ...claudeAdapter,
+      create(ctx) {
+        const inner = claudeAdapter.create(ctx);
+        return {
+          line(value, raw) {
+            if (raw.text.includes('BOOM')) {
+              throw new TypeError('boom');
+            }
+            inner.line(value, raw);
+          },
+          end: () => inner.end?.(),
+        };
+      },
+    };
+    const t = new ClaudeTranscript().user('go').user('BOOM').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'ok').result('toolu_Q', 'stray');
+    const findings: Finding[] = [];
+    const stream = new TranscriptStream({
+      file: '/tmp/s.jsonl',
+      adapters: [failing],
+      rules: allRules,
+      mode: 'batch',
+      sink: { add: (f) => findings.push(f), retract: () => undefined },
+      logger: nullLogger,
+    });
+    stream.push(new TextEncoder().encode(t.text()));
+    stream.end();
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.severity}@${f.line}`),
+      ['internal-error:warning@2', 'orphan-result:error@5'],
+    );
+    assert.match(findings[0]!.message, /^Agent Guard failed to read line 2 \(TypeError: boom\); this is a bug in Agent Guard, not in the transcript\./);
   });
 
   void test('a file in no known format', () => {

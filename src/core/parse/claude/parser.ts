@@ -391,7 +391,9 @@ class ClaudeParser implements FormatParser {
       uuid: common.uuid,
       parentUuid: common.parentUuid,
     };
-    if (meta === undefined || typeof meta === 'string' || isError) {
+    // An error result's metadata is its message (a string); anything but an object here is a
+    // shape no version writes, and says nothing about files.
+    if (typeof meta !== 'object' || meta === null || isError) {
       return result;
     }
     // Tell the shapes apart by their keys before validating: a failed zod parse builds a full
