@@ -119,7 +119,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(renderSarif(findings, allRules, version));
       break;
     case 'text':
-      io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length));
+      io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length, found.problems.length));
       break;
   }
   for (const p of found.problems) {

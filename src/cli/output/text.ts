@@ -39,8 +39,12 @@ export function renderFindingLine(f: Finding, p: Palette, cwd: string): string {
   return `${p.underline(`${displayFile(f.file, cwd)}:${f.line}:${f.column}`)}  ${severityLabel(f.severity, p)}  ${f.message}  ${p.dim(f.rule)}`;
 }
 
-/** Findings grouped by file, ESLint-stylish: readable in a terminal and in CI logs. */
-export function renderText(findings: readonly Finding[], p: Palette, cwd: string, checkedFiles: number): string {
+/**
+ * Findings grouped by file, ESLint-stylish: readable in a terminal and in CI logs. `unreadable`:
+ * paths that could not be read (their messages follow on stderr); the summary never says "no
+ * problems" when part of what was asked for went unchecked.
+ */
+export function renderText(findings: readonly Finding[], p: Palette, cwd: string, checkedFiles: number, unreadable = 0): string {
   const byFile = new Map<string, Finding[]>();
   for (const f of findings) {
     const list = byFile.get(f.file);
@@ -67,11 +71,12 @@ export function renderText(findings: readonly Finding[], p: Palette, cwd: string
   const warnings = findings.filter((f) => f.severity === 'warning').length;
   const infos = findings.length - errors - warnings;
   const files = `${checkedFiles} transcript${checkedFiles === 1 ? '' : 's'} checked`;
+  const unchecked = unreadable > 0 ? `${unreadable} path${unreadable === 1 ? '' : 's'} could not be read (see below)` : '';
   if (findings.length === 0) {
-    out.push(`✔ no problems (${files})`);
+    out.push(unreadable > 0 ? p.bold(p.red(`✖ ${unchecked}; no problems in the ${files}`)) : `✔ no problems (${files})`);
   } else {
-    const summary = `${findings.length} problem${findings.length === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${infos} info) — ${files}`;
-    out.push(errors > 0 ? p.bold(p.red('✖ ' + summary)) : p.bold(p.yellow('⚠ ' + summary)));
+    const summary = `${findings.length} problem${findings.length === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${infos} info) — ${files}${unchecked ? '; ' + unchecked : ''}`;
+    out.push(errors > 0 || unreadable > 0 ? p.bold(p.red('✖ ' + summary)) : p.bold(p.yellow('⚠ ' + summary)));
   }
   return out.join('\n') + '\n';
 }

@@ -85,6 +85,14 @@ void describe('agent-guard check', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /cannot read .*nope\.jsonl: no such file or directory/);
     assert.match(r.stdout, /call_esc_002/);
+    assert.match(r.stdout, /✖ 2 problems \(2 errors, 0 warnings, 0 info\) — 1 transcript checked; 1 path could not be read \(see below\)\n$/);
+  });
+
+  void test('nothing readable: the summary says so, never "no problems"', () => {
+    const r = cli(['check', path.join(tmp, 'nope.jsonl')]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '✖ 1 path could not be read (see below); no problems in the 0 transcripts checked\n');
+    assert.match(r.stderr, /cannot read .*nope\.jsonl: no such file or directory/);
   });
 
   void test('a folder without permission: a clear error, the rest still checked', () => {
