@@ -14,6 +14,8 @@ export interface ShellAccess {
    * characters that were quoted in the command are escaped with a backslash.
    */
   glob?: true;
+  /** Not in the script's last command (see FileAccess.followed). */
+  followed?: true;
 }
 
 interface Word {
@@ -90,6 +92,9 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   let dir = cwd;
   let words: Word[] = [];
   let heredocs: string[] = [];
+  /** Where the accesses of the command being read begin in `out`, and those of the last command. */
+  let commandStart = 0;
+  let lastCommandStart = 0;
   const flush = (): void => {
     if (words.length > 0 || heredocs.length > 0) {
       const newDir = interpret(words, heredocs, dir, out);
@@ -97,6 +102,10 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
         dir = newDir;
       }
     }
+    if (words.length > 0 || heredocs.length > 0 || out.length > commandStart) {
+      lastCommandStart = commandStart;
+    }
+    commandStart = out.length;
     words = [];
     heredocs = [];
   };
@@ -128,6 +137,9 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     words.push(t);
   }
   flush();
+  for (let i = 0; i < lastCommandStart; i++) {
+    out[i]!.followed = true;
+  }
   return out;
 }
 

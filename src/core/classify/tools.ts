@@ -316,6 +316,9 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
       if (s.glob) {
         a.glob = true;
       }
+      if (s.followed) {
+        a.followed = true;
+      }
       a.viaShell = true;
       out.push(a);
     }

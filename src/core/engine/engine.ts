@@ -219,6 +219,14 @@ export class RuleEngine {
       if (e.saved) {
         this.knowledge.noteWrite(e.saved.path, e.at, e.saved.content);
       }
+    } else if (call && e.isError && call.results.length === 1) {
+      // `rg x && sed -n '1,80p' a.ts && rg y` exits 1 when the last search finds nothing, after
+      // the read ran: the exit code does not say which command failed.
+      for (const a of call.call.accesses) {
+        if (a.op === 'read' && a.followed && !a.glob) {
+          this.knowledge.noteAttempted(a.path, e.at);
+        }
+      }
     }
   }
 

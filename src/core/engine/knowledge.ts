@@ -38,6 +38,12 @@ export interface PathKnowledge {
   opaqueSince?: Span;
   /** The reads of patterns this entry has taken in: those up to this sequence number. */
   globsTaken: number;
+  /**
+   * A read the session ran in a shell call that failed, before the command the failure may have
+   * come from (see FileAccess.followed). It may have seen the file: enough not to claim it never
+   * read it, never a version to judge staleness against.
+   */
+  attemptedAt?: Span;
 }
 
 /** A read of every file a shell pattern matched (`for f in src/*.json; do cat "$f"; done`). */
@@ -84,6 +90,16 @@ export class FileKnowledge {
   hasSeen(path: string): boolean {
     const k = this.lookup(path);
     return k !== undefined && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined);
+  }
+
+  /** Has the session read or written this path, or run a read of it in a call that failed? */
+  hasTried(path: string): boolean {
+    return this.hasSeen(path) || this.lookup(path)?.attemptedAt !== undefined;
+  }
+
+  /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
+  noteAttempted(path: string, at: Span): void {
+    this.entry(path).attemptedAt = at;
   }
 
   /**

@@ -35,6 +35,12 @@ export interface FileAccess {
    * escaped with a backslash): the call read every file it matched then, whichever they were.
    */
   glob?: boolean;
+  /**
+   * A shell command ran after this one's command (`cat a.ts && rg x`, `cat a.ts; make`,
+   * `cat a.ts | head`): when the call fails, the failure may be that later command's, and this
+   * access may well have happened.
+   */
+  followed?: boolean;
 }
 
 export interface SessionInfo {

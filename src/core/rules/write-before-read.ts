@@ -28,7 +28,7 @@ export const writeBeforeRead = defineRule({
             continue;
           }
           const existed = a.existed === true || (r.write?.path === a.path && r.write.type === 'update');
-          if (!existed || ctx.knowledge.hasSeen(a.path)) {
+          if (!existed || ctx.knowledge.hasTried(a.path)) {
             continue;
           }
           // A read in the same batch is parallel-read-write's finding, not this one.

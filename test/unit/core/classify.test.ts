@@ -71,6 +71,27 @@ void describe('shell classification', () => {
       assert.deepEqual(ops(cmd), expected);
     });
   }
+
+  // Which accesses a later command followed: if the call fails, the failure may be that one's.
+  const followed: [string, string[]][] = [
+    ["rg -n x src/ && sed -n '1,100p' a.go && rg -n y src/", ['read:a.go followed']],
+    ["rg -n x src/ && sed -n '1,100p' a.go", ['read:a.go']],
+    ['cat a; cat b', ['read:a followed', 'read:b']],
+    ['cat a | head -5', ['read:a followed']],
+    ['cat a > b && npm test', ['write:b followed', 'read:a followed']],
+    ['cd sub && cat a', ['read:a']],
+    ['cat a\n', ['read:a']],
+    ['for f in a b; do cat "$f"; done', ['read:a followed', 'read:b']],
+    ['echo x > out.txt', ['write:out.txt']],
+  ];
+  for (const [cmd, expected] of followed) {
+    void test(`followed: ${cmd.split('\n')[0]}`, () => {
+      assert.deepEqual(
+        classifyShell(cmd, '/w').map((a) => `${a.op}:${a.path}${a.followed ? ' followed' : ''}`),
+        expected,
+      );
+    });
+  }
 });
 
 void describe('PowerShell (Codex on Windows)', () => {

@@ -127,6 +127,29 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     {
+      // The real case (a Codex 0.15x session): the last search found nothing, so the chain
+      // exited 1, but the read before it ran. It may have, at least: no claim it never read.
+      name: 'Codex: a read inside an && chain whose later search fails, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', "rg -n 'spec' src && sed -n '1,100p' src/app.ts && rg -n 'Proposal' src -g '*test.ts'")
+        .output('c1', 'Chunk ID: bb169b\nWall time: 0.0000 seconds\nProcess exited with code 1\nOutput:\nsrc/lib.ts:3:spec\none\ntwo\n')
+        .patch('c2', updatePatch('src/app.ts'))
+        .output('c2', 'Done!', true)
+        .text(),
+    },
+    {
+      // Every command of a `;` list runs; the exit code is the last one's.
+      name: 'Codex: a read before `;` in a call that failed, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', 'cat src/app.ts; npm test')
+        .output('c1', 'Chunk ID: 1\nWall time: 3.1 seconds\nProcess exited with code 1\nOutput:\none\n1 failing\n')
+        .patch('c2', updatePatch('src/app.ts'))
+        .output('c2', 'Done!', true)
+        .text(),
+    },
+    {
       name: "Claude Code: probe's extract_code (mcp__probe__extract_code), then an edit",
       input: cc()
         .call('m1', A, 'mcp__probe__extract_code', { path: '/home/dev/proj', files: [`${f}:3`] })
@@ -150,6 +173,19 @@ ruleTester(writeBeforeRead, {
         .user('go')
         .exec('c1', 'cat src/app.ts')
         .output('c1', 'Chunk ID: 7b18de\nWall time: 0.3041 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: src/app.ts: Permission denied\n')
+        .patch('c2', updatePatch('src/app.ts'))
+        .output('c2', 'Done!', true)
+        .text(),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
+    {
+      // The read is the chain's last command: the failure may be its own, or the search before
+      // it found nothing and it never ran. Either way it saw nothing.
+      name: 'Codex: a read as the last command of a failed && chain, then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', "rg -n 'spec' src && sed -n '1,100p' src/app.ts")
+        .output('c1', 'Chunk ID: 7\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\n')
         .patch('c2', updatePatch('src/app.ts'))
         .output('c2', 'Done!', true)
         .text(),
