@@ -36,7 +36,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -72,9 +72,10 @@ const redirects = new Set(['>', '>>', '>|', '&>', '&>>', '1>', '1>>', '2>', '2>>
 
 /**
  * Reads and writes recognisable in a shell command, where they are unambiguous: `cat`,
- * `sed -n`, `head`, `tail`, `nl`, `rg`/`grep` on one file as reads; redirections, `tee`
- * and `sed -i` as writes; `apply_patch` heredocs by their envelope. Anything computed
- * (variables, globs, substitutions) is skipped rather than guessed.
+ * `sed -n`, `head`, `tail`, `nl`, `rg`/`grep` on one file as reads; redirections, `tee`,
+ * `sed -i` and the destination of `cp`, `mv` and `install` as writes; `apply_patch` heredocs by
+ * their envelope. A variable the script itself set to a literal (`d=out/x` … `"$d/a.md"`) is put
+ * in; anything else computed (other variables, substitutions) is skipped rather than guessed.
  */
 export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   // Most commands touch no file we can name: skip the tokenizer unless one of the commands
@@ -95,8 +96,16 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   /** Where the accesses of the command being read begin in `out`, and those of the last command. */
   let commandStart = 0;
   let lastCommandStart = 0;
+  /** Variables the script set: to a literal, or to something computed (undefined). */
+  const vars = new Map<string, string | undefined>();
   const flush = (): void => {
-    if (words.length > 0 || heredocs.length > 0) {
+    const assigned = words[0]?.text === 'export' ? words.slice(1) : words;
+    if (assigned.length > 0 && heredocs.length === 0 && isAssignments(assigned)) {
+      for (const w of assigned) {
+        const eq = w.text.indexOf('=');
+        vars.set(w.text.slice(0, eq), w.dynamic ? undefined : w.text.slice(eq + 1));
+      }
+    } else if (words.length > 0 || heredocs.length > 0) {
       const newDir = interpret(words, heredocs, dir, out);
       if (newDir !== undefined) {
         dir = newDir;
@@ -134,11 +143,36 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       }
       continue;
     }
-    words.push(t);
+    words.push(vars.size > 0 && t.dynamic ? withVariables(t, vars) : t);
   }
   flush();
   for (let i = 0; i < lastCommandStart; i++) {
     out[i]!.followed = true;
+  }
+  return out;
+}
+
+const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** `a=1 b=2`: a command that only sets variables (`a=1 cmd` sets them for `cmd` alone). */
+function isAssignments(words: readonly Word[]): boolean {
+  for (const w of words) {
+    if (!assignment.test(w.text)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** A word with the script's literal variables put in (still computed if anything else is). */
+function withVariables(w: Word, vars: ReadonlyMap<string, string | undefined>): Word {
+  let out = w;
+  for (const [name, value] of vars) {
+    if (value !== undefined && out.dynamic && out.text.includes('$' + name)) {
+      out = substitute(out, name, value);
+    } else if (value !== undefined && out.dynamic && out.text.includes('${' + name + '}')) {
+      out = substitute(out, name, value);
+    }
   }
   return out;
 }
@@ -383,6 +417,38 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       const files = operands(args, ['-F', '-v', '-f']).slice(args.some((a) => a.text === '-f') ? 0 : 1);
       if (files.length === 1) {
         read(files[0]!);
+      }
+      return undefined;
+    }
+    case 'cp':
+    case 'mv':
+    case 'install': {
+      // The destination is written; where it is a directory (several sources, `-t DIR`, a
+      // trailing slash), the name of each source inside it. A copy shows the session nothing of
+      // what it copied: the sources are no reads. (`mv`'s source is left alone.)
+      if (cmd === 'install' && args.some((a) => a.text === '-d' || a.text === '--directory')) {
+        return undefined;
+      }
+      const valued = ['-S', '--suffix', '-t', '--target-directory', ...(cmd === 'install' ? ['-m', '--mode', '-o', '--owner', '-g', '--group'] : [])];
+      const files = operands(args, valued);
+      const t = args.findIndex((a) => a.text === '-t' || a.text === '--target-directory');
+      const tJoined = args.find((a) => a.text.startsWith('--target-directory='));
+      const targetDir = t >= 0 ? args[t + 1] : tJoined ? { ...tJoined, text: tJoined.text.slice('--target-directory='.length) } : undefined;
+      const dest = targetDir ?? files[files.length - 1];
+      const sources = targetDir ? files : files.slice(0, -1);
+      if (!dest || !literal(dest) || sources.length === 0) {
+        return undefined;
+      }
+      const noTargetDir = args.some((a) => a.text === '-T' || a.text === '--no-target-directory');
+      if (targetDir === undefined && (noTargetDir || (sources.length === 1 && !dest.text.endsWith('/')))) {
+        push({ path: dest.text, op: 'write' });
+        return undefined;
+      }
+      for (const src of sources) {
+        const name = src.text.replace(/\/+$/, '').split('/').pop();
+        if (literal(src) && name) {
+          push({ path: `${dest.text.replace(/\/+$/, '')}/${name}`, op: 'write' });
+        }
       }
       return undefined;
     }

@@ -64,6 +64,22 @@ void describe('shell classification', () => {
     ["cat > new.py << 'EOF'\nprint('hi > there')\nEOF\n", ['write:new.py']],
     ["apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** End Patch\nEOF", ['edit:src/a.ts']],
     ['echo "unterminated', []],
+    // The destination of a copy or a move is written; a copy's source is no read.
+    ['cp /runs/x/summary.md results/x/summary.md', ['write:results/x/summary.md']],
+    ['mkdir -p out && cp -f a.json b.json out/', ['write:out/a.json', 'write:out/b.json']],
+    ['cp a.md b.md dir', ['write:dir/a.md', 'write:dir/b.md']],
+    ['cp -t dest src/a.ts', ['write:dest/a.ts']],
+    ['cp -T a.md b.md', ['write:b.md']],
+    ['mv tmp.json config.json', ['write:config.json']],
+    ['install -m 755 build/tool bin/tool', ['write:bin/tool']],
+    ['install -d out/logs', []],
+    ['cp "$SRC" "$DST"', []],
+    // A variable the script set to a literal is put in; one set to anything computed is not.
+    ['d=results/run-1\nmkdir -p "$d"\ncp /runs/1/summary.md "$d/summary.md"', ['write:results/run-1/summary.md']],
+    ['export f=src/a.ts; cat "${f}"', ['read:src/a.ts']],
+    ['d=$(mktemp -d); cp a.md "$d/a.md"', []],
+    ['d=out; d=$(pwd); cat "$d/a.md"', []],
+    ['f=a.ts cat "$f"', []],
     ['ls -la && pwd', []],
   ];
   for (const [cmd, expected] of cases) {

@@ -139,6 +139,17 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     {
+      // A real Codex 0.142 shape: the session copied the file into place itself.
+      name: 'Codex: a file the session copied into place (through a variable it set), then an update patch',
+      input: new CodexRollout()
+        .user('go')
+        .exec('c1', 'd=results/run-1\nmkdir -p "$d"\ncp /runs/1/summary.md "$d/summary.md"')
+        .output('c1', 'Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n')
+        .patch('c2', updatePatch('results/run-1/summary.md'))
+        .output('c2', 'Done!', true)
+        .text(),
+    },
+    {
       // Every command of a `;` list runs; the exit code is the last one's.
       name: 'Codex: a read before `;` in a call that failed, then an update patch',
       input: new CodexRollout()
