@@ -36,7 +36,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|python[0-9.]*|node)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -324,6 +324,18 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     return undefined;
   }
 
+  if (cmd === 'node' || /^python[0-9.]*$/.test(cmd)) {
+    // An inline script (`python3 -c "…"`, `node -e "…"`, or one fed on stdin by a heredoc):
+    // the files it opens for writing by a literal name. What it wrote is not in the
+    // transcript, so the file's content becomes unknown to the session, as after `sed -i`.
+    const flag = cmd === 'node' ? args.findIndex((a) => a.text === '-e' || a.text === '--eval' || a.text === '-p') : args.findIndex((a) => a.text === '-c');
+    const script = flag >= 0 ? args[flag + 1]?.text : heredocs[0] !== undefined && (args.length === 0 || args[0]!.text === '-') ? heredocs[0] : undefined;
+    for (const path of script !== undefined ? scriptWrites(script) : []) {
+      push({ path, op: 'write' });
+    }
+    return undefined;
+  }
+
   switch (cmd) {
     case 'cd': {
       const target = args[0];
@@ -479,6 +491,30 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     default:
       return undefined;
   }
+}
+
+/**
+ * Writes an inline Python or JavaScript script spells out with a literal file name: Python's
+ * `open('p', 'w')` (any mode that writes: w, a, x, +) and `Path('p').write_text(…)`, Node's
+ * `writeFileSync('p', …)` and its kin. A name built at run time is not guessed.
+ */
+const scriptWriteCalls = [
+  /\bopen\(\s*(['"])([^'"\n{}$%]+)\1\s*,\s*(?:mode\s*=\s*)?(['"])[rbt]*[wax+][^'"]*\3/g,
+  /\bPath\(\s*(['"])([^'"\n{}$%]+)\1\s*\)\s*\.\s*(?:write_text|write_bytes)\(/g,
+  /\b(?:writeFileSync|writeFile|appendFileSync|appendFile)\(\s*(['"`])([^'"`\n{}$]+)\1/g,
+];
+
+function scriptWrites(script: string): string[] {
+  const out: string[] = [];
+  for (const re of scriptWriteCalls) {
+    re.lastIndex = 0;
+    for (let m = re.exec(script); m !== null; m = re.exec(script)) {
+      if (isRealFile(m[2]!) && !out.includes(m[2]!)) {
+        out.push(m[2]!);
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -347,8 +347,11 @@ function subtractSeen(
   const out: { start: number; count: number }[] = [];
   for (const r of ranges) {
     if (r.count === 0) {
-      // A deletion between two lines the session saw is still unseen; keep it.
-      out.push(r);
+      // A deletion before line `r.start`: seen only if one read showed the lines on both sides
+      // of it next to each other as they are now (or the first line as the file's first).
+      if (!partials.some((p) => showsAdjacent(p, r.start, before))) {
+        out.push(r);
+      }
       continue;
     }
     for (let l = r.start; l < r.start + r.count; l++) {
@@ -358,6 +361,21 @@ function subtractSeen(
     }
   }
   return out;
+}
+
+/** Did partial view `p` show lines `line - 1` and `line` of `before`, together and unchanged? */
+function showsAdjacent(p: PartialView, line: number, before: readonly string[]): boolean {
+  const first = line === 1 ? 1 : line - 1;
+  const last = p.start + p.lines.length - 1;
+  if (first < p.start || line > last || line > before.length) {
+    return false;
+  }
+  for (let l = first; l <= line; l++) {
+    if (p.lines[l - p.start] !== before[l - 1]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function mergeRanges(ranges: { start: number; count: number }[]): { start: number; count: number }[] {

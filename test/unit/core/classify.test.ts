@@ -80,6 +80,18 @@ void describe('shell classification', () => {
     ['d=$(mktemp -d); cp a.md "$d/a.md"', []],
     ['d=out; d=$(pwd); cat "$d/a.md"', []],
     ['f=a.ts cat "$f"', []],
+    // An inline script's writes of a literal file name (a real Claude Code Bash call's shape).
+    [
+      `python3 -c "content = open('/w/src/App.tsx').read(); content = content.replace(old, new, 1); open('/w/src/App.tsx', 'w').write(content)"`,
+      ['write:/w/src/App.tsx'],
+    ],
+    ["python3.11 -c \"from pathlib import Path; Path('out/a.json').write_text('{}')\"", ['write:out/a.json']],
+    ["python3 - <<'EOF'\nwith open('log.txt', 'a') as f:\n    f.write('x')\nEOF\n", ['write:log.txt']],
+    ["node -e \"require('fs').writeFileSync('dist/v.txt', '1')\"", ['write:dist/v.txt']],
+    // Reads, names built at run time, and scripts in files say nothing.
+    ["python3 -c \"print(open('a.txt').read())\"", []],
+    ["python3 -c \"open(f'{d}/a.txt', 'w').write('x')\"", []],
+    ['python3 tools/gen.py --out a.txt', []],
     ['ls -la && pwd', []],
   ];
   for (const [cmd, expected] of cases) {

@@ -334,6 +334,31 @@ ruleTester(staleWrite, {
       input: cc().read('m1', A, f, v1).bash('m2', C, `awk 'NR>=1{print NR": "$0}' ${f}`, '1: one\n2: TWO!').edit('m3', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),
     },
     {
+      // Claude Code deletes the line break after old_string too when new_string is empty: the
+      // next edit's originalFile has no blank line there (a real 2.1.x session's shape).
+      name: 'an edit that deletes a line, then another edit of the result',
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '').edit('m3', C, f, 'one\nthree\nfour\nfive\n', 'four', '4').text(),
+    },
+    {
+      // A line was deleted behind the session's back, then a partial read showed the lines on
+      // both sides of the gap together, as they are now: it saw the deletion.
+      name: 'a deletion shown by a later partial read of the lines around it',
+      input: cc()
+        .read('m1', A, f, v1)
+        .read('m2', B, f, 'one\nthree\nfour\nfive\n', { offset: 1, limit: 2 })
+        .edit('m3', C, f, 'one\nthree\nfour\nfive\n', 'three', '3')
+        .text(),
+    },
+    {
+      // A real Claude Code Bash call: a Python one-liner rewrote the file.
+      name: "own python -c write makes the content unknown, not stale",
+      input: cc()
+        .read('m1', A, f, v1)
+        .bash('m2', B, `python3 -c "c = open('${f}').read(); open('${f}', 'w').write(c.replace('two', '2'))"`, '')
+        .edit('m3', C, f, 'one\n2\nthree\nfour\nfive\n', 'four', '4')
+        .text(),
+    },
+    {
       name: 'own shell write makes the content unknown, not stale',
       input: cc().read('m1', A, f, v1).bash('m2', B, `sed -i 's/two/2/' ${f}`).edit('m3', C, f, 'one\n2\nthree\nfour\nfive\n', 'four', '4').text(),
     },
@@ -368,6 +393,16 @@ ruleTester(staleWrite, {
         .editResult(B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'THREE', '3', { oldStart: 1, oldLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] })
         .text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
+      // The partial read showed the line before the gap only: the deletion stays unseen.
+      name: 'a deletion next to a partial read that does not show both sides: error',
+      input: cc()
+        .read('m1', A, f, v1)
+        .read('m2', B, f, 'one\nthree\nfour\nfive\n', { offset: 1, limit: 1 })
+        .edit('m3', C, f, 'one\nthree\nfour\nfive\n', 'three', '3')
+        .text(),
+      errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
     },
     {
       name: 'full overwrite of a changed file: error',

@@ -565,7 +565,10 @@ export function applyEdits(text: string, edits: readonly { old_string: string; n
     if (!out.includes(e.old_string)) {
       return undefined;
     }
-    out = e.replace_all ? out.split(e.old_string).join(e.new_string) : out.replace(e.old_string, () => e.new_string);
+    // As Claude Code applies it: deleting lines (an empty new_string) takes the line break after
+    // them too, so no blank line is left where they were (its structuredPatch shows the same).
+    const old = e.new_string === '' && !e.old_string.endsWith('\n') && out.includes(e.old_string + '\n') ? e.old_string + '\n' : e.old_string;
+    out = e.replace_all ? out.split(old).join(e.new_string) : out.replace(old, () => e.new_string);
   }
   return out;
 }
