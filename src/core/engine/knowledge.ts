@@ -67,9 +67,10 @@ export interface StaleVerdict {
   unseen: { start: number; count: number }[];
   /** An unseen change touches the region the write replaced: a lost update is likely. */
   overlaps: boolean;
-  /** Where the session last saw the file. */
+  /** Where the session last saw the file (or, with partial reads only, the changed lines). */
   seenAt: Span;
-  seenBy: 'read' | 'write';
+  /** `lines`: the session only ever saw parts of the file; `seenAt` showed the changed lines as they were. */
+  seenBy: 'read' | 'write' | 'lines';
 }
 
 /** Per-session file knowledge, fed by the engine after rules have seen each result. */
@@ -233,7 +234,7 @@ export class FileKnowledge {
     }
     let unseen: { start: number; count: number }[];
     let seenAt: Span;
-    let seenBy: 'read' | 'write';
+    let seenBy: StaleVerdict['seenBy'];
     if (k.base) {
       // The common case, checked without copying either text.
       if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
@@ -252,19 +253,30 @@ export class FileKnowledge {
       // Only partial views: each vouches for its own lines at their own positions.
       const before = splitLines(write.before);
       unseen = [];
+      /** The read that showed each unseen line as it was, not as it is. */
+      const shownBy = new Map<number, PartialView>();
       for (const p of k.partials) {
         for (let i = 0; i < p.lines.length; i++) {
           const lineNo = p.start + i;
           if (before[lineNo - 1] !== p.lines[i]) {
             unseen.push({ start: lineNo, count: 1 });
+            shownBy.set(lineNo, p);
           }
         }
       }
       // Later partial reads supersede earlier ones over the same lines.
       unseen = subtractSeen(unseen, k.partials, before);
-      const last = k.partials[k.partials.length - 1]!;
-      seenAt = last.at;
-      seenBy = 'read';
+      // The lines changed after the read that last showed them as they were, which need not be
+      // the session's last read of the file (that one may have shown other lines).
+      let from = k.partials[0]!;
+      for (const u of unseen) {
+        const p = shownBy.get(u.start);
+        if (p && p.at.line > from.at.line) {
+          from = p;
+        }
+      }
+      seenAt = from.at;
+      seenBy = 'lines';
     } else {
       return undefined;
     }

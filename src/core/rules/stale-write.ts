@@ -5,6 +5,9 @@ import { docsUrl, formatRanges, shortPath } from './support/docs';
 
 const writeOps = new Set(['write', 'edit', 'delete']);
 
+/** How the session last saw what changed: the whole file, or (partial reads only) those lines. */
+const seenText = { read: 'read the file', write: 'wrote the file', lines: 'read those lines' } as const;
+
 export const staleWrite = defineRule({
   meta: {
     id: 'stale-write',
@@ -17,9 +20,9 @@ export const staleWrite = defineRule({
     },
     messages: {
       overlap:
-        '{{tool}} overwrote a change to {{path}} that this session never saw: file {{unseen}} changed after the session last {{seenBy}} the file (transcript line {{seenLine}}){{who}}, and this {{verb}} replaced that region. A lost update is likely.',
+        '{{tool}} overwrote a change to {{path}} that this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, and this {{verb}} replaced that region. A lost update is likely.',
       aside:
-        '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seenBy}} the file (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
+        '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
       live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
   },
@@ -53,14 +56,14 @@ export const staleWrite = defineRule({
               data: {
                 tool: call.call.tool,
                 path: shortPath(ctx, access.path),
-                seenBy: verdict.seenBy === 'read' ? 'read' : 'wrote',
+                seen: seenText[verdict.seenBy],
                 seenLine: verdict.seenAt.line,
                 unseen: formatRanges(verdict.unseen),
                 who,
                 verb: call.call.category === 'write' ? 'write' : 'edit',
               },
               related: [
-                { at: verdict.seenAt, message: verdict.seenBy === 'read' ? 'the session last read the file here' : 'the session last wrote the file here' },
+                { at: verdict.seenAt, message: `the session last ${seenText[verdict.seenBy]} here` },
                 { at: rec.result.at, message: 'the result recording what the file held before this write' },
                 ...liveRelated(live, access),
               ],

@@ -1,4 +1,6 @@
 /** Rule tables for the file rules: write-before-read, parallel batches, stale writes, mismatches. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { mismatchedResult } from '../../../src/core/rules/mismatched-result';
 import { parallelReadWrite } from '../../../src/core/rules/parallel-read-write';
 import { parallelWriteWrite } from '../../../src/core/rules/parallel-write-write';
@@ -7,6 +9,7 @@ import { writeBeforeRead } from '../../../src/core/rules/write-before-read';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
 import { columnOf, ruleTester } from '../support/ruleTester';
+import { run } from '../support/run';
 
 const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
 const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
@@ -422,4 +425,25 @@ ruleTester(mismatchedResult, {
       errors: [{ messageId: 'tool', line: 3 }],
     },
   ],
+});
+
+void describe('stale-write: which read the message names', () => {
+  void test('with partial reads only, the read that showed the changed line as it was, not the last read', () => {
+    // Lines 1–2 read (line 3 of the transcript), then lines 4–5 (line 5); line 2 changes; the
+    // edit of line 4 lands on top of it. The change came after the first read, not the last.
+    const t = cc()
+      .read('m1', A, f, v1, { offset: 1, limit: 2 })
+      .read('m2', B, f, v1, { offset: 4, limit: 2 })
+      .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'four', '4');
+    const found = run(t.text(), { rules: [staleWrite] }).findings;
+    assert.deepEqual(
+      found.map((x) => `${x.messageId}@${x.line}`),
+      ['aside@6'],
+    );
+    assert.match(found[0]!.message, /file line 2 changed after the session last read those lines \(transcript line 3\)/);
+    assert.deepEqual(
+      found[0]!.related.map((r) => `${r.line}: ${r.message}`),
+      ['3: the session last read those lines here', '7: the result recording what the file held before this write'],
+    );
+  });
 });
