@@ -36,7 +36,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|python[0-9.]*|node)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -324,6 +324,17 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     return undefined;
   }
 
+  const tool = throughRunner(cmd, args);
+  const rewriter = rewriters.get(tool.cmd);
+  if (rewriter) {
+    if (rewriter.writes(tool.args)) {
+      for (const w of formatterFiles(tool.args, rewriter)) {
+        push({ path: w.text, op: 'write' });
+      }
+    }
+    return undefined;
+  }
+
   if (cmd === 'node' || /^python[0-9.]*$/.test(cmd)) {
     // An inline script (`python3 -c "…"`, `node -e "…"`, or one fed on stdin by a heredoc):
     // the files it opens for writing by a literal name. What it wrote is not in the
@@ -491,6 +502,114 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     default:
       return undefined;
   }
+}
+
+/**
+ * Formatters and fixers that rewrite the files they are named in place when asked to: each such
+ * file is the session's own write, its new content not in the transcript (as after `sed -i`).
+ * `writes`: does this invocation rewrite files; `valued`: flags whose next word is a value;
+ * `sub`: subcommand words, no files. Directories and patterns name no file we can know.
+ */
+interface Rewriter {
+  writes(args: readonly Word[]): boolean;
+  valued?: readonly string[];
+  sub?: readonly string[];
+}
+
+const has = (args: readonly Word[], ...flags: string[]): boolean => args.some((a) => flags.includes(a.text));
+
+const rewriters = new Map<string, Rewriter>([
+  ['gofmt', { writes: (a) => has(a, '-w') }],
+  ['goimports', { writes: (a) => has(a, '-w'), valued: ['-local'] }],
+  [
+    'prettier',
+    {
+      writes: (a) => has(a, '--write', '-w'),
+      valued: ['--config', '--ignore-path', '--parser', '--plugin', '--stdin-filepath', '--log-level', '--cache-location', '--cache-strategy', '--end-of-line', '--print-width', '--tab-width', '--trailing-comma'],
+    },
+  ],
+  [
+    'black',
+    {
+      writes: (a) => !has(a, '--check', '--diff', '--help', '--version'),
+      valued: ['-l', '--line-length', '-t', '--target-version', '--config', '--include', '--exclude', '--extend-exclude', '--force-exclude', '--stdin-filename', '-W', '--workers'],
+    },
+  ],
+  ['isort', { writes: (a) => !has(a, '--check', '--check-only', '-c', '--diff', '--help'), valued: ['--settings-path', '--sp', '-l', '--line-length', '--profile', '-p', '--src'] }],
+  [
+    'ruff',
+    {
+      writes: (a) => (a[0]?.text === 'format' ? !has(a, '--check', '--diff') : a[0]?.text === 'check' && has(a, '--fix')),
+      valued: ['--config', '--line-length', '--target-version', '--select', '--ignore', '--extend-select', '--exclude', '--stdin-filename'],
+      sub: ['format', 'check'],
+    },
+  ],
+  ['rustfmt', { writes: (a) => !has(a, '--check', '--help'), valued: ['--edition', '--config-path', '--config', '--emit'] }],
+  [
+    'eslint',
+    {
+      writes: (a) => has(a, '--fix'),
+      valued: ['-c', '--config', '--ext', '--rulesdir', '--ignore-path', '--ignore-pattern', '-f', '--format', '-o', '--output-file', '--parser', '--parser-options', '--plugin', '--rule', '--max-warnings', '--cache-location', '--env', '--global'],
+    },
+  ],
+  [
+    'biome',
+    {
+      writes: (a) => ['format', 'check', 'lint'].includes(a[0]?.text ?? '') && has(a, '--write', '--apply', '--apply-unsafe', '--fix'),
+      valued: ['--config-path', '--max-diagnostics', '--reporter', '--stdin-file-path', '--log-level', '--log-kind'],
+      sub: ['format', 'check', 'lint'],
+    },
+  ],
+  ['clang-format', { writes: (a) => has(a, '-i'), valued: ['--style', '-style', '--assume-filename', '--lines', '--offset', '--length'] }],
+  ['shfmt', { writes: (a) => has(a, '-w', '--write'), valued: ['-i', '--indent', '-ln', '--language-dialect'] }],
+  ['dprint', { writes: (a) => a[0]?.text === 'fmt', valued: ['--config', '-c', '--excludes', '--plugins'], sub: ['fmt'] }],
+]);
+
+/** The files a formatter is named: literal words with an extension, past its flags and their values. */
+function formatterFiles(args: readonly Word[], r: Rewriter): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.text.startsWith('-')) {
+      if (r.valued?.includes(a.text)) {
+        i++;
+      }
+      continue;
+    }
+    if (i === 0 && r.sub?.includes(a.text)) {
+      continue;
+    }
+    // A quoted pattern reaches the tool as it is, and the tool expands it (prettier, eslint).
+    if (!a.dynamic && isRealFile(a.text) && !/[*?[\]{}]/.test(a.text) && /\.[A-Za-z0-9]+$/.test(a.text.split('/').pop()!)) {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+/** `npx prettier …`, `pnpm exec eslint …`, `uv run ruff …`, `python -m black …`: the tool a runner starts, with its arguments. */
+function throughRunner(cmd: string, args: readonly Word[]): { cmd: string; args: readonly Word[] } {
+  let i: number;
+  if (cmd === 'npx' || cmd === 'bunx' || cmd === 'pnpx' || cmd === 'uvx') {
+    i = 0;
+  } else if ((cmd === 'pnpm' || cmd === 'yarn') && (args[0]?.text === 'exec' || args[0]?.text === 'dlx')) {
+    i = 1;
+  } else if ((cmd === 'uv' || cmd === 'poetry') && args[0]?.text === 'run') {
+    i = 1;
+  } else if (/^python[0-9.]*$/.test(cmd) && args[0]?.text === '-m') {
+    i = 1;
+  } else {
+    return { cmd, args };
+  }
+  while (i < args.length && args[i]!.text.startsWith('-')) {
+    i++;
+  }
+  const tool = args[i];
+  if (!tool || tool.dynamic) {
+    return { cmd: '', args: [] };
+  }
+  // `prettier@3`, `@biomejs/biome`: the package names the tool.
+  return { cmd: tool.text.replace(/(.)@[^/]*$/, '$1').split('/').pop()!, args: args.slice(i + 1) };
 }
 
 /**

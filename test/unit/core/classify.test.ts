@@ -92,6 +92,23 @@ void describe('shell classification', () => {
     ["python3 -c \"print(open('a.txt').read())\"", []],
     ["python3 -c \"open(f'{d}/a.txt', 'w').write('x')\"", []],
     ['python3 tools/gen.py --out a.txt', []],
+    // Formatters asked to rewrite the files they are named: the session's own writes.
+    ['gofmt -s -w internal/a.go internal/a_test.go && go test ./...', ['write:internal/a.go', 'write:internal/a_test.go']],
+    ['gofmt -l internal/a.go', []],
+    ['npx prettier --write --config .prettierrc.json src/a.ts src/b.tsx', ['write:src/a.ts', 'write:src/b.tsx']],
+    ['npx --yes prettier@3 -w README.md', ['write:README.md']],
+    ['prettier --check src/a.ts', []],
+    ['pnpm exec eslint --fix -c eslint.config.js src/a.ts', ['write:src/a.ts']],
+    ['npx @biomejs/biome check --write src/a.ts', ['write:src/a.ts']],
+    ['uv run ruff format app/main.py', ['write:app/main.py']],
+    ['ruff check app/main.py', []],
+    ['python3 -m black -l 100 app/main.py', ['write:app/main.py']],
+    ['black --check app/main.py', []],
+    ['rustfmt src/lib.rs', ['write:src/lib.rs']],
+    ['clang-format -i --style=file src/a.cc', ['write:src/a.cc']],
+    // A directory or a pattern names no file we can know.
+    ['gofmt -w .', []],
+    ['npx prettier --write "src/**/*.ts"', []],
     ['ls -la && pwd', []],
   ];
   for (const [cmd, expected] of cases) {
