@@ -353,6 +353,16 @@ ruleTester(staleWrite, {
         .text(),
     },
     {
+      // Claude Code records a Read with offset 0 as startLine 0; its content starts at line 1
+      // (a real 2.1.42 session: taken literally, every line compared one off).
+      name: 'a partial read with offset 0 (startLine 0), then an edit elsewhere',
+      input: cc()
+        .call('m1', A, 'Read', { file_path: f, offset: 0, limit: 3 })
+        .result(A, 'one\ntwo\nthree', { toolUseResult: { type: 'text', file: { filePath: f, content: 'one\ntwo\nthree', numLines: 3, startLine: 0, totalLines: 5 } } })
+        .edit('m2', B, f, v1, 'two', '2')
+        .text(),
+    },
+    {
       // A real Claude Code Bash call: a Python one-liner rewrote the file.
       name: "own python -c write makes the content unknown, not stale",
       input: cc()

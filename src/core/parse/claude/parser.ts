@@ -405,7 +405,8 @@ class ClaudeParser implements FormatParser {
         result.shape = 'read';
         result.filePath = f.filePath;
         if (meta.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
-          result.read = { path: f.filePath, content: f.content, startLine: f.startLine, numLines: f.numLines, totalLines: f.totalLines };
+          // A Read with `offset: 0` is recorded with `startLine: 0`, its content still from line 1.
+          result.read = { path: f.filePath, content: f.content, startLine: Math.max(1, f.startLine), numLines: f.numLines, totalLines: f.totalLines };
         }
         return result;
       }
