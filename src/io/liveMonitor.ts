@@ -671,8 +671,14 @@ export class LiveMonitor implements Disposable {
           tree.writeStarted(file, a.path, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
         }
       }
+      for (const dir of e.rewrites ?? []) {
+        tree.rewriteStarted(file, dir, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
+      }
     } else if (e.kind === 'result') {
       const call = stream.engine.conversation.call(e.callId);
+      if (call?.call.rewrites) {
+        tree.rewriteEnded(file, e.callId);
+      }
       for (const a of call?.call.accesses ?? []) {
         if (a.op !== 'read') {
           const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { isUnder } from '../core/engine/knowledge';
 import type { ChangeAuthor, ForeignChangeVerdict, WorkTreeView } from '../core/engine/rule';
 import { Emitter } from '../core/lib/event';
 import { errnoCode } from '../core/lib/errors';
@@ -75,6 +76,14 @@ interface Inflight {
   exact?: boolean;
 }
 
+/** A call that may rewrite any file under `dir`, which ones unknown (`git checkout main`). */
+interface Sweep extends Pick<Inflight, 'session' | 'sessionId' | 'line' | 'callId' | 'start' | 'end'> {
+  dir: string;
+}
+
+/** Sweeps kept: a few sessions each running a git command at once, and the ones just ended. */
+const maxSweeps = 64;
+
 export interface WorkTreeOptions {
   root: string;
   /** Globs (VS Code style) of paths never watched, relative to the root. */
@@ -112,6 +121,7 @@ export class WorkTree implements WorkTreeView {
   private readonly tracked = new Map<string, TrackedFile>();
   private readonly seen = new Map<string, Map<string, Seen>>();
   private readonly inflight = new Map<string, Inflight[]>();
+  private sweeps: Sweep[] = [];
   private watcher: FSWatcher | undefined;
   /** Tracked files with a watch on them. */
   private readonly watched = new Set<string>();
@@ -259,6 +269,24 @@ export class WorkTree implements WorkTreeView {
       fresh = fresh.slice(Math.max(0, fresh.length - maxWindowsPerPath));
     }
     this.inflight.set(path, fresh);
+  }
+
+  /**
+   * A session's call that may rewrite any file under `dir` started (`git checkout main`, `git
+   * pull`, `git stash`): a change there while it runs is that session's, not someone else's.
+   */
+  rewriteStarted(session: string, dir: string, callId: string, meta: { sessionId?: string; line?: number } = {}): void {
+    const now = this.clock();
+    this.sweeps = this.sweeps.filter((w) => (w.end === undefined ? now - w.start < maxInflightAge : now - w.end < this.grace * 4)).slice(-(maxSweeps - 1));
+    this.sweeps.push({ session, sessionId: meta.sessionId, line: meta.line, callId, dir, start: now, end: undefined });
+  }
+
+  rewriteEnded(session: string, callId: string): void {
+    for (const w of this.sweeps) {
+      if (w.session === session && w.callId === callId && w.end === undefined) {
+        w.end = this.clock();
+      }
+    }
   }
 
   /**
@@ -410,6 +438,7 @@ export class WorkTree implements WorkTreeView {
   /** A session's transcript went away: forget what it saw and had in flight. */
   forgetSession(session: string): void {
     this.seen.delete(session);
+    this.sweeps = this.sweeps.filter((w) => w.session !== session);
     for (const [p, list] of this.inflight) {
       const rest = list.filter((w) => w.session !== session);
       if (rest.length === 0) {
@@ -468,6 +497,10 @@ export class WorkTree implements WorkTreeView {
     }
     if (this.opts.isUserSave?.(path, at)) {
       return { kind: 'user' };
+    }
+    const sweep = this.sweeps.filter((w) => isUnder(path, w.dir) && at >= w.start - this.grace && (w.end === undefined || at <= w.end + this.grace)).pop();
+    if (sweep) {
+      return authorOf(sweep);
     }
     return { kind: 'unknown' };
   }

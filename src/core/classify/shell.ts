@@ -16,6 +16,8 @@ export interface ShellAccess {
   glob?: true;
   /** Not in the script's last command (see FileAccess.followed). */
   followed?: true;
+  /** `path` is a directory: the command may rewrite any file in it, which ones unknown (`git checkout main`). */
+  tree?: true;
 }
 
 interface Word {
@@ -36,7 +38,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -475,6 +477,12 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       }
       return undefined;
     }
+    case 'git': {
+      for (const a of gitWrites(args)) {
+        push(a);
+      }
+      return undefined;
+    }
     case 'tee': {
       for (const a of operands(args, [])) {
         if (literal(a)) {
@@ -502,6 +510,88 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     default:
       return undefined;
   }
+}
+
+/** Git's options before the subcommand that take a value (`git -C dir`, `git -c k=v`). */
+const gitValued = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path']);
+/** Subcommands that rewrite files of the working tree, which ones depending on the repository. */
+const gitRewriting = new Set(['pull', 'merge', 'rebase', 'cherry-pick', 'revert', 'am', 'stash', 'apply', 'clean', 'reset', 'checkout', 'switch']);
+
+/**
+ * What a git command does to the working tree: the files `git checkout -- paths` and
+ * `git restore paths` put back, or, for a command that may rewrite any file (`git checkout
+ * main`, `switch`, `pull`, `merge`, `rebase`, `stash`, `reset --hard`, …), the directory it runs
+ * in. Commands that only read, or only touch the index or refs, write nothing here.
+ */
+function gitWrites(args: readonly Word[]): ShellAccess[] {
+  let i = 0;
+  let dir = '.';
+  while (i < args.length && args[i]!.text.startsWith('-')) {
+    const opt = args[i]!;
+    if (gitValued.has(opt.text)) {
+      if (opt.text === '-C' && args[i + 1] && !args[i + 1]!.dynamic) {
+        dir = args[i + 1]!.text;
+      }
+      i += 2;
+    } else {
+      i++;
+    }
+  }
+  const sub = args[i]?.text;
+  const rest = args.slice(i + 1);
+  const flags = new Set(rest.filter((a) => a.text.startsWith('-')).map((a) => a.text));
+  const plain = rest.filter((a) => !a.text.startsWith('-'));
+  const files = (from: readonly Word[]): ShellAccess[] => from.filter((w) => !w.dynamic && isRealFile(w.text)).map((w) => ({ path: dir === '.' ? w.text : `${dir.replace(/\/+$/, '')}/${w.text}`, op: 'write' }));
+  const everything: ShellAccess[] = [{ path: dir, op: 'write', tree: true }];
+  if (sub === undefined || args[i]!.dynamic || flags.has('--help') || flags.has('-h')) {
+    return [];
+  }
+  if (sub === 'restore') {
+    // --staged alone restores the index, not the files.
+    return flags.has('--staged') && !flags.has('--worktree') && !flags.has('-W') ? [] : files(operandsAfter(rest, ['-s', '--source']));
+  }
+  if (!gitRewriting.has(sub)) {
+    return [];
+  }
+  switch (sub) {
+    case 'checkout': {
+      const dash = rest.findIndex((a) => a.text === '--');
+      if (dash >= 0) {
+        return files(rest.slice(dash + 1));
+      }
+      // A new branch where HEAD is changes no file.
+      const creates = flags.has('-b') || flags.has('-B') || flags.has('--orphan');
+      return creates && plain.length <= 1 ? [] : everything;
+    }
+    case 'switch':
+      return (flags.has('-c') || flags.has('-C') || flags.has('--create')) && plain.length <= 1 ? [] : everything;
+    case 'reset':
+      return flags.has('--hard') || flags.has('--merge') || flags.has('--keep') ? everything : [];
+    case 'stash':
+      return ['list', 'show', 'drop', 'clear', 'create', 'store'].includes(plain[0]?.text ?? '') ? [] : everything;
+    case 'apply':
+      return flags.has('--check') || flags.has('--stat') || flags.has('--numstat') || flags.has('--summary') || flags.has('--cached') ? [] : everything;
+    case 'clean':
+      return flags.has('-n') || flags.has('--dry-run') ? [] : everything;
+    default:
+      return everything;
+  }
+}
+
+/** Non-flag words, skipping the values of the given flags. */
+function operandsAfter(args: readonly Word[], valued: readonly string[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.text.startsWith('-')) {
+      if (valued.includes(a.text)) {
+        i++;
+      }
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
 }
 
 /**

@@ -99,6 +99,8 @@ export function hasToolSpec(agent: AgentKind, tool: string): boolean {
 export interface Classification {
   category: ToolCategory;
   accesses: FileAccess[];
+  /** See ToolCall.rewrites. */
+  rewrites?: string[];
 }
 
 /**
@@ -114,6 +116,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   }
   const obj = isRecord(input) ? input : emptyInput;
   const accesses: FileAccess[] = [];
+  const rewrites: string[] = [];
   if (spec.paths) {
     for (const p of spec.paths) {
       const v = obj[p.field];
@@ -151,7 +154,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
-      shellAccesses(command, base, accesses);
+      shellAccesses(command, base, accesses, rewrites);
     }
   }
   if (spec.patch) {
@@ -163,7 +166,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   if (spec.script) {
     const v = obj[spec.script];
     if (typeof v === 'string') {
-      scriptAccesses(v, cwd, accesses);
+      scriptAccesses(v, cwd, accesses, rewrites);
     }
   }
   if (spec.extracts) {
@@ -173,7 +176,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       extractAccesses(v.filter((x): x is string => typeof x === 'string'), base, accesses);
     }
   }
-  return { category: spec.category, accesses };
+  return rewrites.length > 0 ? { category: spec.category, accesses, rewrites } : { category: spec.category, accesses };
 }
 
 /** `path:10` or `path:10-20` at the end of an extract target. */
@@ -273,7 +276,7 @@ function listLiterals(script: string, open: number): string[] {
  * they map over); when it calls probe's extract_code, the files its `files` lists spell out.
  * Anything the script computes is not guessed at.
  */
-function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess[]): void {
+function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess[], rewrites: string[]): void {
   const shell = runsShell.test(script);
   const extract = runsExtract.test(script);
   if (!shell && !extract && !script.includes('*** Begin Patch')) {
@@ -295,15 +298,22 @@ function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess
     if (text.includes('*** Begin Patch')) {
       patchAccesses(text, cwd, out);
     } else if (shell) {
-      shellAccesses(text, base, out);
+      shellAccesses(text, base, out, rewrites);
     }
   }
 }
 
-/** The files a shell command reads and writes, resolved against `base`. */
-function shellAccesses(command: string, base: string | undefined, out: FileAccess[]): void {
+/** The files a shell command reads and writes, resolved against `base`; `rewrites` gets the directories it may rewrite wholesale. */
+function shellAccesses(command: string, base: string | undefined, out: FileAccess[], rewrites: string[]): void {
   for (const s of classifyShell(command, base)) {
     const dir = s.cwd ?? base;
+    if (s.tree) {
+      const d = access(s.path, 'write', dir)?.path;
+      if (d !== undefined && !rewrites.includes(d)) {
+        rewrites.push(d);
+      }
+      continue;
+    }
     // A pattern keeps its escapes only in POSIX paths (Windows separators are backslashes).
     if (s.glob && ((dir !== undefined && isWindowsPath(dir)) || isWindowsPath(s.path))) {
       continue;

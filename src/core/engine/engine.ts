@@ -214,6 +214,12 @@ export class RuleEngine {
     }
     // Knowledge changes only after every rule judged the result against what came before.
     const call = rec.call;
+    if (call?.call.rewrites && call.results.length === 1) {
+      // Failed or not (a pull that stopped at a conflict has rewritten files all the same).
+      for (const dir of call.call.rewrites) {
+        this.knowledge.noteRewrite(dir, e.at);
+      }
+    }
     if (call && !e.isError && call.results.length === 1) {
       this.learn(call.call, e);
       if (e.saved) {

@@ -98,6 +98,21 @@ export class FileKnowledge {
     return this.hasSeen(path) || this.lookup(path)?.attemptedAt !== undefined;
   }
 
+  /**
+   * The session ran a command that may have rewritten any file under `dir` (`git checkout main`,
+   * `git stash`, `git pull`): what it knew of each is no longer sure, as after its own `sed -i`.
+   */
+  noteRewrite(dir: string, at: Span): void {
+    for (const [path, k] of this.paths) {
+      // Only what the session had seen: a rewrite shows it nothing, so a file it never read stays unread.
+      if (isUnder(path, dir) && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined)) {
+        k.base = undefined;
+        k.partials = [];
+        k.opaqueSince = at;
+      }
+    }
+  }
+
   /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
   noteAttempted(path: string, at: Span): void {
     this.entry(path).attemptedAt = at;
@@ -286,6 +301,16 @@ export class FileKnowledge {
     const overlaps = write.replaced.length === 0 || unseen.some((u) => write.replaced.some((r) => touches(u, r)));
     return { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
   }
+}
+
+/** Is `path` `dir` itself or a file below it (POSIX or Windows separators)? */
+export function isUnder(path: string, dir: string): boolean {
+  if (!path.startsWith(dir)) {
+    return false;
+  }
+  const next = path.charCodeAt(dir.length);
+  const last = dir.charCodeAt(dir.length - 1);
+  return path.length === dir.length || next === 0x2f || next === 0x5c || last === 0x2f || last === 0x5c;
 }
 
 /**

@@ -91,6 +91,11 @@ export interface ToolCall {
   tool: string;
   category: ToolCategory;
   accesses: FileAccess[];
+  /**
+   * Directories whose files the call may rewrite, which ones unknown (`git checkout main`,
+   * `git pull`, `git stash`): what the session knew of any file in them is no longer sure.
+   */
+  rewrites?: string[];
   messageKey?: string;
   timestamp?: string;
   /** sha256 of the canonical JSON of the call's input (for the hook-bound rules). */

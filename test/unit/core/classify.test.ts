@@ -117,6 +117,33 @@ void describe('shell classification', () => {
     });
   }
 
+  // Git: the files a command puts back, or the directory whose files it may rewrite, any of them.
+  const git: [string, string[]][] = [
+    ['git checkout main', ['write(tree):.']],
+    ['git checkout -b feature', []],
+    ['git checkout -b fix origin/main', ['write(tree):.']],
+    ['git checkout -- src/a.ts src/b.ts', ['write:src/a.ts', 'write:src/b.ts']],
+    ['git restore src/a.ts', ['write:src/a.ts']],
+    ['git restore --staged src/a.ts', []],
+    ['git stash && git checkout main && git pull', ['write(tree):.', 'write(tree):.', 'write(tree):.']],
+    ['git stash list', []],
+    ['git reset --hard HEAD~1', ['write(tree):.']],
+    ['git reset HEAD~1', []],
+    ['git -C sub pull --rebase', ['write(tree):sub']],
+    ['git status && git diff -- src/a.ts && git log --oneline -5', []],
+    ['git add -A && git commit -m "x" && git push', []],
+    ['git apply --check fix.diff', []],
+    ['git switch -c topic', []],
+  ];
+  for (const [cmd, expected] of git) {
+    void test(`git: ${cmd}`, () => {
+      assert.deepEqual(
+        classifyShell(cmd, '/w').map((a) => `${a.op}${a.tree ? '(tree)' : ''}:${a.path}`),
+        expected,
+      );
+    });
+  }
+
   // Which accesses a later command followed: if the call fails, the failure may be that one's.
   const followed: [string, string[]][] = [
     ["rg -n x src/ && sed -n '1,100p' a.go && rg -n y src/", ['read:a.go followed']],

@@ -87,3 +87,34 @@ void describe('file knowledge: reads of a pattern', () => {
     assert.equal(k.hasSeen('/w/gen299/x.go'), true);
   });
 });
+
+void describe('file knowledge: a command that may rewrite any file of a directory', () => {
+  const v1 = 'a\nb\nc\n';
+
+  void test('what the session knew of each file under it is unknown after; outside it, unchanged', () => {
+    const k = new FileKnowledge();
+    k.noteRead('/w/src/a.ts', at(2), { path: '/w/src/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+    k.noteRead('/other/b.ts', at(3), { path: '/other/b.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+    k.noteRewrite('/w', at(4));
+    // The file changed under the session's own `git checkout`: no claim about it.
+    assert.equal(k.judge(edit('/w/src/a.ts', 'a\nB\nc\n')), undefined);
+    assert.equal(k.get('/w/src/a.ts')?.opaqueSince?.line, 4);
+    // Outside the directory the session still knows the file, so a change there is unseen.
+    assert.ok(k.judge(edit('/other/b.ts', 'a\nB\nc\n')));
+  });
+
+  void test('a file the session never saw stays unseen (a rewrite shows it nothing)', () => {
+    const k = new FileKnowledge();
+    k.noteAttempted('/w/src/c.ts', at(2));
+    k.noteRewrite('/w', at(3));
+    assert.equal(k.hasSeen('/w/src/c.ts'), false);
+    assert.equal(k.hasSeen('/w/src/d.ts'), false);
+  });
+
+  void test('a sibling directory that shares the prefix is not under it', () => {
+    const k = new FileKnowledge();
+    k.noteRead('/w2/a.ts', at(2), { path: '/w2/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+    k.noteRewrite('/w', at(3));
+    assert.ok(k.judge(edit('/w2/a.ts', 'a\nB\nc\n')));
+  });
+});

@@ -111,6 +111,22 @@ void describe('lost update', () => {
     assert.ok(authors.length >= 1 && authors.every((k) => k === 'session'), `authors: ${authors.join(', ')}`);
   });
 
+  void test('the session switches branches, then patches the file: the change was its own, nothing', async () => {
+    // `git checkout main` rewrites files the command never names: any change under the
+    // repository while it runs is the session's.
+    const { rollout, file, step } = await setup();
+    await step((r) => r.user('switch and fix').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await env.monitor!.tree!.settle(file);
+    await step((r) => r.shell('c2', 'git stash && git checkout main'));
+    writeFileSync(file, 'const a = 1;\nconst b = 20;\n');
+    await changedTo(file, 'const a = 1;\nconst b = 20;\n', 'the checkout’s change');
+    await step((r) => r.output('c2', "Switched to branch 'main'"));
+    await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
+    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
+    const authors = env.monitor!.tree!.history(file).map((c) => c.by.kind);
+    assert.ok(authors.length >= 1 && authors.every((k) => k === 'session'), `authors: ${authors.join(', ')}`);
+  });
+
   void test('a read of a pathname pattern: the session knows the file it matched, the tree follows real paths only', async () => {
     const { rollout, file, step } = await setup();
     const other = path.join(env.workspace, 'src', 'b.ts');

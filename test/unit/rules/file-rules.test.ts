@@ -363,6 +363,17 @@ ruleTester(staleWrite, {
         .text(),
     },
     {
+      // A real shape (Claude Code 2.1.49): the session's own git commands put back the content
+      // it had read, under its own edit; it then redid the edit.
+      name: 'own git stash / checkout / pull: the content is unknown, not stale',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, v1, 'two', '2')
+        .bash('m3', 'toolu_01GGGGGGGGGGGGGGGGGGGGGG', 'git stash && git checkout main && git pull', 'Saved working directory…')
+        .edit('m4', C, f, v1, 'two', '2')
+        .text(),
+    },
+    {
       // A real Claude Code Bash call: a Python one-liner rewrote the file.
       name: "own python -c write makes the content unknown, not stale",
       input: cc()
@@ -406,6 +417,17 @@ ruleTester(staleWrite, {
         .editResult(B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'THREE', '3', { oldStart: 1, oldLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] })
         .text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
+      // A git command that only reads says nothing about the files.
+      name: 'git status between the write and the changed file: still stale',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, v1, 'two', '2')
+        .bash('m3', 'toolu_01GGGGGGGGGGGGGGGGGGGGGG', 'git status && git diff', '')
+        .edit('m4', C, f, 'one\n2\nthree\nfour\nFIVE\n', 'three', '3')
+        .text(),
+      errors: [{ messageId: 'aside', line: 8, severity: 'warning' }],
     },
     {
       // The partial read showed the line before the gap only: the deletion stays unseen.

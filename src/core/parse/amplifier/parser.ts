@@ -133,6 +133,7 @@ class AmplifierParser implements FormatParser {
       callId: id,
       tool: name,
       category: cls.category,
+      ...(cls.rewrites ? { rewrites: cls.rewrites } : {}),
       accesses,
       messageKey,
       ...(this.ctx.hashInputs ? { inputHash: inputHash(args) } : {}),

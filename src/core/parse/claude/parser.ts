@@ -273,6 +273,7 @@ class ClaudeParser implements FormatParser {
           callId: id,
           tool: name,
           category: cls.category,
+          ...(cls.rewrites ? { rewrites: cls.rewrites } : {}),
           accesses,
           inputHash: this.ctx.hashInputs ? inputHash(input) : undefined,
           messageKey,

@@ -244,6 +244,7 @@ class CodexParser implements FormatParser {
       callId,
       tool: name,
       category: cls.category,
+      ...(cls.rewrites ? { rewrites: cls.rewrites } : {}),
       accesses,
       inputHash: this.ctx.hashInputs ? inputHash(input) : undefined,
       timestamp,

@@ -283,6 +283,7 @@ class GeminiParser implements FormatParser {
       callId: tc.id,
       tool: tc.name,
       category: cls.category,
+      ...(cls.rewrites ? { rewrites: cls.rewrites } : {}),
       accesses,
       messageKey,
       ...(this.ctx.hashInputs ? { inputHash: inputHash(args) } : {}),
