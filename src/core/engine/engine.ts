@@ -146,6 +146,11 @@ export class RuleEngine {
       case 'execution':
         this.dispatch(e.at, 'onExecution', (l) => l.onExecution?.(e));
         return;
+      case 'file-shown':
+        for (const v of e.views) {
+          this.knowledge.noteShown(e.path, e.at, v.start, v.lines);
+        }
+        return;
     }
   }
 

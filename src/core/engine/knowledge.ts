@@ -200,6 +200,16 @@ export class FileKnowledge {
     }
   }
 
+  /**
+   * The agent showed the model `lines` of the file from line `start`, as they are now (Claude
+   * Code's note on a file that changed under the session): a partial read of them.
+   */
+  noteShown(path: string, at: Span, start: number, lines: readonly string[]): void {
+    const k = this.entry(path);
+    k.lastRead = at;
+    k.partials.push(new PartialView(start, lines.join('\n'), at));
+  }
+
   noteWrite(path: string, at: Span, after: string | undefined): void {
     const k = this.entry(path);
     k.lastWrite = at;

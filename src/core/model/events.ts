@@ -209,7 +209,20 @@ export interface TurnEndEvent {
   aborted: boolean;
 }
 
+/**
+ * Parts of a file the agent showed the model without a tool call: Claude Code tells the model
+ * about a file that changed under it (a formatter, the user) with numbered lines of it
+ * (`attachment` `edited_text_file`). Each view is lines as they were then, from `start` (1-based).
+ */
+export interface FileShownEvent {
+  kind: 'file-shown';
+  at: Span;
+  path: string;
+  views: { start: number; lines: string[] }[];
+}
+
 export type NormalizedEvent =
+  | FileShownEvent
   | TurnEndEvent
   | SessionInfo
   | TextEvent

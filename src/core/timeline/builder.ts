@@ -147,6 +147,7 @@ export class TimelineBuilder {
         this.index(e.at.line, { ref: { row: this.note(e.at.line, 'error', clip(`Unreadable line (${e.reason}): ${e.detail}`, maxNoteChars)) } });
         return;
       case 'execution':
+      case 'file-shown':
         return;
     }
   }

@@ -20,6 +20,10 @@ const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
 /** A Codex patch envelope that changes one line of `path`. */
 const updatePatch = (path: string, from = 'two', to = '2'): string => `*** Begin Patch\n*** Update File: ${path}\n@@\n-${from}\n+${to}\n*** End Patch`;
 
+/** Claude Code's note to the model that a file changed under it: numbered lines of it. */
+const shown = (path: string, snippet: string): string =>
+  JSON.stringify({ parentUuid: null, isSidechain: false, attachment: { type: 'edited_text_file', filename: path, snippet }, type: 'attachment', uuid: `att-${snippet.length}`, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
+
 const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
 const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
 
@@ -374,6 +378,12 @@ ruleTester(staleWrite, {
         .text(),
     },
     {
+      // A real 2.1.x shape: a hook's formatter changed line 5; Claude Code showed the model the
+      // changed lines (attachment edited_text_file) before its next edit.
+      name: 'the change shown to the model by Claude Code (edited_text_file), then an edit',
+      input: cc().read('m1', A, f, v1).raw(shown(f, '4\tfour\n5\tFIVE\n...\n')).edit('m2', B, f, 'one\ntwo\nthree\nfour\nFIVE\n', 'two', '2').text(),
+    },
+    {
       // A real Claude Code Bash call: a Python one-liner rewrote the file.
       name: "own python -c write makes the content unknown, not stale",
       input: cc()
@@ -417,6 +427,12 @@ ruleTester(staleWrite, {
         .editResult(B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'THREE', '3', { oldStart: 1, oldLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] })
         .text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
+      // The note showed other lines of the file: the change to line 5 stays unseen.
+      name: 'an edited_text_file note that shows other lines than the change',
+      input: cc().read('m1', A, f, v1).raw(shown(f, '1\tone\n2\ttwo')).edit('m2', B, f, 'one\ntwo\nthree\nfour\nFIVE\n', 'two', '2').text(),
+      errors: [{ messageId: 'aside', line: 5, severity: 'warning' }],
     },
     {
       // A git command that only reads says nothing about the files.

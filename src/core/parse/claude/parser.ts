@@ -181,6 +181,10 @@ class ClaudeParser implements FormatParser {
       }
       return;
     }
+    if (type === 'attachment' && value['isSidechain'] !== true) {
+      this.attachment(value['attachment'], raw);
+      return;
+    }
     if (typeof type !== 'string' || !chainTypes.has(type)) {
       // progress, attachment, file-history-snapshot, queue-operation and unknown kinds
       // are not messages: tolerated, skipped.
@@ -433,6 +437,22 @@ class ClaudeParser implements FormatParser {
     return result;
   }
 
+  /**
+   * An attachment is not a message, but one kind shows the model a file: `edited_text_file`,
+   * written when a file the session knows changed under it (a formatter run by a hook, the
+   * user), with numbered lines of it (`N\ttext`, runs separated by `...`).
+   */
+  private attachment(a: unknown, raw: RawLine): void {
+    if (!isRecord(a) || a['type'] !== 'edited_text_file' || typeof a['filename'] !== 'string' || typeof a['snippet'] !== 'string') {
+      return;
+    }
+    const path = resolveAgainst(a['filename'], this.cwd);
+    const views = numberedRuns(a['snippet']);
+    if (path !== undefined && views.length > 0) {
+      this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views });
+    }
+  }
+
   private system(value: Record<string, unknown>, raw: RawLine): void {
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
@@ -460,6 +480,26 @@ function mentionedFiles(text: string, cwd: string | undefined): string[] {
     }
   }
   return out;
+}
+
+/** `12\tline` runs of a numbered snippet, each from its first line number; anything else ends a run. */
+function numberedRuns(snippet: string): { start: number; lines: string[] }[] {
+  const runs: { start: number; lines: string[] }[] = [];
+  let cur: { start: number; lines: string[] } | undefined;
+  for (const line of snippet.split('\n')) {
+    const m = /^(\d+)\t/.exec(line);
+    const n = m ? Number(m[1]) : NaN;
+    if (!m || n < 1) {
+      cur = undefined;
+      continue;
+    }
+    if (!cur || n !== cur.start + cur.lines.length) {
+      cur = { start: n, lines: [] };
+      runs.push(cur);
+    }
+    cur.lines.push(line.slice(m[0].length));
+  }
+  return runs;
 }
 
 /** The record a result hangs from: Claude Code names it twice, the explicit name first. */
