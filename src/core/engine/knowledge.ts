@@ -366,8 +366,12 @@ function normalisedEnd(text: string): number {
   return n;
 }
 
-/** Does a changed range touch a replaced range? Zero-length changes (deletions) count at their position. */
+/** Does a changed range touch a replaced range? A zero-length change (a deletion) counts at its position; a zero-length replaced range (an insertion) touches nothing. */
 function touches(u: { start: number; count: number }, r: { start: number; count: number }): boolean {
+  if (r.count === 0) {
+    // The write only inserted lines there: it overwrote nothing, however close the change.
+    return false;
+  }
   const uEnd = u.start + Math.max(u.count, 1);
   const rEnd = r.start + Math.max(r.count, 1);
   return u.start < rEnd && r.start < uEnd;

@@ -118,3 +118,23 @@ void describe('file knowledge: a command that may rewrite any file of a director
     assert.ok(k.judge(edit('/w2/a.ts', 'a\nB\nc\n')));
   });
 });
+
+void describe('file knowledge: which unseen change a write overwrote', () => {
+  const v1 = 'a\nb\nc\n';
+  const seen = (k: FileKnowledge): void => k.noteRead('/w/a.ts', at(2), { path: '/w/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+
+  void test('an insertion next to an unseen change overwrote nothing: aside, not overlap', () => {
+    // A real 2.1.49 edit added one line at line 20, where a line had changed unseen.
+    const k = new FileKnowledge();
+    seen(k);
+    const v = k.judge({ path: '/w/a.ts', type: 'update', before: 'a\nB\nc\n', replaced: [{ start: 2, count: 0 }] });
+    assert.equal(v?.overlaps, false);
+    assert.deepEqual(v?.unseen, [{ start: 2, count: 1 }]);
+  });
+
+  void test('a replaced line that changed unseen: overlap', () => {
+    const k = new FileKnowledge();
+    seen(k);
+    assert.equal(k.judge({ path: '/w/a.ts', type: 'update', before: 'a\nB\nc\n', replaced: [{ start: 2, count: 1 }] })?.overlaps, true);
+  });
+});
