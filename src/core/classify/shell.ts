@@ -541,7 +541,14 @@ function gitWrites(args: readonly Word[]): ShellAccess[] {
   const rest = args.slice(i + 1);
   const flags = new Set(rest.filter((a) => a.text.startsWith('-')).map((a) => a.text));
   const plain = rest.filter((a) => !a.text.startsWith('-'));
-  const files = (from: readonly Word[]): ShellAccess[] => from.filter((w) => !w.dynamic && isRealFile(w.text)).map((w) => ({ path: dir === '.' ? w.text : `${dir.replace(/\/+$/, '')}/${w.text}`, op: 'write' }));
+  // A path that names a directory (`git restore .`, `git checkout -- src/`) may rewrite any file in it.
+  const files = (from: readonly Word[]): ShellAccess[] =>
+    from
+      .filter((w) => !w.dynamic && isRealFile(w.text))
+      .map((w) => {
+        const path = dir === '.' ? w.text : `${dir.replace(/\/+$/, '')}/${w.text}`;
+        return /(^|\/)\.{0,2}$|\/$/.test(w.text) ? { path, op: 'write', tree: true } : { path, op: 'write' };
+      });
   const everything: ShellAccess[] = [{ path: dir, op: 'write', tree: true }];
   if (sub === undefined || args[i]!.dynamic || flags.has('--help') || flags.has('-h')) {
     return [];

@@ -125,6 +125,8 @@ void describe('shell classification', () => {
     ['git checkout -- src/a.ts src/b.ts', ['write:src/a.ts', 'write:src/b.ts']],
     ['git restore src/a.ts', ['write:src/a.ts']],
     ['git restore --staged src/a.ts', []],
+    ['git restore .', ['write(tree):.']],
+    ['git checkout -- src/ README.md', ['write(tree):src/', 'write:README.md']],
     ['git stash && git checkout main && git pull', ['write(tree):.', 'write(tree):.', 'write(tree):.']],
     ['git stash list', []],
     ['git reset --hard HEAD~1', ['write(tree):.']],
