@@ -331,27 +331,27 @@ export class RuleEngine {
     entry.disabled = true;
     this.logger.error(`rule ${entry.rule.meta.id} threw in ${where} at ${this.opts.file}:${at.line}: ${describeError(e)}`);
     const message = e instanceof Error ? e.message : String(e);
-    this.opts.sink.add({
-      id: `${ruleCrashedId}|${this.opts.file}|${entry.rule.meta.id}`,
-      rule: ruleCrashedId,
-      severity: 'warning',
-      file: this.opts.file,
-      line: at.line,
-      column: 1,
-      endLine: at.line,
-      endColumn: 1,
-      message: `Rule ${entry.rule.meta.id} failed on this line and was turned off for this file (${message}). Other rules still ran; please report this.`,
-      agent: this.agent,
-      session: this.sessionId,
-      related: [],
-    });
+    this.reportOwnBug(
+      entry.rule.meta.id,
+      at,
+      `Rule ${entry.rule.meta.id} failed on this line and was turned off for this file (${message}). Other rules still ran; please report this.`,
+    );
   }
 
   /** A line the adapter (or this engine) failed on: our bug, reported on its line, never a lost file. */
   private internalError(at: Span, detail: string): void {
     this.logger.error(`reading ${this.opts.file}:${at.line} failed: ${detail}`);
+    this.reportOwnBug(
+      `line:${at.line}`,
+      at,
+      `Agent Guard failed to read line ${at.line} (${detail}); this is a bug in Agent Guard, not in the transcript. The rest of the file was still checked; please report this.`,
+    );
+  }
+
+  /** An `internal-error` finding at the start of the line; `key` makes it one per rule, or per line. */
+  private reportOwnBug(key: string, at: Span, message: string): void {
     this.opts.sink.add({
-      id: `${ruleCrashedId}|${this.opts.file}|line:${at.line}`,
+      id: `${ruleCrashedId}|${this.opts.file}|${key}`,
       rule: ruleCrashedId,
       severity: 'warning',
       file: this.opts.file,
@@ -359,7 +359,7 @@ export class RuleEngine {
       column: 1,
       endLine: at.line,
       endColumn: 1,
-      message: `Agent Guard failed to read line ${at.line} (${detail}); this is a bug in Agent Guard, not in the transcript. The rest of the file was still checked; please report this.`,
+      message,
       agent: this.agent,
       session: this.sessionId,
       related: [],

@@ -8,6 +8,15 @@ import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
 const ops = (cmd: string, cwd = '/w'): string[] =>
   classifyShell(cmd, cwd).map((a) => `${a.op}${a.glob ? '(glob)' : ''}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
 
+/** One test per row: `show(command)` must give the row's expectation. */
+function table(label: string, rows: readonly [string, string[]][], show: (cmd: string) => string[]): void {
+  for (const [cmd, expected] of rows) {
+    void test(label + cmd.split('\n')[0], () => {
+      assert.deepEqual(show(cmd), expected);
+    });
+  }
+}
+
 void describe('shell classification', () => {
   const cases: [string, string[]][] = [
     ['cat src/a.ts', ['read:src/a.ts']],
@@ -111,11 +120,7 @@ void describe('shell classification', () => {
     ['npx prettier --write "src/**/*.ts"', []],
     ['ls -la && pwd', []],
   ];
-  for (const [cmd, expected] of cases) {
-    void test(cmd.split('\n')[0], () => {
-      assert.deepEqual(ops(cmd), expected);
-    });
-  }
+  table('', cases, (cmd) => ops(cmd));
 
   // Git: the files a command puts back, or the directory whose files it may rewrite, any of them.
   const git: [string, string[]][] = [
@@ -137,14 +142,7 @@ void describe('shell classification', () => {
     ['git apply --check fix.diff', []],
     ['git switch -c topic', []],
   ];
-  for (const [cmd, expected] of git) {
-    void test(`git: ${cmd}`, () => {
-      assert.deepEqual(
-        classifyShell(cmd, '/w').map((a) => `${a.op}${a.tree ? '(tree)' : ''}:${a.path}`),
-        expected,
-      );
-    });
-  }
+  table('git: ', git, (cmd) => classifyShell(cmd, '/w').map((a) => `${a.op}${a.tree ? '(tree)' : ''}:${a.path}`));
 
   // Which accesses a later command followed: if the call fails, the failure may be that one's.
   const followed: [string, string[]][] = [
@@ -158,14 +156,7 @@ void describe('shell classification', () => {
     ['for f in a b; do cat "$f"; done', ['read:a followed', 'read:b']],
     ['echo x > out.txt', ['write:out.txt']],
   ];
-  for (const [cmd, expected] of followed) {
-    void test(`followed: ${cmd.split('\n')[0]}`, () => {
-      assert.deepEqual(
-        classifyShell(cmd, '/w').map((a) => `${a.op}:${a.path}${a.followed ? ' followed' : ''}`),
-        expected,
-      );
-    });
-  }
+  table('followed: ', followed, (cmd) => classifyShell(cmd, '/w').map((a) => `${a.op}:${a.path}${a.followed ? ' followed' : ''}`));
 });
 
 void describe('PowerShell (Codex on Windows)', () => {
@@ -183,11 +174,7 @@ void describe('PowerShell (Codex on Windows)', () => {
     ['Get-Content $f', []],
     ['Get-Content *.py', []],
   ];
-  for (const [cmd, expected] of cases) {
-    void test(cmd, () => {
-      assert.deepEqual(ops(cmd, win), expected);
-    });
-  }
+  table('', cases, (cmd) => ops(cmd, win));
   void test('gc and type are PowerShell aliases only in a Windows directory (a POSIX `type` names a command)', () => {
     assert.deepEqual(ops('type ls'), []);
     assert.deepEqual(ops('gc a.txt'), []);

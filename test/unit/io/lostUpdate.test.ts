@@ -80,52 +80,29 @@ void describe('lost update', () => {
     assert.deepEqual(f.subject, { path: file });
   });
 
-  void test('the same sequence with the change made by the session itself: nothing', async () => {
-    const { rollout, file, step } = await setup();
-    await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
-    await env.monitor!.tree!.settle(file);
-    // The session's own shell write: its call is in the transcript while the file changes.
-    await step((r) => r.shell('c2', "sed -i 's/b = 2/b = 3/' src/app.ts"));
-    writeFileSync(file, 'const a = 1;\nconst b = 3;\n');
-    await changedTo(file, 'const a = 1;\nconst b = 3;\n', 'the session’s change');
-    await step((r) => r.output('c2', ''));
-    await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
-    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
-    const authors = env.monitor!.tree!.history(file).map((c) => c.by.kind);
-    assert.ok(authors.length >= 1 && authors.every((k) => k === 'session'), `authors: ${authors.join(', ')}`);
-  });
-
-  void test('the session runs a formatter on the file it read, then patches it: its own change, nothing', async () => {
-    // A common real sequence (gofmt -w, prettier --write): the formatter's rewrite happens while
-    // the session's call runs. Taken for someone else's, it looked like a lost update.
-    const { rollout, file, step } = await setup();
-    await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
-    await env.monitor!.tree!.settle(file);
-    await step((r) => r.shell('c2', 'npx prettier --write src/app.ts'));
-    writeFileSync(file, 'const a = 1;\nconst b = 2;\n\n');
-    await changedTo(file, 'const a = 1;\nconst b = 2;\n\n', 'the formatter’s change');
-    await step((r) => r.output('c2', 'src/app.ts 12ms'));
-    await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
-    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
-    const authors = env.monitor!.tree!.history(file).map((c) => c.by.kind);
-    assert.ok(authors.length >= 1 && authors.every((k) => k === 'session'), `authors: ${authors.join(', ')}`);
-  });
-
-  void test('the session switches branches, then patches the file: the change was its own, nothing', async () => {
-    // `git checkout main` rewrites files the command never names: any change under the
-    // repository while it runs is the session's.
-    const { rollout, file, step } = await setup();
-    await step((r) => r.user('switch and fix').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
-    await env.monitor!.tree!.settle(file);
-    await step((r) => r.shell('c2', 'git stash && git checkout main'));
-    writeFileSync(file, 'const a = 1;\nconst b = 20;\n');
-    await changedTo(file, 'const a = 1;\nconst b = 20;\n', 'the checkout’s change');
-    await step((r) => r.output('c2', "Switched to branch 'main'"));
-    await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
-    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
-    const authors = env.monitor!.tree!.history(file).map((c) => c.by.kind);
-    assert.ok(authors.length >= 1 && authors.every((k) => k === 'session'), `authors: ${authors.join(', ')}`);
-  });
+  // The same sequence with the change made by the session's own command while its call runs:
+  // its call is in the transcript while the file changes, so the change is its own. A formatter
+  // and a branch switch name the file differently, or not at all.
+  const ownChanges = [
+    { name: 'a shell write of the file (sed -i)', command: "sed -i 's/b = 2/b = 3/' src/app.ts", content: 'const a = 1;\nconst b = 3;\n', output: '' },
+    { name: 'a formatter run on the file (prettier --write)', command: 'npx prettier --write src/app.ts', content: 'const a = 1;\nconst b = 2;\n\n', output: 'src/app.ts 12ms' },
+    { name: 'a branch switch (git stash && git checkout main)', command: 'git stash && git checkout main', content: 'const a = 1;\nconst b = 20;\n', output: "Switched to branch 'main'" },
+  ];
+  for (const c of ownChanges) {
+    void test(`the change made by the session itself, ${c.name}: nothing`, async () => {
+      const { rollout, file, step } = await setup();
+      await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+      await env.monitor!.tree!.settle(file);
+      await step((r) => r.shell('c2', c.command));
+      writeFileSync(file, c.content);
+      await changedTo(file, c.content, 'the session’s change');
+      await step((r) => r.output('c2', c.output));
+      await step((r) => r.patch('c3', patch('src/app.ts')).output('c3', 'Done!', true).say('done'));
+      assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
+      const authors = env.monitor!.tree!.history(file).map((x) => x.by.kind);
+      assert.ok(authors.length >= 1 && authors.every((k) => k === 'session'), `authors: ${authors.join(', ')}`);
+    });
+  }
 
   void test('a read of a pathname pattern: the session knows the file it matched, the tree follows real paths only', async () => {
     const { rollout, file, step } = await setup();

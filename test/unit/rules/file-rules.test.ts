@@ -24,6 +24,19 @@ const updatePatch = (path: string, from = 'two', to = '2'): string => `*** Begin
 const shown = (path: string, snippet: string): string =>
   JSON.stringify({ parentUuid: null, isSidechain: false, attachment: { type: 'edited_text_file', filename: path, snippet }, type: 'attachment', uuid: `att-${snippet.length}`, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
 
+/**
+ * A Codex session that runs `command` (a unified-exec output with `exit` and `output`), then
+ * patches `path` (line 5 of the rollout).
+ */
+const commandThenPatch = (command: string, exit: number, output: string, path = 'src/app.ts', from?: string, to?: string): string =>
+  new CodexRollout()
+    .user('go')
+    .exec('c1', command)
+    .output('c1', `Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code ${exit}\nOutput:\n${output}`)
+    .patch('c2', updatePatch(path, from, to))
+    .output('c2', 'Done!', true)
+    .text();
+
 const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
 const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
 
@@ -108,13 +121,7 @@ ruleTester(writeBeforeRead, {
     {
       // A loop over a brace expansion (a real code-mode call): the words are literal.
       name: 'Codex: a for loop over go/{a,b}/x.go reads each, then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', 'for f in src/{lib,app}.ts go/x.go; do test -f "$f" && sed -n \'1,50p\' "$f"; done')
-        .output('c1', 'Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\none\n')
-        .patch('c2', updatePatch('src/app.ts'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch('for f in src/{lib,app}.ts go/x.go; do test -f "$f" && sed -n \'1,50p\' "$f"; done', 0, 'one\n'),
     },
     {
       // The real shape: a code-mode script runs the loop; its output shows each file.
@@ -137,35 +144,17 @@ ruleTester(writeBeforeRead, {
       // The real case (a Codex 0.15x session): the last search found nothing, so the chain
       // exited 1, but the read before it ran. It may have, at least: no claim it never read.
       name: 'Codex: a read inside an && chain whose later search fails, then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', "rg -n 'spec' src && sed -n '1,100p' src/app.ts && rg -n 'Proposal' src -g '*test.ts'")
-        .output('c1', 'Chunk ID: bb169b\nWall time: 0.0000 seconds\nProcess exited with code 1\nOutput:\nsrc/lib.ts:3:spec\none\ntwo\n')
-        .patch('c2', updatePatch('src/app.ts'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch("rg -n 'spec' src && sed -n '1,100p' src/app.ts && rg -n 'Proposal' src -g '*test.ts'", 1, 'src/lib.ts:3:spec\none\ntwo\n'),
     },
     {
       // A real Codex 0.142 shape: the session copied the file into place itself.
       name: 'Codex: a file the session copied into place (through a variable it set), then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', 'd=results/run-1\nmkdir -p "$d"\ncp /runs/1/summary.md "$d/summary.md"')
-        .output('c1', 'Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n')
-        .patch('c2', updatePatch('results/run-1/summary.md'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch('d=results/run-1\nmkdir -p "$d"\ncp /runs/1/summary.md "$d/summary.md"', 0, '', 'results/run-1/summary.md'),
     },
     {
       // Every command of a `;` list runs; the exit code is the last one's.
       name: 'Codex: a read before `;` in a call that failed, then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', 'cat src/app.ts; npm test')
-        .output('c1', 'Chunk ID: 1\nWall time: 3.1 seconds\nProcess exited with code 1\nOutput:\none\n1 failing\n')
-        .patch('c2', updatePatch('src/app.ts'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch('cat src/app.ts; npm test', 1, 'one\n1 failing\n'),
     },
     {
       name: "Claude Code: probe's extract_code (mcp__probe__extract_code), then an edit",
@@ -187,26 +176,14 @@ ruleTester(writeBeforeRead, {
     {
       // A read that failed (unified exec: "Process exited with code 1") saw nothing.
       name: 'Codex: a failed read, then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', 'cat src/app.ts')
-        .output('c1', 'Chunk ID: 7b18de\nWall time: 0.3041 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: src/app.ts: Permission denied\n')
-        .patch('c2', updatePatch('src/app.ts'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch('cat src/app.ts', 1, 'cat: src/app.ts: Permission denied\n'),
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
       // The read is the chain's last command: the failure may be its own, or the search before
       // it found nothing and it never ran. Either way it saw nothing.
       name: 'Codex: a read as the last command of a failed && chain, then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', "rg -n 'spec' src && sed -n '1,100p' src/app.ts")
-        .output('c1', 'Chunk ID: 7\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\n')
-        .patch('c2', updatePatch('src/app.ts'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch("rg -n 'spec' src && sed -n '1,100p' src/app.ts", 1, ''),
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
@@ -230,13 +207,7 @@ ruleTester(writeBeforeRead, {
     },
     {
       name: 'Codex: a loop over another directory\'s files, then an update patch',
-      input: new CodexRollout()
-        .user('go')
-        .exec('c1', 'for f in python/prompts/*.md; do cat "$f"; done')
-        .output('c1', 'Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nx\n')
-        .patch('c2', updatePatch('python/agents/review.json', '{}', '{ }'))
-        .output('c2', 'Done!', true)
-        .text(),
+      input: commandThenPatch('for f in python/prompts/*.md; do cat "$f"; done', 0, 'x\n', 'python/agents/review.json', '{}', '{ }'),
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
