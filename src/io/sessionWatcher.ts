@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'chokidar';
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import {
   agentForPath,
@@ -77,6 +77,8 @@ export class SessionWatcher implements Disposable {
   private readonly rootInodes = new Map<WatchedRoot, number>();
   private readonly logger: Logger;
   private disposed = false;
+  /** Set once the first scan is done: folders that appear after it are looked through again. */
+  private started = false;
 
   constructor(private readonly opts: SessionWatcherOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -95,6 +97,7 @@ export class SessionWatcher implements Disposable {
   async start(): Promise<void> {
     await Promise.all(this.roots.map((r) => this.tryWatch(r)));
     await this.idle();
+    this.started = true;
     this.pollTimer = setInterval(() => {
       this.retryUndecided();
       for (const r of this.roots) {
@@ -243,6 +246,46 @@ export class SessionWatcher implements Disposable {
     w.on('error', (e) => this.logger.warn(`watcher error under ${root.path}: ${describeError(e)}`));
     await new Promise<void>((resolve) => w.once('ready', () => resolve()));
     this.logger.info(`watching ${root.path} for ${root.agent} sessions`);
+    w.on('addDir', (p) => this.rescanSoon(root, p));
+    if (this.started) {
+      // The folder appeared while we watched for it, likely with its first session on its heels.
+      this.rescanSoon(root, root.path);
+    }
+  }
+
+  /**
+   * A folder that appeared while watched is looked through again a few times. chokidar reads a
+   * new folder, then watches it: a file created in between is reported only when it is written
+   * again (Codex makes each day's folder and that day's first rollout at once; a test that
+   * appends once and waits would wait forever).
+   */
+  private rescanSoon(root: WatchedRoot, dir: string): void {
+    const below = dir === root.path ? 0 : nodePath.relative(root.path, dir).split(nodePath.sep).length;
+    for (const ms of [250, 1000, 3000]) {
+      setTimeout(() => {
+        if (!this.disposed && this.watchers.has(root)) {
+          this.track(this.rescan(root, dir, root.depth - below));
+        }
+      }, ms).unref?.();
+    }
+  }
+
+  /** The transcripts below `dir` (to `depth` more levels) that no event has brought yet. */
+  private async rescan(root: WatchedRoot, dir: string, depth: number): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = nodePath.join(dir, e.name);
+      if (e.isDirectory() && depth > 0) {
+        await this.rescan(root, p, depth - 1);
+      } else if (e.isFile() && p.endsWith('.jsonl') && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p)) {
+        await this.onFile(root, p, 'add');
+      }
+    }
   }
 
   /**
