@@ -1,4 +1,4 @@
-import type { Role, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
+import type { CallRunningEvent, Role, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
 
 /** One API-visible message, rebuilt from transcript lines. */
 export interface MessageRecord {
@@ -26,6 +26,12 @@ export interface CallRecord {
   results: ResultRecord[];
   /** Sequence number of the event, for "happened before" questions. */
   seq: number;
+  /**
+   * The first later record hung from this call's progress output (see `CallRunningEvent`):
+   * written while the call ran, unless the call died there. A prompt there waits for the
+   * result; a result that comes after it shows the call ran on.
+   */
+  runningAt?: Span;
 }
 
 export interface ResultRecord {
@@ -119,6 +125,15 @@ export class Conversation {
       if (this.pending.get(result.callId) === call) {
         this.pending.delete(result.callId);
       }
+    }
+    return rec;
+  }
+
+  /** A sign the call is running; the call's record, when it is still waiting for its result. */
+  noteRunning(e: CallRunningEvent): CallRecord | undefined {
+    const rec = this.pending.get(e.callId);
+    if (rec && e.by !== 'progress') {
+      rec.runningAt ??= e.at;
     }
     return rec;
   }

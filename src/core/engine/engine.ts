@@ -146,6 +146,13 @@ export class RuleEngine {
       case 'execution':
         this.dispatch(e.at, 'onExecution', (l) => l.onExecution?.(e));
         return;
+      case 'call-running': {
+        const rec = this.conversation.noteRunning(e);
+        if (rec) {
+          this.dispatch(e.at, 'onRunning', (l) => l.onRunning?.(rec, e));
+        }
+        return;
+      }
       case 'file-shown':
         for (const v of e.views) {
           this.knowledge.noteShown(e.path, e.at, v.start, v.lines);

@@ -1,5 +1,6 @@
 import type { AgentKind } from '../model/agent';
 import type {
+  CallRunningEvent,
   ExecutionEvent,
   MalformedEvent,
   ResetEvent,
@@ -141,6 +142,8 @@ export interface RuleListener {
   onTurnEnd?(at: Span, aborted: boolean): void;
   onMalformed?(e: MalformedEvent): void;
   onExecution?(e: ExecutionEvent): void;
+  /** A sign that this call, still without a result, is running (`CallRunningEvent`). */
+  onRunning?(call: CallRecord, e: CallRunningEvent): void;
   /** End of a finished file (check only). */
   onEnd?(): void;
   /** Live only: time passed (for rules that judge by elapsed time). */

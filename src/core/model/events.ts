@@ -221,7 +221,26 @@ export interface FileShownEvent {
   views: { start: number; lines: string[] }[];
 }
 
+/**
+ * Signs that a tool call with no result yet was still running. Claude Code hangs each record
+ * from the line written just before it; when that line is `progress` output of the call, the
+ * record (a prompt typed meanwhile, or an assistant turn of another message) was written while
+ * the call ran — or after the call died without a result, which only what comes next tells:
+ * more progress output of the call (`by: 'progress'`, sent once a record has hung from it) or
+ * its result. Emitted before the record's own events.
+ */
+export interface CallRunningEvent {
+  kind: 'call-running';
+  /** The record that hangs from the progress line; for `progress`, the progress line itself. */
+  at: Span;
+  callId: string;
+  by: Role | 'progress';
+  /** The progress line the record hangs from (for `progress`, the line itself). */
+  progressAt: Span;
+}
+
 export type NormalizedEvent =
+  | CallRunningEvent
   | FileShownEvent
   | TurnEndEvent
   | SessionInfo

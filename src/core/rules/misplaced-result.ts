@@ -39,6 +39,10 @@ export const misplacedResult = defineRule({
             return;
           }
         }
+        // Records written while the call still ran (`runningAt` and after) explain its result
+        // coming after them: a prompt typed meanwhile, or a second execution, which
+        // overlapping-executions reports.
+        const runningFrom = call.runningAt?.line ?? Infinity;
         const data = {
           id: rec.result.callId,
           tool: call.call.tool,
@@ -61,20 +65,24 @@ export const misplacedResult = defineRule({
           // slot itself may hold sibling results or a placeholder, which is not "in between").
           const slot = ctx.conversation.messages[call.message.index + 1];
           const between = slot?.role === 'assistant' ? slot : (slot?.promptAt ? slot : ctx.conversation.messages[call.message.index + 2]);
+          const betweenLine = (between?.role === 'user' ? between.promptAt?.line : undefined) ?? between?.at.line ?? 0;
+          if (betweenLine >= runningFrom) {
+            return;
+          }
           ctx.report({
             ...common,
             messageId: 'late',
             data: {
               ...data,
               between: between?.role === 'assistant' ? 'assistant turn' : between?.promptAt ? 'user prompt' : 'message',
-              betweenLine: (between?.role === 'user' ? between.promptAt?.line : undefined) ?? between?.at.line ?? 0,
+              betweenLine,
             },
             related: [...common.related, ...(between ? [{ at: between.at, message: 'the message in between' }] : [])],
           });
           return;
         }
         const textAt = rec.message.textAt;
-        if (textAt && textAt.line < rec.result.at.line) {
+        if (textAt && textAt.line < rec.result.at.line && textAt.line < runningFrom) {
           ctx.report({ ...common, messageId: 'afterText', data: { ...data, betweenLine: textAt.line } });
         }
       },

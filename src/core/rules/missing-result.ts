@@ -26,11 +26,29 @@ export const missingResult = defineRule({
      * no more per message than one with none.
      */
     let open: CallRecord[] = [];
+    /**
+     * Calls reported after a record was hung from their progress output (`runningAt`), by the
+     * finding's key. If the call then shows it ran on — more progress output, or its real
+     * result — the next turn came from a second execution: the finding is withdrawn, and
+     * overlapping-executions reports the overlap instead.
+     */
+    const tentative = new Map<CallRecord, string>();
+    const withdraw = (call: CallRecord): void => {
+      const key = tentative.get(call);
+      if (key !== undefined) {
+        tentative.delete(call);
+        ctx.retract(key);
+      }
+    };
     const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false): void => {
+      const key = call.call.callId + '@' + call.call.at.line;
+      if (call.runningAt !== undefined) {
+        tentative.set(call, key);
+      }
       ctx.report({
         messageId,
         at: call.call.at,
-        key: call.call.callId + '@' + call.call.at.line,
+        key,
         callId: call.call.callId,
         demote,
         data: {
@@ -67,9 +85,26 @@ export const missingResult = defineRule({
           sweep((c) => c.message !== msg, 'beforeNext', 'next assistant turn', msg.at);
         }
       },
+      onRunning(call, e) {
+        if (e.by === 'progress') {
+          withdraw(call);
+        }
+      },
+      onResult(rec) {
+        if (rec.call && !rec.result.placeholder && tentative.size > 0) {
+          withdraw(rec.call);
+        }
+      },
       onText(e, msg) {
         if (e.role === 'user' && !e.attached && open.length > 0) {
-          sweep((c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch, 'beforeNext', e.prompt ? 'user prompt' : 'user message', e.at);
+          // A prompt typed while the call ran (hung from its progress output) goes to the model
+          // after the call's result: nothing is missing yet; the next assistant turn judges.
+          sweep(
+            (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined,
+            'beforeNext',
+            e.prompt ? 'user prompt' : 'user message',
+            e.at,
+          );
         }
       },
       onTurnEnd(at, aborted) {
@@ -78,6 +113,7 @@ export const missingResult = defineRule({
       onReset() {
         // The calls of the old history are no longer sent: nothing is missing any more.
         open = [];
+        tentative.clear();
       },
       onEnd() {
         sweep(() => true, 'atEnd', 'end of file', undefined, true);

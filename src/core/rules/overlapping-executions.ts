@@ -1,6 +1,6 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
-import type { ExecutionEvent, Span } from '../model/events';
+import type { CallRunningEvent, ExecutionEvent, Span } from '../model/events';
 import { sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
@@ -11,6 +11,12 @@ interface OpenExecution {
   /** Tool calls started and not finished, by call id. */
   tools: Map<string, { at: Span; tool: string | undefined }>;
 }
+
+/**
+ * Signs of two executions closer together than this (in lines) are one stretch of them, and
+ * one finding: two executions interleaving give a sign at nearly every turn.
+ */
+const overlapGapLines = 200;
 
 export const overlappingExecutions = defineRule({
   meta: {
@@ -27,6 +33,8 @@ export const overlappingExecutions = defineRule({
         'A second execution of session {{session}} started here while the one that started on line {{firstLine}} was still running{{pending}}. Two executions on one session rewrite its history under each other; stop one before the session becomes unresumable.',
       branch:
         'A new {{what}} started on another branch of this session (forked at line {{forkLine}}) while tool call {{callId}} ({{tool}}, line {{callLine}}) of the earlier turn had no result yet: two executions of one session are in flight.',
+      running:
+        'An assistant turn was written here while tool call {{callId}} ({{tool}}, line {{callLine}}) was still running ({{evidence}}): a second execution of this session is in flight, and the two write their calls and results in between each other.',
       interleaved:
         'Two branches of this session are being written alternately (this line continues the branch that started on line {{otherLine}}): two executions of one session are appending to the same transcript.',
     },
@@ -36,6 +44,53 @@ export const overlappingExecutions = defineRule({
     const branches = sharedBranchTracker(ctx.conversation);
     const switches = new Map<string, number>();
     let forked = false;
+    /** Records hung from the progress output of calls still without a result. */
+    let hungFrom: { call: CallRecord; e: CallRunningEvent }[] = [];
+    /**
+     * Assistant turns written after a record was hung from a pending call's progress output,
+     * by that call: a second execution if the call then shows it ran on (more progress output,
+     * or its real result); if it died there, the turn was the same execution going on.
+     */
+    const turnsWhileRunning = new Map<CallRecord, Span>();
+    /** Line of the last turn reported or covered: one finding per stretch of overlap. */
+    let lastOverlapLine = -Infinity;
+
+    const confirm = (call: CallRecord): void => {
+      const at = turnsWhileRunning.get(call);
+      if (at === undefined) {
+        return;
+      }
+      turnsWhileRunning.delete(call);
+      const quiet = at.line - lastOverlapLine > overlapGapLines;
+      lastOverlapLine = Math.max(lastOverlapLine, at.line);
+      if (!quiet) {
+        return;
+      }
+      const c = call.call;
+      const signs = hungFrom.filter((x) => x.call === call);
+      // What shows the call was running: this turn hanging from its progress output, and a
+      // prompt typed meanwhile that did.
+      const own = signs.find((x) => x.e.by === 'assistant' && x.e.at.line === at.line);
+      const prompt = signs.find((x) => x.e.by === 'user');
+      const evidence: string[] = [];
+      const related = [{ at: c.at, message: `the ${c.tool} call, still running` }];
+      if (own) {
+        evidence.push(`this line follows its progress output on line ${own.e.progressAt.line}`);
+        related.push({ at: own.e.progressAt, message: 'its progress output, which this turn follows' });
+      }
+      if (prompt) {
+        evidence.push(`a prompt typed meanwhile, on line ${prompt.e.at.line}, follows its progress output on line ${prompt.e.progressAt.line}`);
+        related.push({ at: prompt.e.at, message: 'the prompt typed while it ran' });
+      }
+      ctx.report({
+        messageId: 'running',
+        at,
+        key: `running@${at.line}`,
+        callId: c.callId,
+        data: { callId: c.callId, tool: c.tool, callLine: c.at.line, evidence: evidence.join('; ') },
+        related,
+      });
+    };
 
     const onExecution = (e: ExecutionEvent): void => {
       const open = executions.get(e.sessionId);
@@ -154,6 +209,24 @@ export const overlappingExecutions = defineRule({
 
     return {
       onExecution,
+      onRunning(call, e) {
+        if (e.by === 'progress') {
+          confirm(call);
+        } else {
+          hungFrom.push({ call, e });
+        }
+      },
+      onMessage(msg) {
+        if (msg.role !== 'assistant' || hungFrom.length === 0) {
+          return;
+        }
+        hungFrom = hungFrom.filter((x) => x.call.results.length === 0);
+        for (const x of hungFrom) {
+          if (x.call.message.epoch === msg.epoch && x.call.message.index < msg.index && !turnsWhileRunning.has(x.call)) {
+            turnsWhileRunning.set(x.call, msg.at);
+          }
+        }
+      },
       onCall(rec) {
         note(rec, rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at, 'assistant turn', rec.message.index);
       },
@@ -162,10 +235,15 @@ export const overlappingExecutions = defineRule({
         note(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
       },
       onResult(rec) {
+        if (rec.call && turnsWhileRunning.size > 0 && !rec.result.placeholder) {
+          confirm(rec.call);
+        }
         note(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at, '', rec.message.index);
       },
       onReset() {
         branches.reset();
+        hungFrom = [];
+        turnsWhileRunning.clear();
       },
     };
   },

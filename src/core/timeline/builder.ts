@@ -148,6 +148,7 @@ export class TimelineBuilder {
         return;
       case 'execution':
       case 'file-shown':
+      case 'call-running':
         return;
     }
   }

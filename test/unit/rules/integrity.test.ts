@@ -53,6 +53,83 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(rules(t.text()), ['overlapping-executions:branch@5']);
   });
 
+  // Claude Code hangs each record from the line written before it. A record hanging from a
+  // progress line of a call with no result was written while that call ran (the shape of a
+  // real 2.1.42 session, Beep206/CyberVPN 67edd8f2, lines 1142–1193).
+  const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
+  const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
+  const every = (text: string): string[] =>
+    run(text)
+      .findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`)
+      .sort();
+
+  void test('Claude Code: a prompt typed while a call ran waits for its result: nothing is missing or misplaced', () => {
+    const t = new ClaudeTranscript().user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
+    t.bashProgress(A).user('are you stuck?').bashProgress(A).linkedResult(A, 'ok').say('m2', 'all pass');
+    assert.deepEqual(every(t.text()), []);
+    // Without the progress line in between, the same prompt does come before the result.
+    const plain = new ClaudeTranscript().user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
+    plain.user('are you stuck?').linkedResult(A, 'ok').say('m2', 'all pass');
+    assert.deepEqual(every(plain.text()), ['misplaced-result:afterText@4', 'missing-result:beforeNext@2']);
+  });
+
+  void test('Claude Code: an assistant turn written while a call still ran is one overlapping execution, not pairing errors', () => {
+    const t = new ClaudeTranscript().user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
+    t.bashProgress(A).user('are you stuck?').bashProgress(A);
+    t.say('m2', 'not stuck, the tests are slow').call('m2', B, 'Bash', { command: 'npm test -- --bail' }).bashProgress(B);
+    // The first execution goes on once its call returns; its next turn hangs from B's progress.
+    t.linkedResult(A, 'ok').bashProgress(B).say('m3', 'the first run passed').linkedResult(B, 'ok').say('m4', 'both passed');
+    const { findings } = run(t.text());
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['overlapping-executions:running@6'],
+    );
+    assert.match(findings[0]!.message, /while tool call toolu_01A+ \(Bash, line 2\) was still running \(this line follows its progress output on line 5; a prompt typed meanwhile, on line 4, follows its progress output on line 3\)/);
+    assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5, 4]);
+  });
+
+  void test('Claude Code: a turn hung from the progress output of a call that then died is a missing result, not an overlap', () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A).bashProgress(A);
+    t.say('m2', 'moving on').user('thanks').say('m3', 'ok');
+    assert.deepEqual(every(t.text()), ['missing-result:beforeNext@2']);
+    // A prompt typed meanwhile, and the call never answers: missing at the next turn.
+    const p = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A);
+    p.user('are you stuck?').say('m2', 'no');
+    assert.deepEqual(every(p.text()), ['missing-result:beforeNext@2']);
+  });
+
+  void test('Claude Code: a prompt typed while a call ran, a turn, then the call returns: the result shows the overlap', () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A);
+    t.user('are you stuck?').say('m2', 'no, still running').linkedResult(A, 'ok').say('m3', 'passed');
+    const { findings } = run(t.text());
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['overlapping-executions:running@5'],
+    );
+    assert.match(findings[0]!.message, /\(a prompt typed meanwhile, on line 4, follows its progress output on line 3\)/);
+  });
+
+  void test("Claude Code: the call's own next block, written between its progress lines, is not another turn", () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A);
+    t.call('m1', B, 'Bash', { command: 'npm run lint' }).bashProgress(A).linkedResult(A, 'ok').linkedResult(B, 'ok').say('m2', 'done');
+    assert.deepEqual(every(t.text()), []);
+  });
+
+  void test('Claude Code: a turn that does not hang from the running call is still judged by the pairing rules', () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A);
+    t.from(t.uuidAt(2)).say('m2', 'moving on');
+    assert.deepEqual(every(t.text()), ['missing-result:beforeNext@2']);
+  });
+
+  void test('Claude Code: progress written after the result (a PostToolUse hook) is not a running call', () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Edit', { file_path: '/home/dev/proj/new.ts', old_string: 'a', new_string: 'b' });
+    t.linkedResult(A, 'File created').progress(A).say('m2', 'done');
+    assert.deepEqual(
+      every(t.text()).filter((f) => !f.startsWith('write-before-read')),
+      [],
+    );
+  });
+
   void test('Amplifier: a second execution while a delegate is parked (events.jsonl)', () => {
     const text = amplifierEvents([
       ['session:start'],

@@ -180,6 +180,17 @@ export class ClaudeTranscript {
     );
   }
 
+  /** Output of a running Bash call, as Claude Code writes it every second or so while the command runs. */
+  bashProgress(toolUseId: string, output = 'running…'): this {
+    return this.push(
+      this.envelope('progress', {
+        data: { type: 'bash_progress', output, fullOutput: output, elapsedTimeSeconds: 1, totalLines: 1, timeoutMs: 120000 },
+        toolUseID: `bash-progress-${this.lines.length}`,
+        parentToolUseID: toolUseId,
+      }),
+    );
+  }
+
   /** The uuid written on a 1-based line. */
   uuidAt(line: number): string {
     return (JSON.parse(this.lines[line - 1]!) as { uuid: string }).uuid;

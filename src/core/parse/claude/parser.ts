@@ -94,6 +94,17 @@ interface CallNote {
  */
 const maxEarlyResultLines = 64;
 
+/** A call with no result yet, and its latest progress lines. */
+interface RunningCall {
+  messageKey: string | undefined;
+  progress: string[];
+  /** A user or assistant record hung from its progress output. */
+  hungFrom?: boolean;
+}
+
+/** Progress lines remembered per running call (the newest ones). */
+const maxProgressKept = 8;
+
 /** A result record held until the record it answers (named by its parent uuid) is read. */
 interface EarlyResult {
   value: Record<string, unknown>;
@@ -116,6 +127,14 @@ class ClaudeParser implements FormatParser {
   private sessionId: string | undefined;
   private cwd: string | undefined;
   private readonly calls = new Map<string, CallNote>();
+  /**
+   * Calls with no result yet, with the uuids of their latest `progress` lines: a record that
+   * hangs from one of those lines was written while the call ran (see `CallRunningEvent`).
+   * A call leaves when its result is read, so this holds only what is running now.
+   */
+  private readonly running = new Map<string, RunningCall>();
+  /** Progress line uuid → the running call it reports on. */
+  private readonly progressOf = new Map<string, { callId: string; at: Span }>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -181,6 +200,10 @@ class ClaudeParser implements FormatParser {
       }
       return;
     }
+    if (type === 'progress') {
+      this.progress(value, raw);
+      return;
+    }
     if (type === 'attachment' && value['isSidechain'] !== true) {
       this.attachment(value['attachment'], raw);
       return;
@@ -205,6 +228,12 @@ class ClaudeParser implements FormatParser {
       return;
     }
     this.noteSession(value, raw);
+    if (this.progressOf.size > 0) {
+      const from = this.progressOf.get(value['parentUuid'] as string);
+      if (from) {
+        this.hangsFromProgress(from, type, value, raw);
+      }
+    }
     switch (type) {
       case 'assistant':
         return this.assistant(value, raw);
@@ -213,6 +242,64 @@ class ClaudeParser implements FormatParser {
       case 'system':
         return this.system(value, raw);
     }
+  }
+
+  /** A `progress` line of a call still running: remembered, for the records hung from it. */
+  private progress(value: Record<string, unknown>, raw: RawLine): void {
+    const callId = value['parentToolUseID'];
+    const uuid = value['uuid'];
+    if (typeof callId !== 'string' || typeof uuid !== 'string' || (value['isSidechain'] === true) !== (this.sidechainFile ?? false)) {
+      return;
+    }
+    const call = this.running.get(callId);
+    if (!call) {
+      return;
+    }
+    // The next record hangs from the last line written; a few more are kept for two writers
+    // interleaving their lines.
+    if (call.progress.length === maxProgressKept) {
+      this.progressOf.delete(call.progress.shift()!);
+    }
+    const at = lineSpan(raw);
+    call.progress.push(uuid);
+    this.progressOf.set(uuid, { callId, at });
+    if (call.hungFrom) {
+      // Still running after a record was hung from it: what tells a call that ran on from one
+      // that died.
+      this.ctx.emit({ kind: 'call-running', at, callId, by: 'progress', progressAt: at });
+    }
+  }
+
+  /**
+   * A user or assistant record whose parent is progress output of a call with no result yet.
+   * A prompt typed meanwhile waits for the call (Claude Code sends the results first); an
+   * assistant turn of another message means the model answered while the call still ran.
+   * The call's own message (its next block, written between progress lines) is neither.
+   */
+  private hangsFromProgress(from: { callId: string; at: Span }, type: unknown, value: Record<string, unknown>, raw: RawLine): void {
+    const call = this.running.get(from.callId);
+    if (!call) {
+      return;
+    }
+    const message = value['message'];
+    let by: 'user' | 'assistant';
+    if (type === 'assistant') {
+      if (!isRecord(message) || message['id'] === call.messageKey) {
+        return;
+      }
+      by = 'assistant';
+    } else if (type === 'user' && isRecord(message) && value['isVisibleInTranscriptOnly'] !== true) {
+      const content = message['content'];
+      if (Array.isArray(content) && content.some((b) => isRecord(b) && b['type'] === 'tool_result')) {
+        // Results of other calls finishing meanwhile: the usual order of a parallel batch.
+        return;
+      }
+      by = 'user';
+    } else {
+      return;
+    }
+    call.hungFrom = true;
+    this.ctx.emit({ kind: 'call-running', at: lineSpan(raw), callId: from.callId, by, progressAt: from.at });
   }
 
   private noteSession(value: Record<string, unknown>, raw: RawLine): void {
@@ -271,6 +358,7 @@ class ClaudeParser implements FormatParser {
           note.script = input['script'];
         }
         this.calls.set(id, note);
+        this.running.set(id, { messageKey, progress: [] });
         this.ctx.emit({
           kind: 'call',
           at: valueSpan(raw, id, 'id'),
@@ -385,6 +473,13 @@ class ClaudeParser implements FormatParser {
   ): ToolResult {
     const id = block.tool_use_id;
     const note = this.calls.get(id);
+    const running = this.running.get(id);
+    if (running) {
+      for (const u of running.progress) {
+        this.progressOf.delete(u);
+      }
+      this.running.delete(id);
+    }
     const isError = block.is_error === true;
     const result: ToolResult = {
       kind: 'result',
