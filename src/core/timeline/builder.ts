@@ -48,6 +48,8 @@ interface CallState {
   /** Paths it reads and writes (absolute), when it does. */
   reads?: string[];
   writes?: string[];
+  /** First line of a later record written while the call ran (CallRunningEvent). */
+  runningLine?: number;
 }
 
 /** What an event line holds, to place findings. */
@@ -146,9 +148,15 @@ export class TimelineBuilder {
       case 'malformed':
         this.index(e.at.line, { ref: { row: this.note(e.at.line, 'error', clip(`Unreadable line (${e.reason}): ${e.detail}`, maxNoteChars)) } });
         return;
+      case 'call-running': {
+        const call = this.resolve(e.callId);
+        if (call && call.results === 0 && e.by !== 'progress') {
+          call.runningLine ??= e.at.line;
+        }
+        return;
+      }
       case 'execution':
       case 'file-shown':
-      case 'call-running':
         return;
     }
   }
@@ -233,8 +241,9 @@ export class TimelineBuilder {
       msg.textLine ??= e.at.line;
     }
     if (e.role === 'user' && !e.attached) {
-      // Mirrors missing-result: user text after a message with unanswered calls.
-      this.sweep((c) => c.msg.epoch === msg.epoch && c.msg.index === msg.index - 1);
+      // Mirrors missing-result: user text after a message with unanswered calls (but for
+      // calls it was typed while they ran, whose results go first).
+      this.sweep((c) => c.msg.epoch === msg.epoch && c.msg.index === msg.index - 1 && c.runningLine === undefined);
     }
     if (e.role === 'user' && e.prompt) {
       this.newTurn();
@@ -325,7 +334,8 @@ export class TimelineBuilder {
     }
     this.open = this.open.filter((c) => c !== call);
     // Mirrors misplaced-result: the message right after the call's, before any user text in it.
-    const inPlace = msg.epoch === call.msg.epoch && msg.index === call.msg.index + 1 && !(msg.textLine !== undefined && msg.textLine < e.at.line);
+    const textFirst = msg.textLine !== undefined && msg.textLine < e.at.line && msg.textLine < (call.runningLine ?? Infinity);
+    const inPlace = msg.epoch === call.msg.epoch && msg.index === call.msg.index + 1 && !textFirst;
     if (inPlace) {
       if (!call.duplicateId) {
         lane.status = e.isError ? 'error' : 'ok';

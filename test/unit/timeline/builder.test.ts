@@ -86,6 +86,16 @@ void describe('TimelineBuilder', () => {
     assert.deepEqual(findings, []);
   });
 
+  void it('a prompt typed while a call ran (hung from its progress output) leaves its result in place', () => {
+    const t = cc().call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A).user('are you stuck?').bashProgress(A).linkedResult(A, 'ok').say('m2', 'passed');
+    const { b, findings } = build(t.text());
+    assert.deepEqual(shape(b), ['prompt', 'batch[Bash:ok]', 'prompt', 'text:assistant']);
+    assert.deepEqual(findings, []);
+    // The same prompt without the progress line before it came first: the result is late.
+    const plain = cc().call('m1', A, 'Bash', { command: 'npm test' }).user('are you stuck?').linkedResult(A, 'ok').say('m2', 'passed');
+    assert.deepEqual(shape(build(plain.text()).b), ['prompt', 'batch[Bash:late]', 'prompt', 'results[Bash:late]', 'text:assistant']);
+  });
+
   void it('a late result: the call lane says late, a result lane where it landed, an edge back to the call', () => {
     const t = cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').result(A, 'late');
     const { b, findings } = build(t.text());
