@@ -17,6 +17,8 @@ export interface MessageRecord {
   /** A prompt a person sent, as opposed to tool chatter. */
   promptAt?: Span;
   timestamp?: string;
+  /** What the line that opened it hangs from (Claude Code's `parentUuid`): where in the tree it is. */
+  parentUuid?: string | null;
 }
 
 export interface CallRecord {
@@ -86,7 +88,7 @@ export class Conversation {
     return list?.[list.length - 1];
   }
 
-  openMessage(role: Role, at: Span, key: string | undefined, timestamp: string | undefined): MessageRecord {
+  openMessage(role: Role, at: Span, key: string | undefined, timestamp: string | undefined, parentUuid?: string | null): MessageRecord {
     const msg: MessageRecord = {
       index: this.messages.length,
       epoch: this.epoch,
@@ -96,6 +98,7 @@ export class Conversation {
       calls: noRecords,
       results: noRecords,
       timestamp,
+      parentUuid,
     };
     this.messages.push(msg);
     return msg;

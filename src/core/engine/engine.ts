@@ -174,7 +174,7 @@ export class RuleEngine {
   // no closure per event. Same order, same crash handling.
 
   private onText(e: TextEvent): void {
-    const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp);
+    const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp, e.parentUuid);
     this.conversation.noteText(e, msg);
     if (e.mentions) {
       for (const path of e.mentions) {
@@ -195,7 +195,7 @@ export class RuleEngine {
   }
 
   private onCall(e: ToolCall): void {
-    const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp);
+    const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp, e.parentUuid);
     const rec = this.conversation.addCall(e, msg);
     const list = (this.callRules ??= this.rulesWith('onCall'));
     for (let i = 0; i < list.length; i++) {
@@ -211,7 +211,7 @@ export class RuleEngine {
   }
 
   private onResult(e: ToolResult): void {
-    const msg = this.messageFor('user', undefined, e.at, e.timestamp);
+    const msg = this.messageFor('user', undefined, e.at, e.timestamp, e.parentUuid);
     const rec = this.conversation.addResult(e, msg);
     const list = (this.resultRules ??= this.rulesWith('onResult'));
     for (let i = 0; i < list.length; i++) {
@@ -254,14 +254,14 @@ export class RuleEngine {
    * message as its own line and may record a tool's result before the message's next
    * block: such a block still belongs to the assistant message it continues.
    */
-  private messageFor(role: 'user' | 'assistant', key: string | undefined, at: Span, timestamp: string | undefined): MessageRecord {
+  private messageFor(role: 'user' | 'assistant', key: string | undefined, at: Span, timestamp: string | undefined, parentUuid: string | null | undefined): MessageRecord {
     const conv = this.conversation;
     const cur = conv.current;
     const joined = messageToJoin(cur, cur ? conv.messages[cur.index - 1] : undefined, role, key, cur?.textAt !== undefined);
     if (joined) {
       return joined;
     }
-    const msg = conv.openMessage(role, at, key, timestamp);
+    const msg = conv.openMessage(role, at, key, timestamp, parentUuid);
     const previous = conv.messages[msg.index - 1];
     const list = (this.messageRules ??= this.rulesWith('onMessage'));
     for (let i = 0; i < list.length; i++) {

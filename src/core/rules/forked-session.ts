@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
-import { sharedBranchTracker } from './support/branches';
+import { type BranchGrowth, sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
 export const forkedSession = defineRule({
@@ -24,11 +24,11 @@ export const forkedSession = defineRule({
     /** Branches created by a fork, with where they forked, until the older branch grows again. */
     const forks = new Map<number, { from: number; forkAt: Span; firstAt: Span }>();
     let reported = false;
-    const note = (event: object, uuid: string | undefined, parent: string | null | undefined, node: string | undefined, at: Span): void => {
+    const note = (add: () => BranchGrowth | undefined, at: Span): void => {
       if (ctx.agent !== 'claude-code' || reported) {
         return;
       }
-      const g = branches.add(event, uuid, parent, node, at);
+      const g = add();
       if (!g) {
         return;
       }
@@ -56,14 +56,13 @@ export const forkedSession = defineRule({
     };
     return {
       onCall(rec) {
-        note(rec, rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at);
+        note(() => branches.addCall(rec), rec.call.at);
       },
       onText(e) {
-        const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
-        note(e, e.uuid, e.parentUuid, node, e.at);
+        note(() => branches.addText(e), e.at);
       },
       onResult(rec) {
-        note(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+        note(() => branches.addResult(rec), rec.result.at);
       },
       onReset() {
         branches.reset();

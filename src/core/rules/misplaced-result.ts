@@ -1,5 +1,6 @@
 import { Conversation } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
+import { followsCall, sharedBranchTracker } from './support/branches';
 import { docsUrl, providerError } from './support/docs';
 
 export const misplacedResult = defineRule({
@@ -21,12 +22,23 @@ export const misplacedResult = defineRule({
     },
   },
   create(ctx) {
+    // Claude Code's parentUuid tree, shared with the branch rules: a message on another branch
+    // (a second run of the session) did not come between a call and its result.
+    const branches = sharedBranchTracker(ctx.conversation);
     let lastReset: { line: number; reason: string } | undefined;
     return {
       onReset(e) {
         lastReset = { line: e.at.line, reason: e.reason };
+        branches.reset();
+      },
+      onCall(rec) {
+        branches.addCall(rec);
+      },
+      onText(e) {
+        branches.addText(e);
       },
       onResult(rec) {
+        branches.addResult(rec);
         const call = rec.call;
         if (!call) {
           return;
@@ -66,7 +78,7 @@ export const misplacedResult = defineRule({
           const slot = ctx.conversation.messages[call.message.index + 1];
           const between = slot?.role === 'assistant' ? slot : (slot?.promptAt ? slot : ctx.conversation.messages[call.message.index + 2]);
           const betweenLine = (between?.role === 'user' ? between.promptAt?.line : undefined) ?? between?.at.line ?? 0;
-          if (betweenLine >= runningFrom) {
+          if (betweenLine >= runningFrom || (between && !followsCall(branches, between.parentUuid, call.call))) {
             return;
           }
           ctx.report({

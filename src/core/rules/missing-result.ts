@@ -1,6 +1,7 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
+import { followsCall, sharedBranchTracker } from './support/branches';
 import { docsUrl, providerError } from './support/docs';
 
 export const missingResult = defineRule({
@@ -20,6 +21,9 @@ export const missingResult = defineRule({
     },
   },
   create(ctx) {
+    // Claude Code's parentUuid tree, shared with the branch rules: a message on another branch
+    // (a second run of the session) is not what came after a call in its conversation.
+    const branches = sharedBranchTracker(ctx.conversation);
     /**
      * Calls that may still be reported: each call enters once and leaves when it is answered,
      * reported, or forgiven by a history reset — so a session with many unanswered calls costs
@@ -78,11 +82,12 @@ export const missingResult = defineRule({
     };
     return {
       onCall(rec) {
+        branches.addCall(rec);
         open.push(rec);
       },
       onMessage(msg) {
         if (msg.role === 'assistant' && open.length > 0) {
-          sweep((c) => c.message !== msg, 'beforeNext', 'next assistant turn', msg.at);
+          sweep((c) => c.message !== msg && followsCall(branches, msg.parentUuid, c.call), 'beforeNext', 'next assistant turn', msg.at);
         }
       },
       onRunning(call, e) {
@@ -91,16 +96,18 @@ export const missingResult = defineRule({
         }
       },
       onResult(rec) {
+        branches.addResult(rec);
         if (rec.call && !rec.result.placeholder && tentative.size > 0) {
           withdraw(rec.call);
         }
       },
       onText(e, msg) {
+        branches.addText(e);
         if (e.role === 'user' && !e.attached && open.length > 0) {
           // A prompt typed while the call ran (hung from its progress output) goes to the model
           // after the call's result: nothing is missing yet; the next assistant turn judges.
           sweep(
-            (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined,
+            (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined && followsCall(branches, e.parentUuid, c.call),
             'beforeNext',
             e.prompt ? 'user prompt' : 'user message',
             e.at,
@@ -111,6 +118,7 @@ export const missingResult = defineRule({
         sweep(() => true, aborted ? 'aborted' : 'beforeNext', aborted ? 'aborted turn' : 'end of the turn', at);
       },
       onReset() {
+        branches.reset();
         // The calls of the old history are no longer sent: nothing is missing any more.
         open = [];
         tentative.clear();

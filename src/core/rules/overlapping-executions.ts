@@ -1,7 +1,7 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { CallRunningEvent, ExecutionEvent, Span } from '../model/events';
-import { sharedBranchTracker } from './support/branches';
+import { type BranchGrowth, sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
 interface OpenExecution {
@@ -154,26 +154,21 @@ export const overlappingExecutions = defineRule({
     const pendingBefore = (index: number): CallRecord | undefined =>
       ctx.conversation.pendingCalls().find((c) => c.message.epoch === ctx.conversation.epoch && c.message.index < index);
 
-    const note = (
-      event: object,
-      uuid: string | undefined,
-      parent: string | null | undefined,
-      node: string | undefined,
-      at: Span,
-      what: string,
-      messageIndex: number,
-    ): void => {
+    const note = (add: () => BranchGrowth | undefined, at: Span, what: string, messageIndex: number): void => {
       if (ctx.agent !== 'claude-code') {
         return;
       }
-      const g = branches.add(event, uuid, parent, node, at);
+      const g = add();
       if (!g) {
         return;
       }
       if (g.forkedAt) {
         forked = true;
         const pending = pendingBefore(messageIndex);
-        if (pending) {
+        // Within a stretch of overlap already reported (a turn written while a call ran), the
+        // fork it makes in the tree is the same overlap.
+        if (pending && at.line - lastOverlapLine > overlapGapLines) {
+          lastOverlapLine = at.line;
           ctx.report({
             messageId: 'branch',
             at,
@@ -228,17 +223,16 @@ export const overlappingExecutions = defineRule({
         }
       },
       onCall(rec) {
-        note(rec, rec.call.uuid, rec.call.parentUuid, rec.call.messageKey ? `msg:${rec.call.messageKey}` : rec.call.uuid, rec.call.at, 'assistant turn', rec.message.index);
+        note(() => branches.addCall(rec), rec.call.at, 'assistant turn', rec.message.index);
       },
       onText(e, msg) {
-        const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
-        note(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
+        note(() => branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
       },
       onResult(rec) {
         if (rec.call && turnsWhileRunning.size > 0 && !rec.result.placeholder) {
           confirm(rec.call);
         }
-        note(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at, '', rec.message.index);
+        note(() => branches.addResult(rec), rec.result.at, '', rec.message.index);
       },
       onReset() {
         branches.reset();

@@ -80,9 +80,11 @@ void describe('overlapping-executions and forked-session', () => {
     // The first execution goes on once its call returns; its next turn hangs from B's progress.
     t.linkedResult(A, 'ok').bashProgress(B).say('m3', 'the first run passed').linkedResult(B, 'ok').say('m4', 'both passed');
     const { findings } = run(t.text());
+    // The first run's next turn hangs from its own result, the second's from the prompt: the
+    // tree forks, and both branches grow (forked-session says so too).
     assert.deepEqual(
       findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
-      ['overlapping-executions:running@6'],
+      ['overlapping-executions:running@6', 'forked-session:forked@13'],
     );
     assert.match(findings[0]!.message, /while tool call toolu_01A+ \(Bash, line 2\) was still running \(this line follows its progress output on line 5; a prompt typed meanwhile, on line 4, follows its progress output on line 3\)/);
     assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5, 4]);
@@ -107,6 +109,28 @@ void describe('overlapping-executions and forked-session', () => {
       ['overlapping-executions:running@5'],
     );
     assert.match(findings[0]!.message, /\(a prompt typed meanwhile, on line 4, follows its progress output on line 3\)/);
+  });
+
+  void test('Claude Code: two runs hanging from one hook attachment are an overlap, and each run pairs its own calls', () => {
+    // The shape of a real 2.1.112 session (dougnukem/orpheus 5bc19237): while run A's call ran,
+    // a second process resumed the session from the same attachment, and the two interleave.
+    const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
+    const D = 'toolu_01DDDDDDDDDDDDDDDDDDDDDD';
+    const E = 'toolu_01EEEEEEEEEEEEEEEEEEEEEE';
+    const t = new ClaudeTranscript().user('configure the app icons').call('m1', A, 'Bash', { command: 'ls' }).linkedResult(A, 'ok').attachment();
+    const fork = t.uuidAt(4);
+    t.call('m2', B, 'Bash', { command: 'make icons' }); // run A, line 5
+    t.from(fork).user('Continue from where you left off.', { isMeta: true }).say('m3', 'No response requested.').user('continue'); // run B, 6-8
+    t.linkedResult(B, 'ok'); // run A, 9
+    t.from(t.uuidAt(8)).call('m4', C, 'Bash', { command: 'git status' }); // run B, 10
+    t.from(t.uuidAt(9)).call('m5', D, 'Bash', { command: 'make test' }).linkedResult(D, 'ok'); // run A, 11-12
+    t.linkedResult(C, 'clean').from(t.uuidAt(13)).call('m6', E, 'Bash', { command: 'git diff' }).linkedResult(E, ''); // run B, 13-15
+    assert.deepEqual(every(t.text()), ['forked-session:forked@11', 'overlapping-executions:branch@7', 'overlapping-executions:interleaved@14']);
+    // Without the attachment line the runs hang from the result itself: the same judgement.
+    const lines = t.text().split('\n');
+    const att = JSON.parse(lines[3]!) as { uuid: string; parentUuid: string };
+    const direct = lines.filter((_, i) => i !== 3).map((l) => l.split(att.uuid).join(att.parentUuid)).join('\n');
+    assert.deepEqual(every(direct), ['forked-session:forked@10', 'overlapping-executions:branch@6', 'overlapping-executions:interleaved@13']);
   });
 
   void test("Claude Code: the call's own next block, written between its progress lines, is not another turn", () => {

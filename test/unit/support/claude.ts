@@ -180,6 +180,11 @@ export class ClaudeTranscript {
     );
   }
 
+  /** A hook's attachment record (a link of the parentUuid chain that is not a message). */
+  attachment(type = 'hook_success'): this {
+    return this.push(this.envelope('attachment', { attachment: { type, hookName: 'PostToolUse:Bash', toolUseID: 'toolu_hook', hookEvent: 'PostToolUse', content: '', exitCode: 0 } }));
+  }
+
   /** Output of a running Bash call, as Claude Code writes it every second or so while the command runs. */
   bashProgress(toolUseId: string, output = 'running…'): this {
     return this.push(

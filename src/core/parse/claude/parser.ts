@@ -102,6 +102,9 @@ interface RunningCall {
   hungFrom?: boolean;
 }
 
+/** Chain-only lines remembered (the newest ones; see `chainLinks`). */
+const maxChainLinks = 256;
+
 /** Progress lines remembered per running call (the newest ones). */
 const maxProgressKept = 8;
 
@@ -133,6 +136,14 @@ class ClaudeParser implements FormatParser {
    * A call leaves when its result is read, so this holds only what is running now.
    */
   private readonly running = new Map<string, RunningCall>();
+  /**
+   * Lines that are links of the `parentUuid` chain but emit no event (progress, attachments,
+   * system notes), by uuid → the nearest line above them that does. A record hanging from one
+   * is given that line as its parent, so the conversation tree sees where it really forks
+   * (two runs of a session hanging from one hook attachment). The newest ones only: a record
+   * hangs from a line written just before it.
+   */
+  private readonly chainLinks = new Map<string, string | null>();
   /** Progress line uuid → the running call it reports on. */
   private readonly progressOf = new Map<string, { callId: string; at: Span }>();
 
@@ -201,16 +212,19 @@ class ClaudeParser implements FormatParser {
       return;
     }
     if (type === 'progress') {
+      this.link(value);
       this.progress(value, raw);
       return;
     }
     if (type === 'attachment' && value['isSidechain'] !== true) {
+      this.link(value);
       this.attachment(value['attachment'], raw);
       return;
     }
     if (typeof type !== 'string' || !chainTypes.has(type)) {
       // progress, attachment, file-history-snapshot, queue-operation and unknown kinds
       // are not messages: tolerated, skipped.
+      this.link(value);
       return;
     }
     const uuid = typeof value['uuid'] === 'string' ? value['uuid'] : undefined;
@@ -242,6 +256,31 @@ class ClaudeParser implements FormatParser {
       case 'system':
         return this.system(value, raw);
     }
+  }
+
+  /** A chain line that emits no event: records hanging from it hang from its nearest eventful ancestor. */
+  private link(value: Record<string, unknown>): void {
+    const uuid = value['uuid'];
+    const parent = value['parentUuid'];
+    if (typeof uuid !== 'string' || (typeof parent !== 'string' && parent !== null)) {
+      return;
+    }
+    if (this.chainLinks.size >= maxChainLinks) {
+      // Oldest first: a Map iterates in insertion order.
+      this.chainLinks.delete(this.chainLinks.keys().next().value!);
+    }
+    this.chainLinks.set(uuid, this.parentOf(parent) ?? null);
+  }
+
+  /** The line a record hanging from `parent` hangs from in the conversation: past chain-only lines. */
+  private parentOf(parent: string | null | undefined): string | null | undefined {
+    if (typeof parent === 'string' && this.chainLinks.size > 0) {
+      const linked = this.chainLinks.get(parent);
+      if (linked !== undefined) {
+        return linked;
+      }
+    }
+    return parent;
   }
 
   /** A `progress` line of a call still running: remembered, for the records hung from it. */
@@ -331,7 +370,8 @@ class ClaudeParser implements FormatParser {
     // Fields are set even when undefined: one object shape per event kind keeps V8 on its
     // fast paths, and spreading optional fields was a measurable share of the parse time.
     const messageKey = line.message.id;
-    const { timestamp, uuid, parentUuid } = line;
+    const { timestamp, uuid } = line;
+    const parentUuid = this.parentOf(line.parentUuid);
     const content = line.message.content;
     for (let b = 0; b < content.length; b++) {
       const block = content[b]!;
@@ -397,9 +437,10 @@ class ClaudeParser implements FormatParser {
       return;
     }
     if (line.isVisibleInTranscriptOnly && !line.isCompactSummary) {
+      this.link(value);
       return;
     }
-    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: line.parentUuid };
+    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid) };
     const content = line.message.content;
     if (typeof content === 'string') {
       this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common);
@@ -552,6 +593,7 @@ class ClaudeParser implements FormatParser {
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
     }
+    this.link(value);
   }
 
   private invalid(raw: RawLine, what: string): void {

@@ -1,4 +1,5 @@
-import type { Span } from '../../model/events';
+import type { CallRecord, ResultRecord } from '../../engine/conversation';
+import type { Span, TextEvent, ToolCall } from '../../model/events';
 
 /**
  * The shape of a Claude Code file's `parentUuid` tree, at the level that matters: API
@@ -27,6 +28,9 @@ interface Branch {
 
 export class BranchTracker {
   private readonly nodeOfUuid = new Map<string, string>();
+  /** Each node's parent node (undefined for a root), and the order nodes were placed in. */
+  private readonly parentNode = new Map<string, string | undefined>();
+  private readonly order = new Map<string, number>();
   private readonly childCount = new Map<string, number>();
   private readonly branchOfTip = new Map<string, Branch>();
   private readonly nodeAt = new Map<string, Span>();
@@ -54,6 +58,8 @@ export class BranchTracker {
       return undefined;
     }
     this.nodeAt.set(node, at);
+    this.parentNode.set(node, parentNode);
+    this.order.set(node, this.order.size);
     let branch: Branch;
     let forkedAt: BranchGrowth['forkedAt'];
     const siblings = parentNode === undefined ? 0 : (this.childCount.get(parentNode) ?? 0);
@@ -90,6 +96,29 @@ export class BranchTracker {
 
   firstAt(branch: number): Span | undefined {
     return this.branches[branch]?.firstAt;
+  }
+
+  /**
+   * Does a line hanging from `parentUuid` descend from node `ancestor` (or is it in it)?
+   * Undefined when the tree does not tell: the parent or the ancestor was never placed.
+   */
+  descends(parentUuid: string | null | undefined, ancestor: string): boolean | undefined {
+    const limit = this.order.get(ancestor);
+    let node = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
+    if (limit === undefined || node === undefined) {
+      return undefined;
+    }
+    // An ancestor is placed before its descendants: below its place in the order, stop.
+    while (node !== undefined) {
+      if (node === ancestor) {
+        return true;
+      }
+      if ((this.order.get(node) ?? -1) < limit) {
+        return false;
+      }
+      node = this.parentNode.get(node);
+    }
+    return false;
   }
 
   /** Forget everything (a compaction starts a new root). */
@@ -134,7 +163,41 @@ export class SharedBranchTracker {
     return this.tracker.firstAt(branch);
   }
 
+  descends(parentUuid: string | null | undefined, ancestor: string): boolean | undefined {
+    return this.tracker.descends(parentUuid, ancestor);
+  }
+
   reset(): void {
     this.tracker.reset();
   }
+
+  // The lines of each event kind, as every rule that shares the tracker adds them.
+  addCall(rec: CallRecord): BranchGrowth | undefined {
+    return this.add(rec, rec.call.uuid, rec.call.parentUuid, callNode(rec.call), rec.call.at);
+  }
+
+  addText(e: TextEvent): BranchGrowth | undefined {
+    const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
+    return this.add(e, e.uuid, e.parentUuid, node, e.at);
+  }
+
+  addResult(rec: ResultRecord): BranchGrowth | undefined {
+    return this.add(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+  }
+}
+
+/** The node a call belongs to: its API message. */
+export function callNode(call: ToolCall): string | undefined {
+  return call.messageKey ? `msg:${call.messageKey}` : call.uuid;
+}
+
+/**
+ * Is `msg` in the same conversation as `call`, as far as Claude Code's `parentUuid` tree tells?
+ * False only when the tree shows `msg` on another branch (a second run, a fork): what it
+ * holds is not what the provider saw after the call. True when the tree does not tell (other
+ * agents, lines without uuids), so file order decides as before.
+ */
+export function followsCall(branches: SharedBranchTracker, parentUuid: string | null | undefined, call: ToolCall): boolean {
+  const node = callNode(call);
+  return node === undefined || branches.descends(parentUuid, node) !== false;
 }
