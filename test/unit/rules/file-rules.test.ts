@@ -293,8 +293,54 @@ ruleTester(parallelWriteWrite, {
   ],
 });
 
+/**
+ * Claude Code edits a memory file and rewrites its `modified:` stamp too (`memdirStamped`;
+ * the stamp's hunk is in structuredPatch, not in old_string/new_string). The next edit's
+ * originalFile holds the new stamp: the session's own change (a real 2.1.x session's shape).
+ */
+function memoryEdits(stamped: boolean): string {
+  const mem = '/home/dev/.claude/projects/-home-dev-proj/memory/RESUME-HERE.md';
+  const v0 = '---\nname: resume-here\nmodified: 2026-07-23T20:52:30.771Z\n---\n\n# RESUME HERE\n- car 31 review\n\n## Next\n- #30\n';
+  const v1 = v0.replace('20:52:30.771Z', '21:04:14.552Z').replace('car 31', 'car 26');
+  const stamp = (from: string, to: string): { oldStart: number; oldLines: number; newStart: number; newLines: number; lines: string[] } => ({
+    oldStart: 2,
+    oldLines: 3,
+    newStart: 2,
+    newLines: 3,
+    lines: [' name: resume-here', `-modified: ${from}`, `+modified: ${to}`, ' ---'],
+  });
+  const edit = (original: string, oldString: string, newString: string, hunks: object[]): Record<string, unknown> => ({
+    filePath: mem,
+    oldString,
+    newString,
+    originalFile: original,
+    structuredPatch: hunks,
+    userModified: false,
+    replaceAll: false,
+    ...(stamped ? { memdirStamped: true } : {}),
+  });
+  return cc()
+    .read('m1', A, mem, v0)
+    .call('m2', B, 'Edit', { file_path: mem, old_string: '- car 31 review', new_string: '- car 26 review' })
+    .result(B, 'updated', {
+      toolUseResult: edit(v0, '- car 31 review', '- car 26 review', [
+        stamp('2026-07-23T20:52:30.771Z', '2026-07-23T21:04:14.552Z'),
+        { oldStart: 6, oldLines: 2, newStart: 6, newLines: 2, lines: [' # RESUME HERE', '-- car 31 review', '+- car 26 review'] },
+      ]),
+    })
+    .call('m3', C, 'Edit', { file_path: mem, old_string: '- #30', new_string: '- #33' })
+    .result(C, 'updated', {
+      toolUseResult: edit(v1, '- #30', '- #33', [
+        stamp('2026-07-23T21:04:14.552Z', '2026-07-23T21:05:01.151Z'),
+        { oldStart: 9, oldLines: 2, newStart: 9, newLines: 2, lines: [' ## Next', '-- #30', '+- #33'] },
+      ]),
+    })
+    .text();
+}
+
 ruleTester(staleWrite, {
   valid: [
+    { name: 'Claude Code re-stamps a memory file it edits (memdirStamped): its own change', input: memoryEdits(true) },
     { name: 'edit what was read', input: readThenEdit },
     { name: 'two edits in a row on own content', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },
     {
@@ -369,6 +415,12 @@ ruleTester(staleWrite, {
     },
   ],
   invalid: [
+    {
+      // The same stamp change, with no sign that Claude Code made it: someone else did.
+      name: 'a memory file whose stamp changed behind the session',
+      input: memoryEdits(false),
+      errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
+    },
     {
       name: 'changed lines overwritten: error',
       input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),

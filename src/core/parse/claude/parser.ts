@@ -686,9 +686,59 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     const edits = w.oldString !== undefined && w.newString !== undefined
       ? [{ old_string: w.oldString, new_string: w.newString, replace_all: w.replaceAll ?? false }]
       : (w.edits ?? note?.edits ?? []);
-    after = applyEdits(before, edits);
+    // A memory file's edit also changed its `modified:` stamp, which only the patch shows:
+    // the file is what the patch made of it, not what the edit's strings make of it.
+    after = (w.memdirStamped === true && w.structuredPatch ? applyHunks(before, w.structuredPatch) : undefined) ?? applyEdits(before, edits);
   }
   return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced };
+}
+
+/**
+ * Applies a structuredPatch to the text it was made against. Undefined when a hunk's context
+ * or removed lines do not match, or the patch has a shape this does not follow (an insertion
+ * with no old lines, a "no newline at end of file" marker): the caller then falls back.
+ */
+export function applyHunks(text: string, hunks: readonly { oldStart: number; oldLines: number; lines?: string[] | undefined }[]): string | undefined {
+  const finalNewline = text.endsWith('\n');
+  const old = text.split('\n');
+  if (finalNewline) {
+    old.pop();
+  }
+  const out: string[] = [];
+  let i = 0;
+  for (const h of hunks) {
+    const start = h.oldStart - 1;
+    if (!h.lines || h.oldLines === 0 || start < i || start > old.length) {
+      return undefined;
+    }
+    while (i < start) {
+      out.push(old[i++]!);
+    }
+    for (const l of h.lines) {
+      const body = l.slice(1);
+      switch (l[0]) {
+        case ' ':
+        case '-':
+          if (old[i] !== body) {
+            return undefined;
+          }
+          i++;
+          if (l[0] === ' ') {
+            out.push(body);
+          }
+          break;
+        case '+':
+          out.push(body);
+          break;
+        default:
+          return undefined;
+      }
+    }
+  }
+  while (i < old.length) {
+    out.push(old[i++]!);
+  }
+  return out.join('\n') + (finalNewline ? '\n' : '');
 }
 
 /**

@@ -109,6 +109,8 @@ export const writeResultSchema = z.object({
     .optional(),
   structuredPatch: z.array(hunkSchema).optional(),
   userModified: z.boolean().optional(),
+  /** Claude Code also rewrote the `modified:` stamp of a memory file it edited (a hunk of its own in structuredPatch). */
+  memdirStamped: z.boolean().optional(),
 });
 
 /** `toolUseResult` of Bash. */
