@@ -155,7 +155,7 @@ export class RuleEngine {
       }
       case 'file-shown':
         for (const v of e.views) {
-          this.knowledge.noteShown(e.path, e.at, v.start, v.lines);
+          this.knowledge.noteShown(e.path, e.at, v.start, v.lines, e.glimpse === true);
         }
         return;
     }

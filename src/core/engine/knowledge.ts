@@ -11,6 +11,11 @@ class PartialView {
     readonly start: number,
     private readonly content: string,
     readonly at: Span,
+    /**
+     * Lines a search printed (Grep output, a diff): enough to show the session saw them as they
+     * are, not a read to hold the file against (search output may be cut short).
+     */
+    readonly glimpse = false,
   ) {}
 
   /** The lines it returned: split only when a write of the file is judged (most reads are never compared). */
@@ -202,12 +207,15 @@ export class FileKnowledge {
 
   /**
    * The agent showed the model `lines` of the file from line `start`, as they are now (Claude
-   * Code's note on a file that changed under the session): a partial read of them.
+   * Code's note on a file that changed under the session): a partial read of them. A
+   * `glimpse` (search output) only vouches that those lines were seen: not a read of the file.
    */
-  noteShown(path: string, at: Span, start: number, lines: readonly string[]): void {
+  noteShown(path: string, at: Span, start: number, lines: readonly string[], glimpse = false): void {
     const k = this.entry(path);
-    k.lastRead = at;
-    k.partials.push(new PartialView(start, lines.join('\n'), at));
+    if (!glimpse) {
+      k.lastRead = at;
+    }
+    k.partials.push(new PartialView(start, lines.join('\n'), at, glimpse));
   }
 
   noteWrite(path: string, at: Span, after: string | undefined): void {
@@ -274,13 +282,17 @@ export class FileKnowledge {
         count: Math.max(h.bCount, 0),
       }));
       unseen = subtractSeen(unseen, k.partials, before);
-    } else if (k.partials.length > 0) {
+    } else if (k.partials.some((p) => !p.glimpse)) {
       // Only partial views: each vouches for its own lines at their own positions.
       const before = splitLines(write.before);
       unseen = [];
       /** The read that showed each unseen line as it was, not as it is. */
       const shownBy = new Map<number, PartialView>();
       for (const p of k.partials) {
+        if (p.glimpse) {
+          // Search output shows lines as they were, maybe cut short: it only clears lines.
+          continue;
+        }
         for (let i = 0; i < p.lines.length; i++) {
           const lineNo = p.start + i;
           if (before[lineNo - 1] !== p.lines[i]) {
@@ -293,7 +305,7 @@ export class FileKnowledge {
       unseen = subtractSeen(unseen, k.partials, before);
       // The lines changed after the read that last showed them as they were, which need not be
       // the session's last read of the file (that one may have shown other lines).
-      let from = k.partials[0]!;
+      let from = k.partials.find((p) => !p.glimpse)!;
       for (const u of unseen) {
         const p = shownBy.get(u.start);
         if (p && p.at.line > from.at.line) {

@@ -219,6 +219,12 @@ export interface FileShownEvent {
   at: Span;
   path: string;
   views: { start: number; lines: string[] }[];
+  /**
+   * Lines a search printed (Claude Code's Grep with line numbers): they show the session saw
+   * those lines as they were then, but are not a read of the file (write-before-read still
+   * wants one), and output may be cut short.
+   */
+  glimpse?: boolean;
 }
 
 /**

@@ -338,8 +338,29 @@ function memoryEdits(stamped: boolean): string {
     .text();
 }
 
+/**
+ * The session wrote a file, its own formatter run joined lines 4-6 into one (the session saw
+ * only "src/flow.tsx 40ms"), a Grep showed the joined line (`4:…`, or `src/flow.tsx:4:…` when a
+ * folder was searched), and the session edited exactly that line (a real 2.1.x session's shape).
+ */
+function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
+  const flow = '/home/dev/proj/src/flow.tsx';
+  const written = 'export function Flow() {\n  return (\n    <Lines\n      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }\n    />\n  )\n}\n';
+  const joined = '      containerRef={ref as React.RefObject<HTMLElement>}';
+  const formatted = written.replace('      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }', joined);
+  const t = cc().write('m1', A, flow, written, null).bash('m2', B, 'bun run check 2>&1', '$ prettier --write . && eslint --fix\nsrc/flow.tsx 40ms');
+  if (grep !== 'none') {
+    const output = grep === 'file' ? `4:${joined}` : `src/flow.tsx:4:${joined}\nsrc/other.tsx:9:  ref as React.RefObject<HTMLDivElement>`;
+    t.call('m3', C, 'Grep', { pattern: 'ref as React', path: grep === 'file' ? flow : '/home/dev/proj/src', output_mode: 'content', '-n': true });
+    t.result(C, output, { toolUseResult: { mode: 'content', numFiles: 0, filenames: [], content: output, numLines: 1 } });
+  }
+  return t.edit('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', flow, formatted, joined, joined.replace('HTMLElement', 'HTMLElement | null')).text();
+}
+
 ruleTester(staleWrite, {
   valid: [
+    { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
+    { name: 'a Grep of the folder showed the changed line as it is (path:N:text)', input: formattedThenGrepped('folder') },
     { name: 'Claude Code re-stamps a memory file it edits (memdirStamped): its own change', input: memoryEdits(true) },
     { name: 'edit what was read', input: readThenEdit },
     { name: 'two edits in a row on own content', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },
@@ -415,6 +436,11 @@ ruleTester(staleWrite, {
     },
   ],
   invalid: [
+    {
+      name: 'the same edit with no Grep before it: the joined line was never seen',
+      input: formattedThenGrepped('none'),
+      errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
+    },
     {
       // The same stamp change, with no sign that Claude Code made it: someone else did.
       name: 'a memory file whose stamp changed behind the session',

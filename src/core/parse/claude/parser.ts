@@ -86,6 +86,8 @@ interface CallNote {
   edits?: { old_string: string; new_string: string; replace_all?: boolean }[];
   /** The script a `Workflow` call passed, which Claude Code saves to the file its result names. */
   script?: string;
+  /** A `Grep` call: the file or folder it searched (its output's paths are relative to the cwd). */
+  grepPath?: string;
 }
 
 /**
@@ -397,6 +399,12 @@ class ClaudeParser implements FormatParser {
         if (name === 'Workflow' && isRecord(input) && typeof input['script'] === 'string') {
           note.script = input['script'];
         }
+        if (name === 'Grep' && isRecord(input)) {
+          const where = typeof input['path'] === 'string' ? resolveAgainst(input['path'], this.cwd) : this.cwd;
+          if (where !== undefined) {
+            note.grepPath = where;
+          }
+        }
         this.calls.set(id, note);
         this.running.set(id, { messageKey, progress: [] });
         this.ctx.emit({
@@ -461,7 +469,12 @@ class ClaudeParser implements FormatParser {
         }
         // toolUseResult describes the line's single result; with several it is ambiguous.
         const meta = resultBlocks === 1 ? line.toolUseResult : undefined;
-        this.ctx.emit(this.result(block, meta, raw, common));
+        const result = this.result(block, meta, raw, common);
+        this.ctx.emit(result);
+        const grepped = result.isError ? undefined : this.calls.get(block.tool_use_id)?.grepPath;
+        if (grepped !== undefined) {
+          this.grepOutput(grepped, isRecord(meta) && meta['mode'] === 'content' ? meta['content'] : block.content, raw);
+        }
       } else if (block.type === 'text') {
         // Text in a record of results is what the person typed while the tools ran: Claude
         // Code hands it to the model with the results (real sessions go on normally after
@@ -586,6 +599,47 @@ class ClaudeParser implements FormatParser {
     const views = numberedRuns(a['snippet']);
     if (path !== undefined && views.length > 0) {
       this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views });
+    }
+  }
+
+  /**
+   * Lines of files a Grep printed with their line numbers (`N:text`, or `path:N:text` for
+   * several files): the session saw those lines as they were then. A glimpse, not a read.
+   */
+  private grepOutput(searched: string, output: unknown, raw: RawLine): void {
+    if (typeof output !== 'string' || output.length === 0) {
+      return;
+    }
+    const byFile = new Map<string, { start: number; lines: string[] }[]>();
+    const add = (path: string, n: number, text: string): void => {
+      let views = byFile.get(path);
+      if (!views) {
+        views = [];
+        byFile.set(path, views);
+      }
+      const last = views[views.length - 1];
+      if (last && n === last.start + last.lines.length) {
+        last.lines.push(text);
+      } else {
+        views.push({ start: n, lines: [text] });
+      }
+    };
+    const lines = output.split('\n');
+    // One file searched: no path before the numbers, and context lines as `N-text`.
+    const oneFile = lines.every((l) => l === '' || l === '--' || /^\d+[:-]/.test(l));
+    for (const l of lines) {
+      const m = oneFile ? /^(\d+)[:-]/.exec(l) : /^(.+?):(\d+):/.exec(l);
+      if (!m) {
+        continue;
+      }
+      const n = Number(oneFile ? m[1] : m[2]);
+      const path = oneFile ? searched : resolveAgainst(m[1]!, this.cwd);
+      if (n >= 1 && path !== undefined) {
+        add(path, n, l.slice(m[0].length));
+      }
+    }
+    for (const [path, views] of byFile) {
+      this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true });
     }
   }
 
