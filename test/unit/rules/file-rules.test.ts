@@ -360,6 +360,15 @@ function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
 ruleTester(staleWrite, {
   valid: [
     { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
+    {
+      // A sub-agent rewrote lines; the session reviewed them with git diff, then edited one.
+      name: 'a git diff of the working tree showed the changed line as it is',
+      input: cc()
+        .read('m1', A, f, v1)
+        .bash('m2', B, 'git diff src/app.ts', 'diff --git a/src/app.ts b/src/app.ts\n--- a/src/app.ts\n+++ b/src/app.ts\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO!\n three\n')
+        .edit('m3', C, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2')
+        .text(),
+    },
     { name: 'a Grep of the folder showed the changed line as it is (path:N:text)', input: formattedThenGrepped('folder') },
     { name: 'Claude Code re-stamps a memory file it edits (memdirStamped): its own change', input: memoryEdits(true) },
     { name: 'edit what was read', input: readThenEdit },

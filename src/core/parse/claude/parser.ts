@@ -88,6 +88,8 @@ interface CallNote {
   script?: string;
   /** A `Grep` call: the file or folder it searched (its output's paths are relative to the cwd). */
   grepPath?: string;
+  /** A Bash call that prints a `git diff` of the working tree. */
+  workingTreeDiff?: boolean;
 }
 
 /**
@@ -399,6 +401,9 @@ class ClaudeParser implements FormatParser {
         if (name === 'Workflow' && isRecord(input) && typeof input['script'] === 'string') {
           note.script = input['script'];
         }
+        if (name === 'Bash' && isRecord(input) && typeof input['command'] === 'string' && diffsWorkingTree(input['command'])) {
+          note.workingTreeDiff = true;
+        }
         if (name === 'Grep' && isRecord(input)) {
           const where = typeof input['path'] === 'string' ? resolveAgainst(input['path'], this.cwd) : this.cwd;
           if (where !== undefined) {
@@ -471,9 +476,11 @@ class ClaudeParser implements FormatParser {
         const meta = resultBlocks === 1 ? line.toolUseResult : undefined;
         const result = this.result(block, meta, raw, common);
         this.ctx.emit(result);
-        const grepped = result.isError ? undefined : this.calls.get(block.tool_use_id)?.grepPath;
-        if (grepped !== undefined) {
-          this.grepOutput(grepped, isRecord(meta) && meta['mode'] === 'content' ? meta['content'] : block.content, raw);
+        const called = result.isError ? undefined : this.calls.get(block.tool_use_id);
+        if (called?.grepPath !== undefined) {
+          this.grepOutput(called.grepPath, isRecord(meta) && meta['mode'] === 'content' ? meta['content'] : block.content, raw);
+        } else if (called?.workingTreeDiff) {
+          this.diffOutput(isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : block.content, raw);
         }
       } else if (block.type === 'text') {
         // Text in a record of results is what the person typed while the tools ran: Claude
@@ -643,6 +650,22 @@ class ClaudeParser implements FormatParser {
     }
   }
 
+  /**
+   * A `git diff` of the working tree printed the new side of each hunk (context and added
+   * lines, from `+c` of `@@ -a,b +c,d @@`): lines of the files as they are. A glimpse.
+   */
+  private diffOutput(output: unknown, raw: RawLine): void {
+    if (typeof output !== 'string' || !output.includes('@@')) {
+      return;
+    }
+    for (const [file, views] of diffViews(output)) {
+      const path = resolveAgainst(file, this.cwd);
+      if (path !== undefined) {
+        this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true });
+      }
+    }
+  }
+
   private system(value: Record<string, unknown>, raw: RawLine): void {
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
@@ -691,6 +714,62 @@ function numberedRuns(snippet: string): { start: number; lines: string[] }[] {
     cur.lines.push(line.slice(m[0].length));
   }
   return runs;
+}
+
+/**
+ * Does this command print a `git diff` whose new side is the working tree? Not with
+ * `--cached`/`--staged`, a range (`a..b`), `--no-index`, or piped into something that changes
+ * its lines; `git -C` and a second revision are not told apart from paths, which only makes a
+ * glimpse of lines that do not match (and so clear nothing).
+ */
+export function diffsWorkingTree(command: string): boolean {
+  const m = /(?:^|&&|;|\|\|)\s*git\s+diff\b([^|;&]*)(\|\s*(?:head|tail|cat|less)\b[^|;&]*)?\s*(?:$|&&|;|\|\|)/.exec(command);
+  if (!m) {
+    return false;
+  }
+  const args = m[1]!;
+  return !/(?:^|\s)--(?:cached|staged|no-index|stat|name-only|name-status|shortstat|numstat|color(?:=always)?|word-diff\S*)\b|\.\./.test(args);
+}
+
+/** The new side of each hunk of a unified diff, per file (as the diff names it, `b/` dropped). */
+export function diffViews(output: string): Map<string, { start: number; lines: string[] }[]> {
+  const out = new Map<string, { start: number; lines: string[] }[]>();
+  let file: string | undefined;
+  let view: { start: number; lines: string[] } | undefined;
+  let remaining = 0;
+  for (const line of output.split('\n')) {
+    if (remaining > 0 && view && file !== undefined) {
+      const tag = line[0];
+      if (tag === ' ' || tag === '+') {
+        view.lines.push(line.slice(1));
+        remaining--;
+        continue;
+      }
+      if (tag === '-' || tag === '\\') {
+        continue;
+      }
+      remaining = 0;
+    }
+    if (line.startsWith('+++ ')) {
+      const name = line.slice(4);
+      file = name.startsWith('b/') ? name.slice(2) : undefined;
+      continue;
+    }
+    const h = file !== undefined ? /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line) : null;
+    if (h) {
+      remaining = h[2] === undefined ? 1 : Number(h[2]);
+      view = { start: Number(h[1]), lines: [] };
+      if (remaining > 0 && view.start >= 1) {
+        let views = out.get(file!);
+        if (!views) {
+          views = [];
+          out.set(file!, views);
+        }
+        views.push(view);
+      }
+    }
+  }
+  return out;
 }
 
 /** The record a result hangs from: Claude Code names it twice, the explicit name first. */
