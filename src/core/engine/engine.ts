@@ -153,6 +153,13 @@ export class RuleEngine {
         }
         return;
       }
+      case 'file-attached':
+        if (e.read) {
+          this.knowledge.noteRead(e.path, e.at, e.read);
+        } else {
+          this.knowledge.noteSeen(e.path, e.at);
+        }
+        return;
       case 'file-shown':
         for (const v of e.views) {
           this.knowledge.noteShown(e.path, e.at, v.start, v.lines, e.glimpse === true);

@@ -245,7 +245,21 @@ export interface CallRunningEvent {
   progressAt: Span;
 }
 
+/**
+ * The agent put a file in front of the model without a tool call (Claude Code, after a
+ * compaction: an `attachment` of type `file` with the content it showed, or a
+ * `compact_file_reference`, a file read before the compaction whose content the transcript
+ * does not hold). With `read`, a read of that content; without, the file was seen as it was.
+ */
+export interface FileAttachedEvent {
+  kind: 'file-attached';
+  at: Span;
+  path: string;
+  read?: ReadSnapshot;
+}
+
 export type NormalizedEvent =
+  | FileAttachedEvent
   | CallRunningEvent
   | FileShownEvent
   | TurnEndEvent

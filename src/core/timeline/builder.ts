@@ -157,6 +157,7 @@ export class TimelineBuilder {
       }
       case 'execution':
       case 'file-shown':
+      case 'file-attached':
         return;
     }
   }

@@ -43,6 +43,12 @@ const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
 ruleTester(writeBeforeRead, {
   valid: [
     { name: 'read, then edit', input: readThenEdit },
+    {
+      // A session continued after a compaction: Claude Code attached the files it had been
+      // working on, one with its content, one by reference (read before, not shown again).
+      name: 'files Claude Code attached after a compaction',
+      input: new ClaudeTranscript().compact().attachFile(f, v1).attachFile('/home/dev/proj/src/b.ts').user('go on').edit('m1', A, f, v1, 'two', '2').edit('m2', B, '/home/dev/proj/src/b.ts', 'x\n', 'x', 'y').text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {
@@ -166,6 +172,14 @@ ruleTester(writeBeforeRead, {
     },
   ],
   invalid: [
+    {
+      name: 'the same continued session with nothing attached',
+      input: new ClaudeTranscript().compact().user('go on').edit('m1', A, f, v1, 'two', '2').edit('m2', B, '/home/dev/proj/src/b.ts', 'x\n', 'x', 'y').text(),
+      errors: [
+        { messageId: 'unread', line: 3 },
+        { messageId: 'unread', line: 5 },
+      ],
+    },
     { name: 'edit without a read', input: editUnread.text(), errors: [{ messageId: 'unread', line: 2, column: columnOf(editUnread.lines[1]!, f), endColumn: columnOf(editUnread.lines[1]!, f) + f.length }] },
     { name: 'overwrite an existing file unread', input: cc().write('m1', A, f, 'x\n', v1).text(), errors: [{ messageId: 'unread', line: 2 }] },
     {

@@ -185,6 +185,23 @@ export class ClaudeTranscript {
     return this.push(this.envelope('attachment', { attachment: { type, hookName: 'PostToolUse:Bash', toolUseID: 'toolu_hook', hookEvent: 'PostToolUse', content: '', exitCode: 0 } }));
   }
 
+  /**
+   * A file Claude Code attaches after a compaction: with `content`, an `attachment` of type
+   * `file` showing it (a Read result's shape); without, a `compact_file_reference`.
+   */
+  attachFile(path: string, content?: string): this {
+    const attachment =
+      content === undefined
+        ? { type: 'compact_file_reference', filename: path, displayPath: path }
+        : {
+            type: 'file',
+            filename: path,
+            content: { type: 'text', file: { filePath: path, content, numLines: content.split('\n').length, startLine: 1, totalLines: content.split('\n').length } },
+            displayPath: path,
+          };
+    return this.push(this.envelope('attachment', { attachment }));
+  }
+
   /** Output of a running Bash call, as Claude Code writes it every second or so while the command runs. */
   bashProgress(toolUseId: string, output = 'running…'): this {
     return this.push(

@@ -599,6 +599,10 @@ class ClaudeParser implements FormatParser {
    * user), with numbered lines of it (`N\ttext`, runs separated by `...`).
    */
   private attachment(a: unknown, raw: RawLine): void {
+    if (isRecord(a) && (a['type'] === 'file' || a['type'] === 'compact_file_reference') && typeof a['filename'] === 'string') {
+      this.attachedFile(a, a['filename'], raw);
+      return;
+    }
     if (!isRecord(a) || a['type'] !== 'edited_text_file' || typeof a['filename'] !== 'string' || typeof a['snippet'] !== 'string') {
       return;
     }
@@ -606,6 +610,33 @@ class ClaudeParser implements FormatParser {
     const views = numberedRuns(a['snippet']);
     if (path !== undefined && views.length > 0) {
       this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views });
+    }
+  }
+
+  /**
+   * A file Claude Code attached after a compaction: `file` shows its content (`content.file`,
+   * the shape of a Read result), `compact_file_reference` names a file read before the
+   * compaction without showing it again.
+   */
+  private attachedFile(a: Record<string, unknown>, filename: string, raw: RawLine): void {
+    const path = resolveAgainst(filename, this.cwd);
+    if (path === undefined) {
+      return;
+    }
+    const content = a['content'];
+    const file = a['type'] === 'file' && isRecord(content) && content['type'] === 'text' ? content['file'] : undefined;
+    if (
+      isRecord(file) &&
+      typeof file['content'] === 'string' &&
+      typeof file['startLine'] === 'number' &&
+      typeof file['numLines'] === 'number' &&
+      typeof file['totalLines'] === 'number'
+    ) {
+      const read = { path, content: file['content'], startLine: Math.max(1, file['startLine']), numLines: file['numLines'], totalLines: file['totalLines'] };
+      this.ctx.emit({ kind: 'file-attached', at: lineSpan(raw), path, read });
+    } else {
+      // Seen, content unknown (a reference, or a shape this does not read).
+      this.ctx.emit({ kind: 'file-attached', at: lineSpan(raw), path });
     }
   }
 
