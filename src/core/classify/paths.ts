@@ -21,6 +21,11 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return undefined;
   }
   if (trimmed.startsWith('/')) {
+    // On Windows, Git Bash (the shell Claude Code runs there) names drive D: as /d.
+    const drive = cwd !== undefined && isWindowsPath(cwd) ? /^\/([a-zA-Z])(?=\/|$)/.exec(trimmed) : null;
+    if (drive) {
+      return nodePath.win32.normalize(`${drive[1]!.toUpperCase()}:\\${trimmed.slice(2)}`);
+    }
     return normalPosix(trimmed, 0) ? trimmed : nodePath.posix.normalize(trimmed);
   }
   if (isWindowsPath(trimmed)) {

@@ -1,6 +1,6 @@
 import type { AccessOp } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
-import { isWindowsPath } from './paths';
+import { isWindowsPath, resolveAgainst } from './paths';
 
 export interface ShellAccess {
   /** As written in the command (may be relative to `cwd`). */
@@ -354,6 +354,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       const target = args[0];
       if (!target || target.dynamic || target.text === '-' || target.text.startsWith('~')) {
         return undefined;
+      }
+      if (isWindowsPath(target.text) || (cwd !== undefined && isWindowsPath(cwd))) {
+        // A Windows session: D:/x, D:\x, Git Bash's /d/x, or relative to a Windows folder.
+        return resolveAgainst(target.text, cwd);
       }
       if (target.text.startsWith('/')) {
         return target.text;

@@ -302,5 +302,16 @@ void describe('tool tables', () => {
     assert.equal(resolveAgainst('a.ts', 'C:\\proj'), 'C:\\proj\\a.ts');
     assert.equal(resolveAgainst('~/x', '/w'), undefined);
     assert.equal(resolveAgainst('a.ts', undefined), undefined);
+    // Git Bash, the shell Claude Code runs on Windows, names drive D: as /d.
+    assert.equal(resolveAgainst('/d/oh-my-posh/src/x.go', 'D:\\oh-my-posh'), 'D:\\oh-my-posh\\src\\x.go');
+    assert.equal(resolveAgainst('/d/x', '/home/u'), '/d/x');
+  });
+
+  void test('Git Bash on Windows: cd to D:/…, /d/… or a relative folder, then a relative read', () => {
+    const root = 'D:\\oh-my-posh';
+    const read = (cmd: string): string[] => classifyShell(cmd, root).map((a) => `${a.op}:${resolveAgainst(a.path, a.cwd ?? root)}`);
+    assert.deepEqual(read('cd D:/oh-my-posh/website && cat docs/auth.mdx'), ['read:D:\\oh-my-posh\\website\\docs\\auth.mdx']);
+    assert.deepEqual(read('cd /d/oh-my-posh/src && grep -n Pending config/segment.go'), ['read:D:\\oh-my-posh\\src\\config\\segment.go']);
+    assert.deepEqual(read('cd website && sed -n 1,5p docs/a.md'), ['read:D:\\oh-my-posh\\website\\docs\\a.md']);
   });
 });
