@@ -20,8 +20,11 @@ export function providerError(agent: AgentKind | 'unknown', kind: 'unexpected-re
       ? 'the Responses API answers "No tool call found for function call output with call_id …"'
       : 'the API answers "unexpected `tool_use_id` found in `tool_result` blocks"';
   }
+  // Current Codex CLI (codex-rs) puts an "aborted" output in place of a missing one before it
+  // sends the history (logging "Function call output is missing for call id"); requests that
+  // skip that step, and older versions, are refused.
   return openai
-    ? 'the Responses API answers "No tool output found for function call …"'
+    ? 'Codex normally sends it to the model as "aborted", so the model never learns what the call did; where it does not, the Responses API answers "No tool output found for function call …"'
     : 'the API answers "`tool_use` ids were found without `tool_result` blocks immediately after"';
 }
 
