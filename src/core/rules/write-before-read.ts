@@ -1,6 +1,12 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
 
+/**
+ * Claude Code's auto-memory index, `<config>/projects/<project>/memory/MEMORY.md`: Claude Code
+ * puts it in the system prompt at the start of a session, with no record in the transcript.
+ */
+const autoMemoryIndex = /[\\/]\.claude[\\/]projects[\\/][^\\/]+[\\/]memory[\\/]MEMORY\.md$/;
+
 export const writeBeforeRead = defineRule({
   meta: {
     id: 'write-before-read',
@@ -28,7 +34,7 @@ export const writeBeforeRead = defineRule({
             continue;
           }
           const existed = a.existed === true || (r.write?.path === a.path && r.write.type === 'update');
-          if (!existed || ctx.knowledge.hasTried(a.path)) {
+          if (!existed || ctx.knowledge.hasTried(a.path) || (ctx.agent === 'claude-code' && autoMemoryIndex.test(a.path))) {
             continue;
           }
           // A read in the same batch is parallel-read-write's finding, not this one.

@@ -44,6 +44,11 @@ ruleTester(writeBeforeRead, {
   valid: [
     { name: 'read, then edit', input: readThenEdit },
     {
+      // Claude Code puts its auto-memory index in the system prompt at session start, unrecorded.
+      name: "Claude Code: an edit of the auto-memory index MEMORY.md, which Claude Code loads itself",
+      input: cc().edit('m1', A, '/home/dev/.claude/projects/-home-dev-proj/memory/MEMORY.md', '# Memory\n- a\n', '- a', '- b').text(),
+    },
+    {
       // A session continued after a compaction: Claude Code attached the files it had been
       // working on, one with its content, one by reference (read before, not shown again).
       name: 'files Claude Code attached after a compaction',
@@ -172,6 +177,17 @@ ruleTester(writeBeforeRead, {
     },
   ],
   invalid: [
+    {
+      name: 'another memory file, or a MEMORY.md of the project, is not loaded by itself',
+      input: cc()
+        .edit('m1', A, '/home/dev/.claude/projects/-home-dev-proj/memory/RESUME-HERE.md', '# Resume\n- a\n', '- a', '- b')
+        .edit('m2', B, '/home/dev/proj/projects/x/memory/MEMORY.md', '# Memory\n- a\n', '- a', '- b')
+        .text(),
+      errors: [
+        { messageId: 'unread', line: 2 },
+        { messageId: 'unread', line: 4 },
+      ],
+    },
     {
       name: 'the same continued session with nothing attached',
       input: new ClaudeTranscript().compact().user('go on').edit('m1', A, f, v1, 'two', '2').edit('m2', B, '/home/dev/proj/src/b.ts', 'x\n', 'x', 'y').text(),
