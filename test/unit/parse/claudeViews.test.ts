@@ -5,7 +5,7 @@ import { applyHunks, diffsWorkingTree, diffViews } from '../../../src/core/parse
 
 void describe('git diff output as a view of the working tree', () => {
   void test('which commands print the working tree as the new side', () => {
-    for (const yes of ['git diff', 'git diff website/src/pages/', 'cd web && git diff -- a.ts', 'git diff HEAD src/x.ts | head -80', 'git status && git diff']) {
+    for (const yes of ['git diff', 'git diff website/src/pages/', 'cd web && git diff -- a.ts', 'git diff HEAD src/x.ts | head -80', 'git status && git diff', 'cd web && git diff --stat && echo "=== B ===" && git diff a.css b.js']) {
       assert.equal(diffsWorkingTree(yes), true, yes);
     }
     for (const no of ['git diff --cached', 'git diff --staged a.ts', 'git diff main..feature', 'git diff --stat', 'git diff --name-only', 'git diff | grep foo', 'git log -p', 'git show HEAD', 'echo git diff']) {

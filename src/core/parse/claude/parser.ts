@@ -754,12 +754,13 @@ function numberedRuns(snippet: string): { start: number; lines: string[] }[] {
  * glimpse of lines that do not match (and so clear nothing).
  */
 export function diffsWorkingTree(command: string): boolean {
-  const m = /(?:^|&&|;|\|\|)\s*git\s+diff\b([^|;&]*)(\|\s*(?:head|tail|cat|less)\b[^|;&]*)?\s*(?:$|&&|;|\|\|)/.exec(command);
-  if (!m) {
-    return false;
+  // Any one `git diff` of the command line will do (`git diff --stat && git diff a.css`).
+  for (const m of command.matchAll(/(?:^|&&|;|\|\|)\s*git\s+diff\b([^|;&]*)(\|\s*(?:head|tail|cat|less)\b[^|;&]*)?\s*(?=$|&&|;|\|\|)/g)) {
+    if (!/(?:^|\s)--(?:cached|staged|no-index|stat|name-only|name-status|shortstat|numstat|color(?:=always)?|word-diff\S*)\b|\.\./.test(m[1]!)) {
+      return true;
+    }
   }
-  const args = m[1]!;
-  return !/(?:^|\s)--(?:cached|staged|no-index|stat|name-only|name-status|shortstat|numstat|color(?:=always)?|word-diff\S*)\b|\.\./.test(args);
+  return false;
 }
 
 /** The new side of each hunk of a unified diff, per file (as the diff names it, `b/` dropped). */
