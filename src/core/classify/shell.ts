@@ -287,6 +287,61 @@ function isRealFile(p: string): boolean {
   return p !== '' && !p.startsWith('/dev/') && !p.startsWith('&') && p !== '-';
 }
 
+/** Deepest folder level a `find` is followed to, as pathname patterns (one per level). */
+const maxFindDepth = 4;
+
+/**
+ * `find DIR … -name PAT … -exec CMD … {} ;`: CMD runs on every file found, so a reader there
+ * (`sed -n "1,40p" {}`, or `sh -c '… sed -n "1,40p" "$1"' _ {}`) reads each of them. What was
+ * found is not known here: each level below DIR, to -maxdepth (at most 4), is read as the
+ * pathname pattern DIR/…/PAT, as a `for` loop over a pattern is.
+ */
+function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[]): void {
+  const first = args.findIndex((a) => /^[-(!]/.test(a.text));
+  const roots = (first === -1 ? args : args.slice(0, first)).filter((a) => !a.dynamic).map((a) => a.text);
+  const expr = first === -1 ? [] : args.slice(first);
+  const at = (flag: string): Word | undefined => {
+    const i = expr.findIndex((a) => a.text === flag);
+    return i === -1 ? undefined : expr[i + 1];
+  };
+  const name = at('-name');
+  const exec = expr.findIndex((a) => a.text === '-exec');
+  if (!name || name.dynamic || /[/]/.test(name.text) || exec === -1) {
+    return;
+  }
+  let end = expr.findIndex((a, i) => i > exec && (a.text === ';' || a.text === '+'));
+  if (end === -1) {
+    end = expr.length;
+  }
+  const command = expr.slice(exec + 1, end);
+  const maxDepth = Number(at('-maxdepth')?.text ?? maxFindDepth);
+  const depth = Math.min(Number.isInteger(maxDepth) ? maxDepth : maxFindDepth, maxFindDepth);
+  const wildcard = /[*?[]/.test(name.text);
+  for (const root of roots.length > 0 ? roots : ['.']) {
+    for (let d = 1; d <= depth; d++) {
+      const below = '*/'.repeat(d - 1) + name.text;
+      const pattern = root === '.' ? below : `${root.replace(/\/+$/, '')}/${below}`;
+      const literal = !wildcard && d === 1;
+      const file: Word = literal ? { kind: 'word', text: pattern, dynamic: false } : { kind: 'word', text: pattern, dynamic: true, glob: pattern };
+      const shell = command[0] && ['sh', 'bash', 'zsh'].includes(command[0].text) ? command.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a.text)) : -1;
+      if (shell > 0 && command[shell + 1] && !command[shell + 1]!.dynamic) {
+        // sh -c 'SCRIPT' _ {}: the file is the script's $1.
+        const script = command[shell + 1]!.text.replace(/"\$(?:1|\{1\}|@)"|\$(?:1|\{1\}|@)\b/g, () => pattern);
+        for (const a of classifyShell(script, cwd)) {
+          out.push(a);
+        }
+      } else if (command.length > 0) {
+        interpret(
+          command.map((w) => (w.text === '{}' ? file : w)),
+          [],
+          cwd,
+          out,
+        );
+      }
+    }
+  }
+}
+
 /** Interprets one simple command; returns a new directory when it is a `cd`. */
 function interpret(words: Word[], heredocs: string[], cwd: string | undefined, out: ShellAccess[]): string | undefined {
   // Skip leading environment assignments (FOO=bar cmd) and harmless wrappers.
@@ -388,6 +443,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
           }
         }
       }
+      return undefined;
+    }
+    case 'find': {
+      findExec(args, cwd, out);
       return undefined;
     }
     case 'cat':

@@ -54,7 +54,8 @@ void describe('shell classification', () => {
     ['cat src/{a,"b c"}.ts x{,.bak}', ['read:src/a.ts', 'read:src/b c.ts', 'read:x', 'read:x.bak']],
     ['cat {a,{b,c}}/f', ['read:a/f', 'read:b/f', 'read:c/f']],
     ['cat src/{a,b}/*.ts "{x,y}" {1..3}.txt ${d}/{a,b}', ['read(glob):src/a/*.ts', 'read(glob):src/b/*.ts', 'read:{x,y}']],
-    ["find . -name '*.go' -exec cat {} \\;", []],
+    // find's {} is not a brace expansion: it is each file found (read level by level, see below).
+    ["find . -name '*.go' -exec cat {} \\;", ['read(glob):*.go', 'read(glob):*/*.go', 'read(glob):*/*/*.go', 'read(glob):*/*/*/*.go']],
     ['cat {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}', []],
     ['for f in $(ls); do cat "$f"; done', []],
     ['echo hi > out.txt', ['write:out.txt']],
@@ -305,6 +306,15 @@ void describe('tool tables', () => {
     // Git Bash, the shell Claude Code runs on Windows, names drive D: as /d.
     assert.equal(resolveAgainst('/d/oh-my-posh/src/x.go', 'D:\\oh-my-posh'), 'D:\\oh-my-posh\\src\\x.go');
     assert.equal(resolveAgainst('/d/x', '/home/u'), '/d/x');
+  });
+
+  void test('find … -exec a reader on {} (or sh -c on "$1") reads every level of the pattern, to -maxdepth (at most 4)', () => {
+    const cmd = `find skills -maxdepth 2 -type f -name 'SKILL.md' -print -exec sh -c 'printf "--- %s ---" "$1"; sed -n "1,40p" "$1"' _ {} \\;`;
+    assert.deepEqual(ops(cmd), ['read:skills/SKILL.md#1+40', 'read(glob):skills/*/SKILL.md#1+40']);
+    assert.deepEqual(ops('find src -name "*.ts" -exec cat {} \\;'), ['read(glob):src/*.ts', 'read(glob):src/*/*.ts', 'read(glob):src/*/*/*.ts', 'read(glob):src/*/*/*/*.ts']);
+    // Not a reader of the files, or no -exec at all: nothing read.
+    assert.deepEqual(ops('find src -name "*.ts" -exec grep -l foo {} +'), []);
+    assert.deepEqual(ops('find src -name "*.ts" -print'), []);
   });
 
   void test('Git Bash on Windows: cd to D:/…, /d/… or a relative folder, then a relative read', () => {
