@@ -1,6 +1,6 @@
 import type { AccessOp } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
-import { isWindowsPath, resolveAgainst } from './paths';
+import { isAbsolutePath, isWindowsPath, resolveAgainst } from './paths';
 
 export interface ShellAccess {
   /** As written in the command (may be relative to `cwd`). */
@@ -151,8 +151,28 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   for (let i = 0; i < lastCommandStart; i++) {
     out[i]!.followed = true;
   }
-  return out;
+  // After a `cd` to a folder the command computes, relative paths name files we cannot place.
+  if (!out.some((a) => a.cwd?.startsWith(lostDir))) {
+    return out;
+  }
+  const placed: ShellAccess[] = [];
+  for (const a of out) {
+    if (!a.cwd?.startsWith(lostDir)) {
+      placed.push(a);
+    } else if (isAbsolutePath(a.path)) {
+      delete a.cwd;
+      placed.push(a);
+    }
+  }
+  return placed;
 }
+
+/**
+ * The directory after a `cd` whose target is computed (`cd "$proj"` after `proj=$(mktemp -d)`),
+ * `cd -` or `cd ~`: unknown. Paths relative to it are dropped, not resolved against the folder
+ * the command started in (a file of that name there is another file).
+ */
+const lostDir = '\u0000lost';
 
 const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
@@ -408,7 +428,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     case 'cd': {
       const target = args[0];
       if (!target || target.dynamic || target.text === '-' || target.text.startsWith('~')) {
-        return undefined;
+        return lostDir;
+      }
+      if (cwd?.startsWith(lostDir) && !isAbsolutePath(target.text)) {
+        return lostDir;
       }
       if (isWindowsPath(target.text) || (cwd !== undefined && isWindowsPath(cwd))) {
         // A Windows session: D:/x, D:\x, Git Bash's /d/x, or relative to a Windows folder.

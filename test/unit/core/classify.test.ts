@@ -308,6 +308,13 @@ void describe('tool tables', () => {
     assert.equal(resolveAgainst('/d/x', '/home/u'), '/d/x');
   });
 
+  void test('after a cd to a computed folder, relative paths are not placed (absolute ones are)', () => {
+    assert.deepEqual(ops('proj=$(mktemp -d) && cd "$proj" && printf x > hk.pkl && cat /etc/hosts'), ['read:/etc/hosts']);
+    assert.deepEqual(ops('cd - && cat a.txt'), []);
+    assert.deepEqual(ops('cd "$d" && cd sub && cat a && cd /abs && cat b'), ['read:b@/abs']);
+    assert.deepEqual(ops('cat a && cd ~ && cat b'), ['read:a']);
+  });
+
   void test('find … -exec a reader on {} (or sh -c on "$1") reads every level of the pattern, to -maxdepth (at most 4)', () => {
     const cmd = `find skills -maxdepth 2 -type f -name 'SKILL.md' -print -exec sh -c 'printf "--- %s ---" "$1"; sed -n "1,40p" "$1"' _ {} \\;`;
     assert.deepEqual(ops(cmd), ['read:skills/SKILL.md#1+40', 'read(glob):skills/*/SKILL.md#1+40']);
