@@ -249,10 +249,13 @@ function readFor(tokens: Token[], at: number): { name: string; values: Word[]; b
     if (t.kind === 'op' && (t.text === ';' || t.text === '\n')) {
       break;
     }
-    if (t.kind !== 'word' || (t.dynamic && t.glob === undefined)) {
+    if (t.kind !== 'word') {
       return undefined;
     }
-    values.push(t);
+    // A value the shell computes (`$(ls)`, `$dir/x`) is not known; the others still run.
+    if (!t.dynamic || t.glob !== undefined) {
+      values.push(t);
+    }
   }
   const doWord = tokens[i + 1];
   if (doWord?.kind !== 'word' || doWord.text !== 'do') {
@@ -1028,19 +1031,21 @@ function withPattern(w: Word, raw: string): Word {
  * when the word has no wildcard, or something else the shell computes (`$`, `` ` ``, `{`, `~`).
  */
 function globPattern(raw: string): string | undefined {
-  if (raw.includes('$') || raw.includes('`')) {
-    return undefined;
-  }
   let out = '';
   let wild = false;
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (c === "'" || c === '"' || c === '\\') {
       const end = skipQuoted(raw, i);
+      // A `$` or backquote is literal escaped or in single quotes (`\$id/*.tsx`), an
+      // expansion anywhere else.
+      if (c === '"' && /(?:^|[^\\])(?:`|\$[A-Za-z_0-9@*#?$!{(-])/.test(raw.slice(i + 1, end))) {
+        return undefined;
+      }
       const inner = c === '\\' ? raw.slice(i + 1, end + 1) : c === "'" ? raw.slice(i + 1, end) : raw.slice(i + 1, end).replace(/\\(["\\])/g, '$1');
       out += inner.replace(/[*?[\]\\]/g, '\\$&');
       i = end;
-    } else if (c === '{' || c === '~') {
+    } else if (c === '{' || c === '~' || c === '`' || expands(raw, i)) {
       return undefined;
     } else {
       wild ||= c === '*' || c === '?' || c === '[';
@@ -1135,6 +1140,14 @@ function skipQuoted(raw: string, i: number): number {
   return i;
 }
 
+/**
+ * Is the `$` at `i` an expansion? Only before a name, a digit, a special parameter, `{` or `(`:
+ * in `api.$.ts` or a final `$` it is a literal character.
+ */
+function expands(src: string, i: number): boolean {
+  return src[i] === '$' && /[A-Za-z_0-9@*#?$!{(-]/.test(src[i + 1] ?? '');
+}
+
 function readWord(src: string, start: number): { word: Word; next: number } {
   let i = start;
   let text = '';
@@ -1159,7 +1172,7 @@ function readWord(src: string, start: number): { word: Word; next: number } {
           i += 2;
           continue;
         }
-        if (src[i] === '$' || src[i] === '`') {
+        if (src[i] === '`' || expands(src, i)) {
           dynamic = true;
         }
         text += src[i];
@@ -1179,7 +1192,7 @@ function readWord(src: string, start: number): { word: Word; next: number } {
     if (' \t\r\n|&;()<>'.includes(c)) {
       break;
     }
-    if (c === '$' || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || c === '~') {
+    if (expands(src, i) || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || c === '~') {
       dynamic = true;
       if (c === '$' && src[i + 1] === '(') {
         // Swallow a command substitution whole; its contents are not this command's words.

@@ -58,6 +58,11 @@ void describe('shell classification', () => {
     ["find . -name '*.go' -exec cat {} \\;", ['read(glob):*.go', 'read(glob):*/*.go', 'read(glob):*/*/*.go', 'read(glob):*/*/*/*.go']],
     ['cat {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}', []],
     ['for f in $(ls); do cat "$f"; done', []],
+    // A computed value among the words: the literal ones are still read.
+    ['for f in a.md $(ls docs) b.md; do cat "$f"; done', ['read:a.md', 'read:b.md']],
+    // An escaped or single-quoted $ is a literal character of a pattern; so is a $ before a dot.
+    ['for f in src/*.tsx src/app/\\$id/*.tsx; do sed -n 1,100p "$f"; done', ['read(glob):src/*.tsx#1+100', 'read(glob):src/app/$id/*.tsx#1+100']],
+    ["sed -n 1,5p src/routes/api.$.ts 'x$y/a.ts'", ['read:src/routes/api.$.ts#1+5', 'read:x$y/a.ts#1+5']],
     ['echo hi > out.txt', ['write:out.txt']],
     ['echo hi >> out.txt 2>&1', ['write:out.txt']],
     ['cmd 2>/dev/null', []],
