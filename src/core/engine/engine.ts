@@ -153,6 +153,9 @@ export class RuleEngine {
         }
         return;
       }
+      case 'file-created':
+        this.knowledge.noteWrite(e.path, e.at, e.content);
+        return;
       case 'file-attached':
         if (e.read) {
           this.knowledge.noteRead(e.path, e.at, e.read);
@@ -248,7 +251,9 @@ export class RuleEngine {
       // `rg x && sed -n '1,80p' a.ts && rg y` exits 1 when the last search finds nothing, after
       // the read ran: the exit code does not say which command failed.
       for (const a of call.call.accesses) {
-        if (a.op === 'read' && a.followed && !a.glob) {
+        // A file the failed call set out to create may exist all the same (a multi-file patch
+        // stops at its first failure, after the files before it): the session wrote what is there.
+        if ((a.op === 'read' && a.followed && !a.glob) || a.op === 'create') {
           this.knowledge.noteAttempted(a.path, e.at);
         }
       }

@@ -258,7 +258,20 @@ export interface FileAttachedEvent {
   read?: ReadSnapshot;
 }
 
+/**
+ * The agent recorded that its own tool created a file, outside any call this transcript
+ * spells out (Codex `patch_apply_end` of a patch a code-mode script built at run time):
+ * the session wrote it, with this content.
+ */
+export interface FileCreatedEvent {
+  kind: 'file-created';
+  at: Span;
+  path: string;
+  content: string;
+}
+
 export type NormalizedEvent =
+  | FileCreatedEvent
   | FileAttachedEvent
   | CallRunningEvent
   | FileShownEvent

@@ -158,6 +158,7 @@ export class TimelineBuilder {
       case 'execution':
       case 'file-shown':
       case 'file-attached':
+      case 'file-created':
         return;
     }
   }

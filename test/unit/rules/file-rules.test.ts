@@ -40,6 +40,24 @@ const commandThenPatch = (command: string, exit: number, output: string, path = 
 const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
 const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
 
+/** A code-mode script that creates src/format.rs through a helper (the patch is built at run time), then a patch updating it. */
+function codeMode(recorded: boolean): CodexRollout {
+  const t = new CodexRollout().user('go').item('response_item', {
+    type: 'custom_tool_call',
+    status: 'completed',
+    call_id: 'c1',
+    name: 'exec',
+    input: 'function addFile(p, d) { return `*** Add File: ${p}\\n` + d.split("\\n").map((l) => "+" + l).join("\\n") + "\\n"; }\nawait tools.apply_patch("*** Begin Patch\\n" + addFile("/home/dev/proj/src/format.rs", "pub fn f() {}") + "*** End Patch");',
+  });
+  if (recorded) {
+    t.event('patch_apply_end', { call_id: 'exec-1', stdout: '', stderr: '', success: true, changes: { '/home/dev/proj/src/format.rs': { type: 'add', content: 'pub fn f() {}\n' } }, status: 'completed' });
+  }
+  return t
+    .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.9 seconds\nOutput:\n' }] })
+    .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/src/format.rs\n@@\n-pub fn f() {}\n+pub fn g() {}\n*** End Patch')
+    .output('c2', 'Success. Updated the following files:\nM /home/dev/proj/src/format.rs', true);
+}
+
 ruleTester(writeBeforeRead, {
   valid: [
     { name: 'read, then edit', input: readThenEdit },
@@ -96,6 +114,24 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
+    {
+      // A code-mode script built its patch at run time (addFile(path, data)); Codex's
+      // patch_apply_end names the file it created. The session's next patch updates its own file.
+      name: 'Codex: a file a code-mode script created (patch_apply_end), then updated',
+      input: codeMode(true).text(),
+    },
+    {
+      // A multi-file patch stops at its first failure, after the files before it: a file the
+      // failed call created exists, and the session knows what it wrote there.
+      name: 'Codex: a file created by a patch that failed on a later file, then updated',
+      input: new CodexRollout()
+        .user('go')
+        .patch('c1', '*** Begin Patch\n*** Add File: /home/dev/proj/src/guards.ts\n+export const a = 1;\n*** Add File: /home/dev/proj/typo/x.ts\n+x\n*** End Patch')
+        .output('c1', 'apply_patch verification failed: Failed to create parent directories for /home/dev/proj/typo/x.ts', true)
+        .patch('c2', '*** Begin Patch\n*** Update File: /home/dev/proj/src/guards.ts\n@@\n-export const a = 1;\n+export const a = 2;\n*** End Patch')
+        .output('c2', 'Success. Updated the following files:\nM /home/dev/proj/src/guards.ts', true)
+        .text(),
+    },
     {
       // The probe MCP server's extract_code, as Codex records it: the tool's name, its server in `namespace`.
       name: "Codex: probe's extract_code of a symbol, then an update patch",
@@ -177,6 +213,12 @@ ruleTester(writeBeforeRead, {
     },
   ],
   invalid: [
+    {
+      // Without Codex's record of the creation, the update looks blind.
+      name: 'Codex: the same update with no patch_apply_end for the script',
+      input: codeMode(false).text(),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
     {
       name: 'another memory file, or a MEMORY.md of the project, is not loaded by itself',
       input: cc()

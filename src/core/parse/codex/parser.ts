@@ -1,4 +1,5 @@
-import { classifyToolCall, hasToolSpec } from '../../classify/tools';
+import { classifyToolCall, hasToolSpec, isRecord } from '../../classify/tools';
+import { resolveAgainst } from '../../classify/paths';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
@@ -103,6 +104,8 @@ class CodexParser implements FormatParser {
       case 'event_msg': {
         if (isEventMsg(payload) && (payload.type === 'turn_aborted' || payload.type === 'task_complete')) {
           this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: payload.type === 'turn_aborted' });
+        } else if (isEventMsg(payload) && payload.type === 'patch_apply_end') {
+          this.patchApplied(payload as Record<string, unknown>, raw);
         }
         return;
       }
@@ -110,6 +113,25 @@ class CodexParser implements FormatParser {
         return this.responseItem(payload, raw, timestamp);
       default:
         return;
+    }
+  }
+
+  /**
+   * A patch applied inside a code-mode script (its `call_id` is the script's inner call, not a
+   * call of the rollout): the files it created, which a patch the script built at run time
+   * (`addFile(path, data)`) does not spell out. Only successful creations: an update here would
+   * say nothing about whether the session had read the file.
+   */
+  private patchApplied(payload: Record<string, unknown>, raw: RawLine): void {
+    const changes = payload['changes'];
+    if (payload['success'] !== true || typeof payload['call_id'] !== 'string' || this.patchCalls.has(payload['call_id']) || !isRecord(changes)) {
+      return;
+    }
+    for (const [file, change] of Object.entries(changes)) {
+      const path = resolveAgainst(file, this.cwd);
+      if (path !== undefined && isRecord(change) && change['type'] === 'add' && typeof change['content'] === 'string') {
+        this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path, content: change['content'] });
+      }
     }
   }
 
