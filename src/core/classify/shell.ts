@@ -100,19 +100,25 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   let lastCommandStart = 0;
   /** Variables the script set: to a literal, or to something computed (undefined). */
   const vars = new Map<string, string | undefined>();
-  const flush = (): void => {
+  /** The files a `find` piped into this command lists (through `sort`), for an `xargs` here. */
+  let piped: string[] | undefined;
+  const flush = (separator?: string): void => {
     const assigned = words[0]?.text === 'export' ? words.slice(1) : words;
+    const cmd = words[0]?.dynamic ? undefined : words[0]?.text;
     if (assigned.length > 0 && heredocs.length === 0 && isAssignments(assigned)) {
       for (const w of assigned) {
         const eq = w.text.indexOf('=');
         vars.set(w.text.slice(0, eq), w.dynamic ? undefined : w.text.slice(eq + 1));
       }
+    } else if (cmd === 'xargs' && piped) {
+      xargsOnFound(words.slice(1), piped, dir, out);
     } else if (words.length > 0 || heredocs.length > 0) {
       const newDir = interpret(words, heredocs, dir, out);
       if (newDir !== undefined) {
         dir = newDir;
       }
     }
+    piped = separator !== '|' ? undefined : cmd === 'find' ? findPatterns(words.slice(1)) : cmd === 'sort' || cmd === 'uniq' ? piped : undefined;
     if (words.length > 0 || heredocs.length > 0 || out.length > commandStart) {
       lastCommandStart = commandStart;
     }
@@ -128,7 +134,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     }
     if (t.kind === 'op') {
       if (separators.has(t.text)) {
-        flush();
+        flush(t.text);
         continue;
       }
       if (redirects.has(t.text)) {
@@ -314,55 +320,105 @@ function isRealFile(p: string): boolean {
 const maxFindDepth = 4;
 
 /**
- * `find DIR … -name PAT … -exec CMD … {} ;`: CMD runs on every file found, so a reader there
- * (`sed -n "1,40p" {}`, or `sh -c '… sed -n "1,40p" "$1"' _ {}`) reads each of them. What was
- * found is not known here: each level below DIR, to -maxdepth (at most 4), is read as the
- * pathname pattern DIR/…/PAT, as a `for` loop over a pattern is.
+ * The files a `find DIR… [-maxdepth N] [-type f] [-name PAT]` lists, as pathname patterns, one
+ * per folder level below each DIR (to -maxdepth, at most 4). Undefined when other tests filter
+ * the list (`-path`, `-newer`, `!`, …) or a DIR or PAT is computed.
  */
-function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[]): void {
+function findPatterns(args: Word[]): string[] | undefined {
   const first = args.findIndex((a) => /^[-(!]/.test(a.text));
-  const roots = (first === -1 ? args : args.slice(0, first)).filter((a) => !a.dynamic).map((a) => a.text);
+  const rootWords = first === -1 ? args : args.slice(0, first);
+  if (rootWords.some((a) => a.dynamic)) {
+    return undefined;
+  }
   const expr = first === -1 ? [] : args.slice(first);
-  const at = (flag: string): Word | undefined => {
-    const i = expr.findIndex((a) => a.text === flag);
-    return i === -1 ? undefined : expr[i + 1];
-  };
-  const name = at('-name');
-  const exec = expr.findIndex((a) => a.text === '-exec');
-  if (!name || name.dynamic || /[/]/.test(name.text) || exec === -1) {
-    return;
-  }
-  let end = expr.findIndex((a, i) => i > exec && (a.text === ';' || a.text === '+'));
-  if (end === -1) {
-    end = expr.length;
-  }
-  const command = expr.slice(exec + 1, end);
-  const maxDepth = Number(at('-maxdepth')?.text ?? maxFindDepth);
-  const depth = Math.min(Number.isInteger(maxDepth) ? maxDepth : maxFindDepth, maxFindDepth);
-  const wildcard = /[*?[]/.test(name.text);
-  for (const root of roots.length > 0 ? roots : ['.']) {
-    for (let d = 1; d <= depth; d++) {
-      const below = '*/'.repeat(d - 1) + name.text;
-      const pattern = root === '.' ? below : `${root.replace(/\/+$/, '')}/${below}`;
-      const literal = !wildcard && d === 1;
-      const file: Word = literal ? { kind: 'word', text: pattern, dynamic: false } : { kind: 'word', text: pattern, dynamic: true, glob: pattern };
-      const shell = command[0] && ['sh', 'bash', 'zsh'].includes(command[0].text) ? command.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a.text)) : -1;
-      if (shell > 0 && command[shell + 1] && !command[shell + 1]!.dynamic) {
-        // sh -c 'SCRIPT' _ {}: the file is the script's $1.
-        const script = command[shell + 1]!.text.replace(/"\$(?:1|\{1\}|@)"|\$(?:1|\{1\}|@)\b/g, () => pattern);
-        for (const a of classifyShell(script, cwd)) {
-          out.push(a);
-        }
-      } else if (command.length > 0) {
-        interpret(
-          command.map((w) => (w.text === '{}' ? file : w)),
-          [],
-          cwd,
-          out,
-        );
-      }
+  let name = '*';
+  let depth = maxFindDepth;
+  for (let i = 0; i < expr.length; i++) {
+    const a = expr[i]!.text;
+    const value = expr[i + 1];
+    if (a === '-name' && value && !value.dynamic && !value.text.includes('/')) {
+      name = value.text;
+      i++;
+    } else if (a === '-maxdepth' && value && /^\d+$/.test(value.text)) {
+      depth = Math.min(Number(value.text), maxFindDepth);
+      i++;
+    } else if (a === '-type' && value?.text === 'f') {
+      i++;
+    } else if (a === '-exec' || a === '-execdir' || a === '-print' || a === '-print0') {
+      break;
+    } else {
+      return undefined;
     }
   }
+  const patterns: string[] = [];
+  for (const root of rootWords.length > 0 ? rootWords.map((a) => a.text) : ['.']) {
+    for (let d = 1; d <= depth; d++) {
+      const below = '*/'.repeat(d - 1) + name;
+      patterns.push(root === '.' ? below : `${root.replace(/\/+$/, '')}/${below}`);
+    }
+  }
+  return patterns;
+}
+
+/**
+ * `command` run on each file of `patterns` (the files a `find` listed), the file put where
+ * `placeholder` is (`{}`), or last when there is none: a reader there reads each of them,
+ * also inside `sh -c 'SCRIPT' _ {}`, where the file is the script's `$1`.
+ */
+function runOnFound(command: Word[], patterns: readonly string[], placeholder: string | undefined, cwd: string | undefined, out: ShellAccess[]): void {
+  if (command.length === 0) {
+    return;
+  }
+  const shell = ['sh', 'bash', 'zsh'].includes(command[0]!.text) ? command.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a.text)) : -1;
+  for (const pattern of patterns) {
+    const wildcard = /[*?[]/.test(pattern);
+    const file: Word = wildcard ? { kind: 'word', text: pattern, dynamic: true, glob: pattern } : { kind: 'word', text: pattern, dynamic: false };
+    if (shell > 0) {
+      const script = command[shell + 1];
+      if (script && !script.dynamic) {
+        for (const a of classifyShell(script.text.replace(/"\$(?:1|\{1\}|@)"|\$(?:1|\{1\}|@)\b/g, () => pattern), cwd)) {
+          out.push(a);
+        }
+      }
+    } else if (placeholder !== undefined) {
+      interpret(command.map((w) => (w.text === placeholder ? file : w)), [], cwd, out);
+    } else {
+      interpret([...command, file], [], cwd, out);
+    }
+  }
+}
+
+/** `find … -exec CMD … {} ;`: CMD runs on every file found. */
+function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[]): void {
+  const exec = args.findIndex((a) => a.text === '-exec');
+  const patterns = exec === -1 ? undefined : findPatterns(args);
+  if (!patterns) {
+    return;
+  }
+  let end = args.findIndex((a, i) => i > exec && (a.text === ';' || a.text === '+'));
+  if (end === -1) {
+    end = args.length;
+  }
+  runOnFound(args.slice(exec + 1, end), patterns, '{}', cwd, out);
+}
+
+/** `find … | [sort |] xargs [-I R] CMD …`: CMD runs on the files the find listed. */
+function xargsOnFound(args: Word[], patterns: readonly string[], cwd: string | undefined, out: ShellAccess[]): void {
+  let placeholder: string | undefined;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i]!.text;
+    if (a === '-I' && args[i + 1]) {
+      placeholder = args[++i]!.text;
+    } else if (a.startsWith('-I') && a.length > 2) {
+      placeholder = a.slice(2);
+    } else if (['-n', '-P', '-L', '-d', '-s', '-E'].includes(a)) {
+      i++;
+    } else if (!a.startsWith('-')) {
+      break;
+    }
+  }
+  runOnFound(args.slice(i), patterns, placeholder, cwd, out);
 }
 
 /** Interprets one simple command; returns a new directory when it is a `cd`. */

@@ -327,6 +327,14 @@ void describe('tool tables', () => {
     // Not a reader of the files, or no -exec at all: nothing read.
     assert.deepEqual(ops('find src -name "*.ts" -exec grep -l foo {} +'), []);
     assert.deepEqual(ops('find src -name "*.ts" -print'), []);
+    // Piped into xargs (through sort): the same reads.
+    const xargs = `find src/routes -type f | sort | xargs -I{} sh -c 'printf "--- %s" "$1"; sed -n "1,180p" "$1"' sh {}`;
+    assert.deepEqual(ops(xargs), ['read(glob):src/routes/*#1+180', 'read(glob):src/routes/*/*#1+180', 'read(glob):src/routes/*/*/*#1+180', 'read(glob):src/routes/*/*/*/*#1+180']);
+    assert.deepEqual(ops('find . -maxdepth 1 -name "*.md" | xargs cat'), ['read(glob):*.md']);
+    // A filter between them, a test we do not follow, or a search of the files: nothing read.
+    assert.deepEqual(ops('find . -name "*.md" | grep x | xargs cat'), []);
+    assert.deepEqual(ops('find . -newer x | xargs cat'), []);
+    assert.deepEqual(ops('find . -name "*.ts" | xargs grep -n foo'), []);
   });
 
   void test('Git Bash on Windows: cd to D:/…, /d/… or a relative folder, then a relative read', () => {

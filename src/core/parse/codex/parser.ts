@@ -105,7 +105,7 @@ class CodexParser implements FormatParser {
         if (isEventMsg(payload) && (payload.type === 'turn_aborted' || payload.type === 'task_complete')) {
           this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: payload.type === 'turn_aborted' });
         } else if (isEventMsg(payload) && payload.type === 'patch_apply_end') {
-          this.patchApplied(payload as Record<string, unknown>, raw);
+          this.patchApplied(payload, raw);
         }
         return;
       }
