@@ -15,6 +15,12 @@ export function isAbsolutePath(p: string): boolean {
  * from another OS than the one reading them, so the path style follows the path itself.
  * Returns undefined when a relative path has no cwd to resolve against.
  */
+/** The home folder a working folder is inside, when its path says so. */
+function homeOf(cwd: string): string | undefined {
+  const m = /^(\/Users\/[^/]+|\/home\/[^/]+)(?=\/|$)/.exec(cwd) ?? /^([A-Za-z]:\\Users\\[^\\]+)(?=\\|$)/.exec(cwd);
+  return m?.[1];
+}
+
 export function resolveAgainst(p: string, cwd: string | undefined): string | undefined {
   const trimmed = p.trim();
   if (trimmed === '') {
@@ -32,8 +38,10 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return nodePath.win32.normalize(trimmed);
   }
   if (trimmed.startsWith('~')) {
-    // Home-relative paths depend on whose home; do not guess.
-    return undefined;
+    // Home-relative paths depend on whose home: only `~/…` when the session works inside a
+    // home folder (/Users/NAME, /home/NAME, C:\Users\NAME), whose owner runs the shell.
+    const home = trimmed.startsWith('~/') && cwd !== undefined ? homeOf(cwd) : undefined;
+    return home === undefined ? undefined : resolveAgainst(trimmed.slice(2), home);
   }
   if (!cwd) {
     return undefined;

@@ -1248,7 +1248,9 @@ function readWord(src: string, start: number): { word: Word; next: number } {
     if (' \t\r\n|&;()<>'.includes(c)) {
       break;
     }
-    if (expands(src, i) || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || c === '~') {
+    // A `~` expands only at the start of a word: `~/` is the home folder, which a path can be
+    // resolved against; `~user` is not.
+    if (expands(src, i) || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || (c === '~' && i === start && src[i + 1] !== '/')) {
       dynamic = true;
       if (c === '$' && src[i + 1] === '(') {
         // Swallow a command substitution whole; its contents are not this command's words.

@@ -1,3 +1,4 @@
+import { isUnder } from '../engine/knowledge';
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
 
@@ -6,6 +7,23 @@ import { docsUrl, shortPath } from './support/docs';
  * puts it in the system prompt at the start of a session, with no record in the transcript.
  */
 const autoMemoryIndex = /[\\/]\.claude[\\/]projects[\\/][^\\/]+[\\/]memory[\\/]MEMORY\.md$/;
+
+/**
+ * Files Claude Code puts in the context itself at the start of a session, with no record in
+ * the transcript: its auto-memory index, and the CLAUDE.md (or CLAUDE.local.md) of the project
+ * folder, of a folder above it, or of its .claude folder.
+ */
+function loadedByClaudeCode(path: string, cwd: string | undefined): boolean {
+  if (autoMemoryIndex.test(path)) {
+    return true;
+  }
+  const m = /^(.*)[\\/](?:CLAUDE|CLAUDE\.local)\.md$/.exec(path);
+  if (!m || cwd === undefined) {
+    return false;
+  }
+  const dir = m[1]!.replace(/[\\/]\.claude$/, '');
+  return dir === '' || isUnder(cwd, dir);
+}
 
 export const writeBeforeRead = defineRule({
   meta: {
@@ -34,7 +52,7 @@ export const writeBeforeRead = defineRule({
             continue;
           }
           const existed = a.existed === true || (r.write?.path === a.path && r.write.type === 'update');
-          if (!existed || ctx.knowledge.hasTried(a.path) || (ctx.agent === 'claude-code' && autoMemoryIndex.test(a.path))) {
+          if (!existed || ctx.knowledge.hasTried(a.path) || (ctx.agent === 'claude-code' && loadedByClaudeCode(a.path, ctx.session?.cwd))) {
             continue;
           }
           // A read in the same batch is parallel-read-write's finding, not this one.

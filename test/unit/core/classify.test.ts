@@ -311,6 +311,11 @@ void describe('tool tables', () => {
     // Git Bash, the shell Claude Code runs on Windows, names drive D: as /d.
     assert.equal(resolveAgainst('/d/oh-my-posh/src/x.go', 'D:\\oh-my-posh'), 'D:\\oh-my-posh\\src\\x.go');
     assert.equal(resolveAgainst('/d/x', '/home/u'), '/d/x');
+    // ~/ when the session works inside a home folder; ~user never.
+    assert.equal(resolveAgainst('~/Developer/x.md', '/Users/r/proj'), '/Users/r/Developer/x.md');
+    assert.equal(resolveAgainst('~/x', 'C:\\Users\\me\\p'), 'C:\\Users\\me\\x');
+    assert.equal(resolveAgainst('~bob/x', '/home/r/p'), undefined);
+    assert.deepEqual(ops('cat ~/notes.md a~b ~bob/x', '/home/r/p'), ['read:~/notes.md', 'read:a~b']);
   });
 
   void test('after a cd to a computed folder, relative paths are not placed (absolute ones are)', () => {

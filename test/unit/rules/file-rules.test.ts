@@ -62,6 +62,11 @@ ruleTester(writeBeforeRead, {
   valid: [
     { name: 'read, then edit', input: readThenEdit },
     {
+      // Claude Code puts the project's CLAUDE.md (and those of the folders above) in the context at start.
+      name: "Claude Code: an edit of the project's CLAUDE.md, which Claude Code loads itself",
+      input: cc().edit('m1', A, '/home/dev/proj/CLAUDE.md', '# Proj\n- a\n', '- a', '- b').edit('m2', B, '/home/dev/proj/.claude/CLAUDE.md', '# P\n- a\n', '- a', '- b').text(),
+    },
+    {
       // Claude Code puts its auto-memory index in the system prompt at session start, unrecorded.
       name: "Claude Code: an edit of the auto-memory index MEMORY.md, which Claude Code loads itself",
       input: cc().edit('m1', A, '/home/dev/.claude/projects/-home-dev-proj/memory/MEMORY.md', '# Memory\n- a\n', '- a', '- b').text(),
@@ -220,14 +225,16 @@ ruleTester(writeBeforeRead, {
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
-      name: 'another memory file, or a MEMORY.md of the project, is not loaded by itself',
+      name: 'another memory file, a MEMORY.md of the project, or the CLAUDE.md of a subfolder is not loaded by itself',
       input: cc()
         .edit('m1', A, '/home/dev/.claude/projects/-home-dev-proj/memory/RESUME-HERE.md', '# Resume\n- a\n', '- a', '- b')
         .edit('m2', B, '/home/dev/proj/projects/x/memory/MEMORY.md', '# Memory\n- a\n', '- a', '- b')
+        .edit('m3', C, '/home/dev/proj/docs/CLAUDE.md', '# Docs\n- a\n', '- a', '- b')
         .text(),
       errors: [
         { messageId: 'unread', line: 2 },
         { messageId: 'unread', line: 4 },
+        { messageId: 'unread', line: 6 },
       ],
     },
     {
