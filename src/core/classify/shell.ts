@@ -258,9 +258,15 @@ function readFor(tokens: Token[], at: number): { name: string; values: Word[]; b
     if (t.kind !== 'word') {
       return undefined;
     }
-    // A value the shell computes (`$(ls)`, `$dir/x`) is not known; the others still run.
+    // A value the shell computes (`$(ls)`, `$dir/x`) is not known; the others still run. A
+    // listing of a folder's files (`$(rg --files src | sort)`, `$(find src -name '*.ts')`) is
+    // each level of it, as pathname patterns.
     if (!t.dynamic || t.glob !== undefined) {
       values.push(t);
+    } else {
+      for (const pattern of listedFiles(t.text) ?? []) {
+        values.push({ kind: 'word', text: pattern, dynamic: true, glob: pattern });
+      }
     }
   }
   const doWord = tokens[i + 1];
@@ -318,6 +324,45 @@ function isRealFile(p: string): boolean {
 
 /** Deepest folder level a `find` is followed to, as pathname patterns (one per level). */
 const maxFindDepth = 4;
+
+/**
+ * The files a command substitution lists, as pathname patterns: `$(rg --files DIR…)`,
+ * `$(git ls-files DIR…)` or `$(find …)` (see findPatterns), optionally piped through `sort`.
+ * Undefined for anything else, or options that filter the list.
+ */
+function listedFiles(word: string): string[] | undefined {
+  // (The tokenizer keeps a substitution without its closing parenthesis.)
+  const m = /^\$\(([^()]*)\)?$/.exec(word);
+  if (!m) {
+    return undefined;
+  }
+  const inner = m[1]!.replace(/\s*\|\s*sort(?:\s+-u)?\s*$/, '');
+  if (/[|;&`$<>]/.test(inner)) {
+    return undefined;
+  }
+  let words: Word[];
+  try {
+    words = tokenize(inner).filter((t): t is Word => t.kind === 'word');
+  } catch {
+    return undefined;
+  }
+  const [cmd, ...args] = words;
+  if (cmd?.text === 'find') {
+    return findPatterns(args);
+  }
+  const sub = cmd?.text === 'rg' && args[0]?.text === '--files' ? args.slice(1) : cmd?.text === 'git' && args[0]?.text === 'ls-files' ? args.slice(1) : undefined;
+  if (!sub || sub.some((a) => a.dynamic || a.text.startsWith('-'))) {
+    return undefined;
+  }
+  const patterns: string[] = [];
+  for (const root of sub.length > 0 ? sub.map((a) => a.text.replace(/\/+$/, '')) : ['.']) {
+    for (let d = 1; d <= maxFindDepth; d++) {
+      const below = '*/'.repeat(d - 1) + '*';
+      patterns.push(root === '.' ? below : `${root}/${below}`);
+    }
+  }
+  return patterns;
+}
 
 /**
  * The files a `find DIR… [-maxdepth N] [-type f] [-name PAT]` lists, as pathname patterns, one

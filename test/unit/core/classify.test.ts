@@ -58,6 +58,10 @@ void describe('shell classification', () => {
     ["find . -name '*.go' -exec cat {} \\;", ['read(glob):*.go', 'read(glob):*/*.go', 'read(glob):*/*/*.go', 'read(glob):*/*/*/*.go']],
     ['cat {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}', []],
     ['for f in $(ls); do cat "$f"; done', []],
+    // A listing of a folder's files: each level of it, as patterns (filtered listings: nothing).
+    ['for f in $(rg --files src/routes | sort); do sed -n 1,180p "$f"; done', ['read(glob):src/routes/*#1+180', 'read(glob):src/routes/*/*#1+180', 'read(glob):src/routes/*/*/*#1+180', 'read(glob):src/routes/*/*/*/*#1+180']],
+    ['for f in $(find docs -maxdepth 1 -name "*.md"); do cat "$f"; done', ['read(glob):docs/*.md']],
+    ['for f in $(rg --files -g "*.ts" src) $(rg -l foo src); do cat "$f"; done', []],
     // A computed value among the words: the literal ones are still read.
     ['for f in a.md $(ls docs) b.md; do cat "$f"; done', ['read:a.md', 'read:b.md']],
     // An escaped or single-quoted $ is a literal character of a pattern; so is a $ before a dot.
