@@ -301,6 +301,42 @@ function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess
       shellAccesses(text, base, out, rewrites);
     }
   }
+  if (shell && script.includes('${')) {
+    for (const command of mappedTemplates(script)) {
+      shellAccesses(command, base, out, rewrites);
+    }
+  }
+}
+
+/** A template literal with no backslash and one `${name}` in it. */
+const template = /`([^`\\$]*(?:\$\{\s*([A-Za-z_$][\w$]*)\s*\}[^`\\$]*)+)`/g;
+
+/**
+ * Commands a script builds from a template over a list of literals: `files.map((file) =>
+ * tools.exec_command({cmd: `sed -n '1,280p' ${file}`}))` or `for (const file of files)`, with
+ * `const files = ["src/a.ts", "src/b.ts"]`: the template once per element.
+ */
+function mappedTemplates(script: string): string[] {
+  const out: string[] = [];
+  for (const m of script.matchAll(template)) {
+    const body = m[1]!;
+    const names = new Set([...body.matchAll(/\$\{\s*([A-Za-z_$][\w$]*)\s*\}/g)].map((x) => x[1]!));
+    if (names.size !== 1) {
+      continue;
+    }
+    const name = [...names][0]!;
+    const esc = name.replace(/\$/g, '\\$');
+    const over = new RegExp(`\\b([A-Za-z_$][\\w$]*)\\.map\\(\\s*(?:async\\s*)?\\(?\\s*${esc}\\s*[,)=]|for\\s*\\(\\s*(?:const|let|var)\\s+${esc}\\s+of\\s+([A-Za-z_$][\\w$]*)\\s*\\)`).exec(script);
+    const list = over?.[1] ?? over?.[2];
+    const decl = list ? new RegExp(`\\b(?:const|let|var)\\s+${list.replace(/\$/g, '\\$')}\\s*=\\s*\\[`).exec(script) : null;
+    if (!decl) {
+      continue;
+    }
+    for (const value of listLiterals(script, decl.index + decl[0].length - 1)) {
+      out.push(body.replace(/\$\{\s*[A-Za-z_$][\w$]*\s*\}/g, () => value));
+    }
+  }
+  return out;
 }
 
 /** The files a shell command reads and writes, resolved against `base`; `rewrites` gets the directories it may rewrite wholesale. */

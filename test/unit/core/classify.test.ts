@@ -249,6 +249,24 @@ void describe('tool tables', () => {
     assert.deepEqual(classifyToolCall('codex', 'exec', { input: 'text(await tools.list_dir({}))' }, '/w').accesses, []);
   });
 
+  void test('Codex code mode: a command template mapped over a list of literals runs once per element', () => {
+    const mapped = [
+      'const files = [\n  "src/a.ts",\n  "src/b.ts"\n];',
+      "const results = await Promise.all(files.map(file => tools.exec_command({cmd: `sed -n '1,280p' ${file}`, workdir: \"/w\"})));",
+    ].join('\n');
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: mapped }, '/w').accesses, [
+      { path: '/w/src/a.ts', op: 'read', lines: { start: 1, count: 280 }, viaShell: true },
+      { path: '/w/src/b.ts', op: 'read', lines: { start: 1, count: 280 }, viaShell: true },
+    ]);
+    const loop = 'const docs = ["a.md"];\nfor (const d of docs) { text((await tools.exec_command({ cmd: `cat ${d}` })).output); }';
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: loop }, '/w').accesses, [{ path: '/w/a.md', op: 'read', viaShell: true }]);
+    // A template over something computed, or with two placeholders: not guessed at.
+    const computed = 'const files = (await tools.exec_command({ cmd: "ls" })).output.split("\\n");\nfor (const f of files) { await tools.exec_command({ cmd: `cat ${f}` }); }';
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: computed }, '/w').accesses, []);
+    const two = 'const files = ["a.md"];\nfor (const f of files) { await tools.exec_command({ cmd: `cat ${dir}/${f}` }); }';
+    assert.deepEqual(classifyToolCall('codex', 'exec', { input: two }, '/w').accesses, []);
+  });
+
   void test("probe's extract_code (an MCP tool): whole files, a line, a range, a symbol", () => {
     // The input shape real Codex sessions send (namespace mcp__probe, name extract_code, which the
     // Codex parser classifies as mcp__probe__extract_code).
