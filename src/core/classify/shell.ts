@@ -668,6 +668,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       return undefined;
     }
     case 'git': {
+      if (args[0]?.text === 'mv' && !args[0].dynamic) {
+        // git mv moves the file as mv does (and stages the move).
+        return interpret([{ kind: 'word', text: 'mv', dynamic: false }, ...args.slice(1)], heredocs, cwd, out);
+      }
       for (const a of gitWrites(args)) {
         push(a);
       }

@@ -68,6 +68,9 @@ void describe('shell classification', () => {
     ['for f in src/*.tsx src/app/\\$id/*.tsx; do sed -n 1,100p "$f"; done', ['read(glob):src/*.tsx#1+100', 'read(glob):src/app/$id/*.tsx#1+100']],
     ["sed -n 1,5p src/routes/api.$.ts 'x$y/a.ts'", ['read:src/routes/api.$.ts#1+5', 'read:x$y/a.ts#1+5']],
     ['echo hi > out.txt', ['write:out.txt']],
+    // git mv moves a file as mv does.
+    ['git mv old/spec.md new/spec.md', ['write:new/spec.md']],
+    ['git mv -k a.md b.md docs/', ['write:docs/a.md', 'write:docs/b.md']],
     ['echo hi >> out.txt 2>&1', ['write:out.txt']],
     ['cmd 2>/dev/null', []],
     ['npm test | tee test.log', ['write:test.log']],
