@@ -5,6 +5,7 @@ import { TranscriptStream } from '../../../src/core/engine/stream';
 import type { Finding } from '../../../src/core/model/finding';
 import { adapters } from '../../../src/core/parse/registry';
 import { inputHash } from '../../../src/core/lib/hash';
+import { allRules } from '../../../src/core/rules/all';
 import { stalledCall } from '../../../src/core/rules/stalled-call';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { ClaudeTranscript } from '../support/claude';
@@ -109,6 +110,37 @@ void describe('overlapping-executions and forked-session', () => {
       ['overlapping-executions:running@5'],
     );
     assert.match(findings[0]!.message, /\(a prompt typed meanwhile, on line 4, follows its progress output on line 3\)/);
+  });
+
+  void test('live, line by line: the turn written while a call ran is an overlap once the call shows it ran on; the missing result said meanwhile is withdrawn', () => {
+    const findings = new Map<string, Finding>();
+    const stream = new TranscriptStream({
+      file: '/tmp/live-overlap.jsonl',
+      adapters,
+      rules: allRules,
+      mode: 'live',
+      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+    });
+    const t = new ClaudeTranscript().user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
+    t.bashProgress(A).say('m2', 'while that runs: hello');
+    const enc = new TextEncoder();
+    const now = (): string[] => [...findings.values()].map((f) => `${f.rule}:${f.messageId}@${f.line}`).sort();
+    let sent = 0;
+    const feed = (): void => {
+      stream.push(enc.encode(t.lines.slice(sent).map((l) => l + '\n').join('')));
+      sent = t.lines.length;
+    };
+    feed();
+    // The turn hangs from the call's progress output, but the call may have died there.
+    assert.deepEqual(now(), ['missing-result:beforeNext@2']);
+    t.bashProgress(A);
+    feed();
+    // More output: it ran on under the new turn, a second execution.
+    assert.deepEqual(now(), ['overlapping-executions:running@4']);
+    t.linkedResult(A, 'ok');
+    feed();
+    assert.deepEqual(now(), ['overlapping-executions:running@4']);
+    assert.deepEqual(run(t.text()).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), ['overlapping-executions:running@4']);
   });
 
   void test('Claude Code: two runs hanging from one hook attachment are an overlap, and each run pairs its own calls', () => {
