@@ -711,7 +711,25 @@ export class LiveMonitor implements Disposable {
       }
     }
     const tree = this.tree;
-    if (!tree || gate.muted || e.kind !== 'result' || e.isError) {
+    if (!tree || gate.muted) {
+      return;
+    }
+    // Files the session came to know without a call: what it saw as it was then, or wrote.
+    if (e.kind === 'file-attached') {
+      tree.sessionSaw(file, e.path, e.read && e.read.startLine <= 1 && e.read.numLines >= e.read.totalLines ? { hash: hashText(e.read.content) } : {});
+      return;
+    }
+    if (e.kind === 'file-created') {
+      tree.sessionWrote(file, e.path, hashText(e.content));
+      return;
+    }
+    if (e.kind === 'text' && e.mentions) {
+      for (const path of e.mentions) {
+        tree.sessionSaw(file, path);
+      }
+      return;
+    }
+    if (e.kind !== 'result' || e.isError) {
       return;
     }
     const call = stream.engine.conversation.call(e.callId);

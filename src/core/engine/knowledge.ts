@@ -325,6 +325,29 @@ export class FileKnowledge {
   }
 }
 
+/**
+ * Claude Code's auto-memory index, `<config>/projects/<project>/memory/MEMORY.md`: Claude Code
+ * puts it in the system prompt at the start of a session, with no record in the transcript.
+ */
+const autoMemoryIndex = /[\\/]\.claude[\\/]projects[\\/][^\\/]+[\\/]memory[\\/]MEMORY\.md$/;
+
+/**
+ * Files Claude Code puts in the context itself at the start of a session, with no record in
+ * the transcript (write-before-read and the guard's unread-write both honour it): its auto-memory index, and the CLAUDE.md (or CLAUDE.local.md) of the project
+ * folder, of a folder above it, or of its .claude folder.
+ */
+export function loadedByClaudeCode(path: string, cwd: string | undefined): boolean {
+  if (autoMemoryIndex.test(path)) {
+    return true;
+  }
+  const m = /^(.*)[\\/](?:CLAUDE|CLAUDE\.local)\.md$/.exec(path);
+  if (!m || cwd === undefined) {
+    return false;
+  }
+  const dir = m[1]!.replace(/[\\/]\.claude$/, '');
+  return dir === '' || isUnder(cwd, dir);
+}
+
 /** Is `path` `dir` itself or a file below it (POSIX or Windows separators)? */
 export function isUnder(path: string, dir: string): boolean {
   if (!path.startsWith(dir)) {

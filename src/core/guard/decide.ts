@@ -1,4 +1,5 @@
 import { displayPath } from '../classify/paths';
+import { loadedByClaudeCode } from '../engine/knowledge';
 import type { AccessOp } from '../model/events';
 import { clockTime, describeAuthor } from '../rules/support/author';
 import {
@@ -63,7 +64,7 @@ export function decide(request: GuardRequest, state: GuardState, policy: GuardPo
           ? `${name} was deleted after you last ${seen} it (${who}${more}). Check whether it should still exist, then ${redo}.`
           : `${name} changed on disk after you last ${seen} it (${who}${more}). Read it again, then ${redo}.`,
       );
-    } else if (!f.seen && f.current !== null && p.op !== 'delete') {
+    } else if (!f.seen && f.current !== null && p.op !== 'delete' && !(request.agent === 'claude' && loadedByClaudeCode(p.path, request.cwd))) {
       add('unread-write', `${name} already exists and you have not read it in this session. Read it first, then ${redo}.`);
     }
   }

@@ -169,4 +169,21 @@ void describe('decide', () => {
     );
     assert.match(v.reason, /^src\/b\.ts already exists/);
   });
+
+  void test("Claude Code's own context files (the project's CLAUDE.md) are not unread writes; for other agents they are", () => {
+    const claudeMd = `${cwd}/CLAUDE.md`;
+    const files = [{ path: claudeMd, current: h('a'), changes: [], dirty: false, inflight: [] }];
+    const edit = { ...req('edit', claudeMd) };
+    assert.equal(decide(edit, { files }).action, 'allow');
+    assert.deepEqual(
+      decide({ ...edit, agent: 'gemini' }, { files }).hits.map((x) => x.decision),
+      ['unread-write'],
+    );
+    // A CLAUDE.md of a subfolder is not loaded at start.
+    const sub = `${cwd}/docs/CLAUDE.md`;
+    assert.deepEqual(
+      decide(req('edit', sub), { files: [{ ...files[0]!, path: sub }] }).hits.map((x) => x.decision),
+      ['unread-write'],
+    );
+  });
 });

@@ -205,6 +205,24 @@ void describe('guard hook end to end', () => {
     allowed(await g.hook(payloads.gemini('BeforeTool', gem, 'replace', { file_path: file, old_string: 'b', new_string: 'c' }), ['--agent', 'gemini']));
   });
 
+  void test('Claude Code: files the session knows without a call (named with @, attached after a compaction, its CLAUDE.md) are not unread writes', async () => {
+    const { g, file, claude } = await setup();
+    const attached = g.file('src/b.ts', 'export const b = 1;\n');
+    const claudeMd = g.file('CLAUDE.md', '# Rules\n');
+    const edit = (path: string, id: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+      g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: path, old_string: '1', new_string: '2' }, id), ['--agent', 'claude']);
+    // Before the transcript says anything: both never read.
+    denied(await edit(file, 'toolu_E0'), 'claude');
+    mkdirSync(g.live.projectDir, { recursive: true });
+    const t = new ClaudeTranscript('c1', g.workspace).compact().attachFile(attached, 'export const b = 1;\n').user('look at @src/app.ts and fix it');
+    appendFileSync(claude.transcript, t.text());
+    await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
+    await g.live.monitor!.idle();
+    allowed(await edit(file, 'toolu_E1'));
+    allowed(await edit(attached, 'toolu_E2'));
+    allowed(await edit(claudeMd, 'toolu_E3'));
+  });
+
   void test('a transcript that lags the hooks cannot hide a change, and the finding moves to the call’s line', async () => {
     const { g, file, claude } = await setup();
     mkdirSync(g.live.projectDir, { recursive: true });
