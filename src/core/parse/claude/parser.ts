@@ -655,12 +655,7 @@ class ClaudeParser implements FormatParser {
         views = [];
         byFile.set(path, views);
       }
-      const last = views[views.length - 1];
-      if (last && n === last.start + last.lines.length) {
-        last.lines.push(text);
-      } else {
-        views.push({ start: n, lines: [text] });
-      }
+      addLine(views, n, text);
     };
     const lines = output.split('\n');
     // One file searched: no path before the numbers, and context lines as `N-text`.
@@ -730,21 +725,23 @@ function mentionedFiles(text: string, cwd: string | undefined): string[] {
 /** `12\tline` runs of a numbered snippet, each from its first line number; anything else ends a run. */
 function numberedRuns(snippet: string): { start: number; lines: string[] }[] {
   const runs: { start: number; lines: string[] }[] = [];
-  let cur: { start: number; lines: string[] } | undefined;
   for (const line of snippet.split('\n')) {
     const m = /^(\d+)\t/.exec(line);
-    const n = m ? Number(m[1]) : NaN;
-    if (!m || n < 1) {
-      cur = undefined;
-      continue;
+    if (m && Number(m[1]) >= 1) {
+      addLine(runs, Number(m[1]), line.slice(m[0].length));
     }
-    if (!cur || n !== cur.start + cur.lines.length) {
-      cur = { start: n, lines: [] };
-      runs.push(cur);
-    }
-    cur.lines.push(line.slice(m[0].length));
   }
   return runs;
+}
+
+/** Line `n` of a file, added to the run it continues, else as a new run. */
+function addLine(runs: { start: number; lines: string[] }[], n: number, text: string): void {
+  const last = runs[runs.length - 1];
+  if (last && n === last.start + last.lines.length) {
+    last.lines.push(text);
+  } else {
+    runs.push({ start: n, lines: [text] });
+  }
 }
 
 /**
