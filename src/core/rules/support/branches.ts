@@ -171,18 +171,22 @@ export class SharedBranchTracker {
     this.tracker.reset();
   }
 
-  // The lines of each event kind, as every rule that shares the tracker adds them.
+  // The lines of each event kind, as every rule that shares the tracker adds them. Only lines
+  // with a uuid are links of a tree (Claude Code's); other agents' events leave it empty.
   addCall(rec: CallRecord): BranchGrowth | undefined {
-    return this.add(rec, rec.call.uuid, rec.call.parentUuid, callNode(rec.call), rec.call.at);
+    return rec.call.uuid === undefined ? undefined : this.add(rec, rec.call.uuid, rec.call.parentUuid, callNode(rec.call), rec.call.at);
   }
 
   addText(e: TextEvent): BranchGrowth | undefined {
+    if (e.uuid === undefined) {
+      return undefined;
+    }
     const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
     return this.add(e, e.uuid, e.parentUuid, node, e.at);
   }
 
   addResult(rec: ResultRecord): BranchGrowth | undefined {
-    return this.add(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+    return rec.result.uuid === undefined ? undefined : this.add(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
   }
 }
 
