@@ -674,6 +674,11 @@ export class LiveMonitor implements Disposable {
       for (const dir of e.rewrites ?? []) {
         tree.rewriteStarted(file, dir, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
       }
+    } else if (e.kind === 'worktree-entered') {
+      // Before the engine takes the copies in as seen: then they would no longer count as new.
+      for (const path of stream.engine.knowledge.copiesInto(e.from, e.to)) {
+        tree.sessionSaw(file, path);
+      }
     } else if (e.kind === 'result') {
       const call = stream.engine.conversation.call(e.callId);
       if (call?.call.rewrites) {

@@ -156,6 +156,11 @@ export class RuleEngine {
       case 'file-created':
         this.knowledge.noteWrite(e.path, e.at, e.content);
         return;
+      case 'worktree-entered':
+        for (const path of this.knowledge.copiesInto(e.from, e.to)) {
+          this.knowledge.noteSeen(path, e.at);
+        }
+        return;
       case 'file-attached':
         if (e.read) {
           this.knowledge.noteRead(e.path, e.at, e.read);

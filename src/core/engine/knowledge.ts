@@ -118,6 +118,37 @@ export class FileKnowledge {
     }
   }
 
+  /**
+   * The files a git worktree at `to` holds of those the session has seen under `from` (see
+   * WorktreeEnteredEvent): each at the same place under `to`, taken against `from` and against
+   * the folders above it, since `from` may be a folder inside the repository whose root the
+   * worktree checks out (the one that exists is the copy; the others name nothing). Files the
+   * session already knows under `to` are left out.
+   */
+  copiesInto(from: string, to: string): string[] {
+    const out: string[] = [];
+    const roots = ancestors(from, worktreeRootLevels);
+    const windows = /^[A-Za-z]:[\\/]/.test(to);
+    const base = to.replace(/[\\/]+$/, '');
+    for (const [path, k] of this.paths) {
+      if (isUnder(path, base) || (k.lastRead === undefined && k.lastWrite === undefined && k.opaqueSince === undefined)) {
+        continue;
+      }
+      for (const root of roots) {
+        if (path.length > root.length && isUnder(path, root)) {
+          const rel = path.slice(root.length).replace(/^[\\/]+/, '');
+          const copy = `${base}${windows ? '\\' : '/'}${windows ? rel.replace(/\//g, '\\') : rel.replace(/\\/g, '/')}`;
+          // (The map, not lookup(): this only asks, and must not add entries while it walks them.)
+          const known = this.paths.get(copy);
+          if (known?.lastRead === undefined && known?.lastWrite === undefined && known?.opaqueSince === undefined) {
+            out.push(copy);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
   noteAttempted(path: string, at: Span): void {
     this.entry(path).attemptedAt = at;
@@ -349,6 +380,30 @@ export function loadedByClaudeCode(path: string, cwd: string | undefined): boole
 }
 
 /** Is `path` `dir` itself or a file below it (POSIX or Windows separators)? */
+/**
+ * How far above the session's folder a worktree's root may be: the session's folder is usually
+ * the repository's root or one or two levels inside it.
+ */
+const worktreeRootLevels = 4;
+
+/** `dir` and up to `levels - 1` folders above it, stopping short of the file system's root. */
+function ancestors(dir: string, levels: number): string[] {
+  const out: string[] = [];
+  let d = dir.replace(/[\\/]+$/, '');
+  while (out.length < levels && /[\\/]./.test(d) && !/^[A-Za-z]:$/.test(d)) {
+    out.push(d);
+    const cut = Math.max(d.lastIndexOf('/'), d.lastIndexOf('\\'));
+    if (cut <= 0) {
+      break;
+    }
+    d = d.slice(0, cut);
+    if (/^[A-Za-z]:$/.test(d)) {
+      break;
+    }
+  }
+  return out;
+}
+
 export function isUnder(path: string, dir: string): boolean {
   if (!path.startsWith(dir)) {
     return false;

@@ -270,7 +270,23 @@ export interface FileCreatedEvent {
   content: string;
 }
 
+/**
+ * The session moved into a git worktree of its repository (Claude Code's `EnterWorktree`,
+ * recorded as a `worktree-state` record). The worktree holds a checkout of the files the session
+ * knew under `from`, at the same place under `to`: it has seen them, though not necessarily as
+ * the worktree's branch has them.
+ */
+export interface WorktreeEnteredEvent {
+  kind: 'worktree-entered';
+  at: Span;
+  /** The session's folder before (`originalCwd`): the repository's root or a folder inside it. */
+  from: string;
+  /** The worktree's root. */
+  to: string;
+}
+
 export type NormalizedEvent =
+  | WorktreeEnteredEvent
   | FileCreatedEvent
   | FileAttachedEvent
   | CallRunningEvent

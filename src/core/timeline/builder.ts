@@ -159,6 +159,7 @@ export class TimelineBuilder {
       case 'file-shown':
       case 'file-attached':
       case 'file-created':
+      case 'worktree-entered':
         return;
     }
   }

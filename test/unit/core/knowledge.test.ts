@@ -119,6 +119,33 @@ void describe('file knowledge: a command that may rewrite any file of a director
   });
 });
 
+void describe('file knowledge: the copies a git worktree holds', () => {
+  const read = (k: FileKnowledge, path: string, line: number): void => k.noteRead(path, at(line), { path, content: 'a\n', startLine: 1, numLines: 1, totalLines: 1 });
+
+  void test('each file seen under the old folder, placed against it and against the folders above it', () => {
+    const k = new FileKnowledge();
+    read(k, '/r/proj/ext/a.ts', 2);
+    k.noteWrite('/r/proj/b.ts', at(3), 'b\n');
+    k.noteAttempted('/r/proj/ext/tried.ts', at(4));
+    read(k, '/elsewhere/c.ts', 5);
+    assert.deepEqual(k.copiesInto('/r/proj/ext', '/wt/').sort(), ['/wt/a.ts', '/wt/b.ts', '/wt/ext/a.ts', '/wt/proj/b.ts', '/wt/proj/ext/a.ts'].sort());
+  });
+
+  void test('files already known in the worktree, and the worktree inside the repository, are not copied again', () => {
+    const k = new FileKnowledge();
+    read(k, '/r/a.ts', 2);
+    read(k, '/r/.claude/worktrees/w/a.ts', 3);
+    read(k, '/r/.claude/worktrees/w/b.ts', 4);
+    assert.deepEqual(k.copiesInto('/r', '/r/.claude/worktrees/w'), []);
+  });
+
+  void test('Windows paths keep their separators and stop at the drive', () => {
+    const k = new FileKnowledge();
+    read(k, 'D:\\src\\app\\a.ts', 2);
+    assert.deepEqual(k.copiesInto('D:\\src\\app', 'D:\\wt').sort(), ['D:\\wt\\a.ts', 'D:\\wt\\app\\a.ts'].sort());
+  });
+});
+
 void describe('file knowledge: which unseen change a write overwrote', () => {
   const v1 = 'a\nb\nc\n';
   const seen = (k: FileKnowledge): void => k.noteRead('/w/a.ts', at(2), { path: '/w/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });

@@ -223,6 +223,28 @@ void describe('guard hook end to end', () => {
     allowed(await edit(claudeMd, 'toolu_E3'));
   });
 
+  void test('Claude Code: after EnterWorktree, the worktree’s copies of files the session knew are not unread writes', async () => {
+    const { g, claude } = await setup();
+    const original = g.file('main/src/a.ts', 'export const a = 1;\n');
+    const copy = g.file('wt/src/a.ts', 'export const a = 1;\n');
+    const never = g.file('wt/src/b.ts', 'export const b = 1;\n');
+    const edit = (p: string, id: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+      g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: p, old_string: '1', new_string: '2' }, id), ['--agent', 'claude']);
+    mkdirSync(g.live.projectDir, { recursive: true });
+    const t = new ClaudeTranscript('c1', path.join(g.workspace, 'main')).user('go').read('m1', 'toolu_R', original, 'export const a = 1;\n');
+    appendFileSync(claude.transcript, t.text());
+    await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
+    await g.live.monitor!.idle();
+    denied(await edit(copy, 'toolu_E0'), 'claude');
+    const before = t.text().length;
+    t.inWorktree(path.join(g.workspace, 'wt'));
+    appendFileSync(claude.transcript, t.text().slice(before));
+    await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'worktree record read');
+    await g.live.monitor!.idle();
+    allowed(await edit(copy, 'toolu_E1'));
+    denied(await edit(never, 'toolu_E2'), 'claude');
+  });
+
   void test('a transcript that lags the hooks cannot hide a change, and the finding moves to the call’s line', async () => {
     const { g, file, claude } = await setup();
     mkdirSync(g.live.projectDir, { recursive: true });

@@ -77,6 +77,17 @@ ruleTester(writeBeforeRead, {
       name: 'files Claude Code attached after a compaction',
       input: new ClaudeTranscript().compact().attachFile(f, v1).attachFile('/home/dev/proj/src/b.ts').user('go on').edit('m1', A, f, v1, 'two', '2').edit('m2', B, '/home/dev/proj/src/b.ts', 'x\n', 'x', 'y').text(),
     },
+    {
+      // EnterWorktree from a folder inside the repository (/home/dev/proj/ext): the worktree
+      // checks out the repository's root, so the file the session wrote is at wt/ext/….
+      name: "Claude Code: an edit of a worktree's copy of a file the session wrote before it entered the worktree",
+      input: new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000001', '/home/dev/proj/ext')
+        .user('go')
+        .write('m1', A, '/home/dev/proj/ext/docs/spec.md', v1, null)
+        .inWorktree('/home/dev/wt', '/home/dev/wt/ext')
+        .edit('m2', B, '/home/dev/wt/ext/docs/spec.md', v1, 'two', '2')
+        .text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {
@@ -236,6 +247,17 @@ ruleTester(writeBeforeRead, {
         { messageId: 'unread', line: 4 },
         { messageId: 'unread', line: 6 },
       ],
+    },
+    {
+      // The worktree holds copies of what the session knew, nothing more.
+      name: 'Claude Code: an edit of a file in the worktree that the session never saw in the main checkout',
+      input: new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000001', '/home/dev/proj')
+        .user('go')
+        .write('m1', A, '/home/dev/proj/docs/spec.md', v1, null)
+        .inWorktree('/home/dev/proj/.claude/worktrees/wt')
+        .edit('m2', B, '/home/dev/proj/.claude/worktrees/wt/docs/other.md', v1, 'two', '2')
+        .text(),
+      errors: [{ messageId: 'unread', line: 5 }],
     },
     {
       name: 'the same continued session with nothing attached',
@@ -450,6 +472,17 @@ ruleTester(staleWrite, {
     },
     { name: 'a Grep of the folder showed the changed line as it is (path:N:text)', input: formattedThenGrepped('folder') },
     { name: 'Claude Code re-stamps a memory file it edits (memdirStamped): its own change', input: memoryEdits(true) },
+    {
+      // The worktree's branch may hold the file as it was before the session's last write: a
+      // copy the session never saw as such, so no staleness is claimed on it.
+      name: "Claude Code: a worktree's copy that differs from what the session wrote in the main checkout",
+      input: new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000001', '/home/dev/proj')
+        .user('go')
+        .write('m1', A, '/home/dev/proj/docs/spec.md', v1, null)
+        .inWorktree('/home/dev/proj/.claude/worktrees/wt')
+        .edit('m2', B, '/home/dev/proj/.claude/worktrees/wt/docs/spec.md', 'one\nTWO\nthree\n', 'TWO', '2')
+        .text(),
+    },
     { name: 'edit what was read', input: readThenEdit },
     { name: 'two edits in a row on own content', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },
     {

@@ -11,7 +11,8 @@ export class ClaudeTranscript {
 
   constructor(
     readonly sessionId = 'aaaaaaaa-0000-4000-8000-000000000001',
-    readonly cwd = '/home/dev/proj',
+    /** The session's folder, on every record from here on (see `inWorktree`). */
+    public cwd = '/home/dev/proj',
   ) {}
 
   private envelope(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -200,6 +201,20 @@ export class ClaudeTranscript {
             displayPath: path,
           };
     return this.push(this.envelope('attachment', { attachment }));
+  }
+
+  /**
+   * `EnterWorktree`: Claude Code's `worktree-state` record (no envelope, as it writes it), and
+   * the records after it in `folder` (the worktree's root, or the same folder inside it).
+   */
+  inWorktree(worktreePath: string, folder = worktreePath): this {
+    this.push({
+      type: 'worktree-state',
+      worktreeSession: { originalCwd: this.cwd, worktreePath, worktreeName: 'wt', worktreeBranch: 'worktree-wt', sessionId: this.sessionId },
+      sessionId: this.sessionId,
+    });
+    this.cwd = folder;
+    return this;
   }
 
   /** Output of a running Bash call, as Claude Code writes it every second or so while the command runs. */

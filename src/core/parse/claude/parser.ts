@@ -16,6 +16,7 @@ import {
   toolResultBlockSchema,
   toolUseBlockSchema,
   userLineSchema,
+  worktreeStateSchema,
   writeResultSchema,
 } from './schema';
 import { guardOf } from '../guard';
@@ -26,6 +27,7 @@ const isAssistantLine = guardOf(assistantLineSchema);
 const isUserLine = guardOf(userLineSchema);
 const isSystemLine = guardOf(systemLineSchema);
 const isTitleLine = guardOf(titleLineSchema);
+const isWorktreeState = guardOf(worktreeStateSchema);
 const isToolUseBlock = guardOf(toolUseBlockSchema);
 const isToolResultBlock = guardOf(toolResultBlockSchema);
 const isTextBlock = guardOf(textBlockSchema);
@@ -212,6 +214,13 @@ class ClaudeParser implements FormatParser {
       const title = isTitleLine(value) ? (value.customTitle ?? value.title ?? value.aiTitle ?? value.summary) : undefined;
       if (title) {
         this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'claude-code', title: preview(title, 120) });
+      }
+      return;
+    }
+    if (type === 'worktree-state') {
+      if (isWorktreeState(value) && value.worktreeSession) {
+        const { originalCwd, worktreePath } = value.worktreeSession;
+        this.ctx.emit({ kind: 'worktree-entered', at: lineSpan(raw), from: originalCwd, to: worktreePath });
       }
       return;
     }

@@ -79,6 +79,15 @@ export const titleLineSchema = z.object({
   aiTitle: z.string().optional(),
 });
 
+/**
+ * `worktree-state`: the worktree the session works in (`EnterWorktree`), or `null` once it left
+ * it. Claude Code writes it for resuming; the new folder also shows in the next records' `cwd`.
+ */
+export const worktreeStateSchema = z.object({
+  type: z.literal('worktree-state'),
+  worktreeSession: z.union([z.null(), z.object({ originalCwd: z.string(), worktreePath: z.string() })]),
+});
+
 /** `toolUseResult` of Read: `{type:'text', file:{filePath, content, startLine, numLines, totalLines}}`. */
 export const readResultSchema = z.object({
   type: z.string().optional(),
