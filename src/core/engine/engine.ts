@@ -156,6 +156,9 @@ export class RuleEngine {
       case 'file-created':
         this.knowledge.noteWrite(e.path, e.at, e.content);
         return;
+      case 'paths-aliased':
+        this.knowledge.alias(e.from, e.to);
+        return;
       case 'worktree-entered':
         for (const path of this.knowledge.copiesInto(e.from, e.to)) {
           this.knowledge.noteSeen(path, e.at);

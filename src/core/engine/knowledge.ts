@@ -149,6 +149,35 @@ export class FileKnowledge {
     return out;
   }
 
+  /**
+   * Paths under `from` and under `to` name the same files (see PathsAliasedEvent): each entry
+   * under `from` moves to its path under `to`, unless what the session knows under that path is
+   * newer, and so does each read of a pattern there.
+   */
+  alias(from: string, to: string): void {
+    for (const [path, k] of [...this.paths]) {
+      if (path.length > from.length && isUnder(path, from)) {
+        const target = to + path.slice(from.length);
+        const known = this.paths.get(target);
+        if (!known || lastTouched(known) < lastTouched(k)) {
+          this.paths.delete(path);
+          k.path = target;
+          this.paths.set(target, k);
+        }
+      }
+    }
+    for (const [key, g] of [...this.globs]) {
+      const kind = key.slice(0, key.indexOf(':') + 1);
+      const pattern = key.slice(kind.length);
+      if (pattern.startsWith(`${from}/`)) {
+        const moved = to.replace(/[*?[\]\\]/g, '\\$&') + pattern.slice(from.length);
+        if (!this.globs.has(kind + moved)) {
+          this.globs.set(kind + moved, { ...g, pattern: shellPattern(moved) });
+        }
+      }
+    }
+  }
+
   /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
   noteAttempted(path: string, at: Span): void {
     this.entry(path).attemptedAt = at;
@@ -380,6 +409,11 @@ export function loadedByClaudeCode(path: string, cwd: string | undefined): boole
 }
 
 /** Is `path` `dir` itself or a file below it (POSIX or Windows separators)? */
+/** The line of the last thing the session did to or learned of the file. */
+function lastTouched(k: PathKnowledge): number {
+  return Math.max(k.lastRead?.line ?? 0, k.lastWrite?.line ?? 0, k.opaqueSince?.line ?? 0, k.attemptedAt?.line ?? 0);
+}
+
 /**
  * How far above the session's folder a worktree's root may be: the session's folder is usually
  * the repository's root or one or two levels inside it.

@@ -285,7 +285,19 @@ export interface WorktreeEnteredEvent {
   to: string;
 }
 
+/**
+ * Paths under `from` and under `to` name the same files (Claude Desktop's local-agent VM shows
+ * the host folder `to` as `from`): what the session knew under `from` holds under `to`.
+ */
+export interface PathsAliasedEvent {
+  kind: 'paths-aliased';
+  at: Span;
+  from: string;
+  to: string;
+}
+
 export type NormalizedEvent =
+  | PathsAliasedEvent
   | WorktreeEnteredEvent
   | FileCreatedEvent
   | FileAttachedEvent

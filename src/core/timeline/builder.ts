@@ -160,6 +160,7 @@ export class TimelineBuilder {
       case 'file-attached':
       case 'file-created':
       case 'worktree-entered':
+      case 'paths-aliased':
         return;
     }
   }

@@ -146,6 +146,27 @@ void describe('file knowledge: the copies a git worktree holds', () => {
   });
 });
 
+void describe('file knowledge: a folder seen under two names', () => {
+  void test('what the session knew under the alias, files and pattern reads, holds under the real folder', () => {
+    const k = new FileKnowledge();
+    k.noteRead('/sessions/v/mnt/Dev/a.ts', at(2), { path: '/sessions/v/mnt/Dev/a.ts', content: 'a\nb\n', startLine: 1, numLines: 2, totalLines: 2 });
+    k.noteSeenGlob('/sessions/v/mnt/Dev/src/*.py', at(3), false);
+    const host = '/Users/ana (work)/Dev';
+    k.noteRead(`${host}/b.ts`, at(4), { path: `${host}/b.ts`, content: 'b\n', startLine: 1, numLines: 1, totalLines: 1 });
+    k.noteRead('/sessions/v/mnt/Dev/b.ts', at(3), { path: '/sessions/v/mnt/Dev/b.ts', content: 'old\n', startLine: 1, numLines: 1, totalLines: 1 });
+    k.noteRead(`${host}/c.ts`, at(2), { path: `${host}/c.ts`, content: 'c\n', startLine: 1, numLines: 1, totalLines: 1 });
+    k.noteRead('/sessions/v/mnt/Dev/c.ts', at(5), { path: '/sessions/v/mnt/Dev/c.ts', content: 'new\n', startLine: 1, numLines: 1, totalLines: 1 });
+    k.alias('/sessions/v/mnt/Dev', host);
+    assert.equal(k.get(`${host}/a.ts`)?.lastRead?.line, 2);
+    assert.ok(k.judge(edit(`${host}/a.ts`, 'a\nB\n')), 'its content too');
+    assert.equal(k.hasSeen(`${host}/src/app.py`), true);
+    assert.equal(k.hasSeen(`${host}/lib/app.py`), false);
+    // Of two names for one file, what the session learned last holds.
+    assert.equal(k.get(`${host}/b.ts`)?.lastRead?.line, 4);
+    assert.equal(k.get(`${host}/c.ts`)?.lastRead?.line, 5);
+  });
+});
+
 void describe('file knowledge: which unseen change a write overwrote', () => {
   const v1 = 'a\nb\nc\n';
   const seen = (k: FileKnowledge): void => k.noteRead('/w/a.ts', at(2), { path: '/w/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });

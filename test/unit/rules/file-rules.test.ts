@@ -40,6 +40,18 @@ const commandThenPatch = (command: string, exit: number, output: string, path = 
 const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
 const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
 
+/**
+ * Claude Desktop's local-agent mode: its shell runs in a VM that mounts ~/Developer as
+ * /sessions/vm/mnt/Developer, while Edit names the host path.
+ */
+function localAgent(): ClaudeTranscript {
+  const t = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000001', '/Users/ana/Library/Application Support/Claude/local-agent-mode-sessions/s1/outputs');
+  t.entrypoint = 'local-agent';
+  return t.user('go');
+}
+const vmShell = (t: ClaudeTranscript, msg: string, id: string, command: string, stdout: string): ClaudeTranscript =>
+  t.call(msg, id, 'mcp__workspace__bash', { command }).result(id, stdout);
+
 /** A code-mode script that creates src/format.rs through a helper (the patch is built at run time), then a patch updating it. */
 function codeMode(recorded: boolean): CodexRollout {
   const t = new CodexRollout().user('go').item('response_item', {
@@ -86,6 +98,17 @@ ruleTester(writeBeforeRead, {
         .write('m1', A, '/home/dev/proj/ext/docs/spec.md', v1, null)
         .inWorktree('/home/dev/wt', '/home/dev/wt/ext')
         .edit('m2', B, '/home/dev/wt/ext/docs/spec.md', v1, 'two', '2')
+        .text(),
+    },
+    {
+      name: "Claude Desktop's local-agent mode: a read in the VM shell at the mount, then an Edit of the host path",
+      input: vmShell(localAgent(), 'm1', A, 'cd /sessions/vm/mnt/Developer/lab && cat worker/cron.yaml', 'kind: CronJob\n').edit('m2', B, '/Users/ana/Developer/lab/worker/cron.yaml', 'kind: CronJob\n', 'CronJob', 'Job').text(),
+    },
+    {
+      // The host folder is known first (a Read), so the VM path is placed as the call comes.
+      name: "Claude Desktop's local-agent mode: a loop over a pattern in the VM after a host Read, then an Edit of one of its files",
+      input: vmShell(localAgent().read('m1', C, '/Users/ana/Developer/lab/README.md', '# lab\n'), 'm2', A, 'cd /sessions/vm/mnt/Developer/lab && for f in src/*.py; do cat "$f"; done', 'x = 1\n')
+        .edit('m3', B, '/Users/ana/Developer/lab/src/app.py', 'x = 1\n', 'x = 1', 'x = 2')
         .text(),
     },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
@@ -247,6 +270,11 @@ ruleTester(writeBeforeRead, {
         { messageId: 'unread', line: 4 },
         { messageId: 'unread', line: 6 },
       ],
+    },
+    {
+      name: "Claude Desktop's local-agent mode: the VM shell read another file of the mount",
+      input: vmShell(localAgent(), 'm1', A, 'cd /sessions/vm/mnt/Developer/lab && cat worker/other.yaml', 'kind: Job\n').edit('m2', B, '/Users/ana/Developer/lab/worker/cron.yaml', 'kind: CronJob\n', 'CronJob', 'Job').text(),
+      errors: [{ messageId: 'unread', line: 4 }],
     },
     {
       // The worktree holds copies of what the session knew, nothing more.

@@ -8,6 +8,8 @@ export class ClaudeTranscript {
   private last: string | null = null;
   private clock = Date.parse('2026-02-12T14:00:00.000Z');
   private readonly byTool = new Map<string, string>();
+  /** The program that writes the records (`local-agent`: Claude Desktop's local-agent mode). */
+  entrypoint = 'cli';
 
   constructor(
     readonly sessionId = 'aaaaaaaa-0000-4000-8000-000000000001',
@@ -27,6 +29,7 @@ export class ClaudeTranscript {
       sessionId: this.sessionId,
       version: '2.1.39',
       gitBranch: 'main',
+      entrypoint: this.entrypoint,
       type,
       uuid,
       timestamp: new Date(this.clock).toISOString(),

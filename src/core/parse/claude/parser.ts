@@ -6,6 +6,7 @@ import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
 import { isPlaceholderContent } from '../placeholder';
+import { VmMounts } from './mounts';
 import {
   assistantLineSchema,
   readResultSchema,
@@ -152,6 +153,8 @@ class ClaudeParser implements FormatParser {
   private readonly chainLinks = new Map<string, string | null>();
   /** Progress line uuid → the running call it reports on. */
   private readonly progressOf = new Map<string, { callId: string; at: Span }>();
+  /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
+  private mounts: VmMounts | undefined;
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -400,6 +403,9 @@ class ClaudeParser implements FormatParser {
           const a = accesses[i]!;
           a.span = pathSpan(raw, input, a.path);
         }
+        if (this.mounts !== undefined || (entrypointOf(value) === 'local-agent' && (this.mounts = new VmMounts()))) {
+          this.placeMounted(accesses, raw);
+        }
         const note: CallNote = { tool: name };
         if (accesses[0]) {
           note.path = accesses[0].path;
@@ -437,6 +443,21 @@ class ClaudeParser implements FormatParser {
         });
       } else if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
         this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid });
+      }
+    }
+  }
+
+  /**
+   * A local-agent session's paths in the VM, as the host paths its file tools use (the span stays
+   * on the path as written); a host path that places a mount first carries what the session knew
+   * under it over.
+   */
+  private placeMounted(accesses: FileAccess[], raw: RawLine): void {
+    for (const a of accesses) {
+      const placed = this.mounts!.place(a.path, a.glob === true);
+      a.path = placed.path;
+      for (const alias of placed.learned ?? []) {
+        this.ctx.emit({ kind: 'paths-aliased', at: lineSpan(raw), from: alias.from, to: alias.to });
       }
     }
   }
@@ -971,4 +992,9 @@ export function applyEdits(text: string, edits: readonly { old_string: string; n
     out = e.replace_all ? out.split(old).join(e.new_string) : out.replace(old, () => e.new_string);
   }
   return out;
+}
+
+/** The program that wrote the record (`cli`, `sdk-ts`, `local-agent`, …), read loosely: no schema needs it. */
+function entrypointOf(value: object): unknown {
+  return (value as Record<string, unknown>)['entrypoint'];
 }
