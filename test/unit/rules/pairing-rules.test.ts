@@ -49,6 +49,17 @@ const codexNoteMidCall = new CodexRollout()
   .output('call_1', 'clean')
   .say('all clean')
   .text();
+/**
+ * Codex intercepts `apply_patch` run through its shell tool and writes a warning as a user
+ * message before the call's output (Codex 0.70–0.94; the next request went through).
+ */
+const codexPatchWarning = new CodexRollout()
+  .user('fix it')
+  .exec('call_1', "apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\nPATCH")
+  .user('Warning: apply_patch was requested via shell_command. Use the apply_patch tool instead of exec_command.')
+  .output('call_1', 'Success. Updated the following files:\nM a.py')
+  .say('done')
+  .text();
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -102,6 +113,7 @@ ruleTester(misplacedResult, {
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'interrupt note after the results', input: interrupted },
     { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
+    { name: "Codex's warning about apply_patch through the shell, between the call and its output", input: codexPatchWarning },
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
   ],
@@ -131,6 +143,7 @@ ruleTester(missingResult, {
     { name: 'compacted away', input: compactedAway },
     { name: 'interrupted with an error result', input: interrupted },
     { name: 'Codex developer note between a call and its output', input: codexNoteMidCall },
+    { name: "Codex's warning about apply_patch through the shell, between the call and its output", input: codexPatchWarning },
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
   ],

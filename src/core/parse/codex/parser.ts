@@ -46,6 +46,13 @@ const rolloutTypes = new Set([
 
 /** Injected context Codex sends as user messages; not something a person typed. */
 const injectedUserText = /^\s*<(environment_context|user_instructions|permissions instructions|user_shell_command|turn_aborted)/;
+/**
+ * Codex's own warning, written as a user message when the model ran `apply_patch` through a
+ * shell tool: Codex intercepts the command, writes this note, then the call's output. Like a
+ * developer message, it is not a turn (real rollouts go on with the next request, which the
+ * API took).
+ */
+const codexUserNote = /^Warning: apply_patch was requested via \w+/;
 
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
@@ -171,6 +178,9 @@ class CodexParser implements FormatParser {
         } else if (role === 'user') {
           // Only a user message can be a prompt, and only a prompt needs its text.
           const text = resultText(payload.content) ?? '';
+          if (codexUserNote.test(text)) {
+            return;
+          }
           const prompt = !injectedUserText.test(text);
           this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'user', prompt, preview: prompt ? preview(text) : undefined, timestamp });
         }
