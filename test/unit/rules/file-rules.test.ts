@@ -488,6 +488,11 @@ function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
 
 ruleTester(staleWrite, {
   valid: [
+    {
+      // Claude Code on Windows: Read shows the file without its byte-order mark, originalFile keeps it.
+      name: "Claude Code: a file with a UTF-8 byte-order mark, which Read leaves out and the edit's originalFile keeps",
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, `\uFEFF${v1}`, 'two', '2').text(),
+    },
     { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
     {
       // A sub-agent rewrote lines; the session reviewed them with git diff, then edited one.
@@ -585,6 +590,11 @@ ruleTester(staleWrite, {
     },
   ],
   invalid: [
+    {
+      name: 'a file with a byte-order mark whose other lines changed unseen',
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, `\uFEFF${v1.replace('four', 'FOUR')}`, 'two', '2').text(),
+      errors: [{ messageId: 'aside', line: 4 }],
+    },
     {
       name: 'the same edit with no Grep before it: the joined line was never seen',
       input: formattedThenGrepped('none'),

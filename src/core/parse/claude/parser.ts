@@ -861,7 +861,10 @@ type WriteMeta = ReturnType<typeof writeResultSchema.parse>;
 
 /** Rebuilds what an Edit/MultiEdit/Write replaced and produced, from Claude Code's own record. */
 function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot | undefined {
-  const before = w.originalFile ?? w.originalFileContents ?? null;
+  // Claude Code's Read shows a file without its UTF-8 byte-order mark, while originalFile keeps it
+  // (Windows files, 2.1.143–2.1.145): without the mark, line 1 is what the session read.
+  const original = w.originalFile ?? w.originalFileContents ?? null;
+  const before = original !== null && original.charCodeAt(0) === 0xfeff ? original.slice(1) : original;
   if (w.originalFile === undefined && w.originalFileContents === undefined && w.type !== 'create') {
     return undefined;
   }
