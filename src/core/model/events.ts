@@ -161,7 +161,11 @@ export interface ToolResult {
 export interface ResetEvent {
   kind: 'reset';
   at: Span;
-  reason: 'compaction' | 'rewind' | 'replace';
+  /**
+   * `restart`: Claude Code began a new `parentUuid` tree (a root line after the model had spoken),
+   * writing the history again from its start.
+   */
+  reason: 'compaction' | 'rewind' | 'replace' | 'restart';
 }
 
 export type MalformedReason =

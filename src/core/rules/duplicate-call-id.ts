@@ -1,4 +1,5 @@
 import { defineRule } from '../engine/rule';
+import { followsCall, sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
 export const duplicateCallId = defineRule({
@@ -16,14 +17,35 @@ export const duplicateCallId = defineRule({
     },
   },
   create(ctx) {
+    // Claude Code's parentUuid tree, shared with the pairing and branch rules: a call on another
+    // branch is never in the same request.
+    const branches = sharedBranchTracker(ctx.conversation);
     return {
+      onReset() {
+        branches.reset();
+      },
+      onText(e) {
+        branches.addText(e);
+      },
+      onResult(rec) {
+        branches.addResult(rec);
+      },
       onCall(rec) {
+        branches.addCall(rec);
         // After a reset (compaction, a Gemini checkpoint or rewind) earlier calls are no longer sent.
         const withId = ctx.conversation.callsWithId(rec.call.callId);
         if (withId.length < 2) {
           return;
         }
-        const all = withId.filter((c) => c.message.epoch === rec.message.epoch);
+        const all = withId.filter(
+          (c) =>
+            c === rec ||
+            (c.message.epoch === rec.message.epoch &&
+              // The same API message written again elsewhere (Claude Code 2.0.x replays a session's
+              // history under new uuids, keeping message ids): one message, one call.
+              !(c.message !== rec.message && c.message.key !== undefined && c.message.key === rec.message.key) &&
+              followsCall(branches, rec.call.parentUuid, c.call)),
+        );
         if (all.length < 2) {
           return;
         }

@@ -60,6 +60,25 @@ const codexPatchWarning = new CodexRollout()
   .output('call_1', 'Success. Updated the following files:\nM a.py')
   .say('done')
   .text();
+/**
+ * Claude Code 2.0.x resuming a session whose process died: it writes the history again under new
+ * uuids from a new root, keeping message and tool_use ids (the dead call left out).
+ */
+const replayedHistory = cc()
+  .call('m1', A, 'Bash', { command: 'ls' })
+  .result(A, 'a')
+  .say('m2', 'listed')
+  .user('now kill it')
+  .call('m3', B, 'Bash', { command: 'taskkill //F //IM node.exe' })
+  .root()
+  .user('go')
+  .call('m1', A, 'Bash', { command: 'ls' })
+  .result(A, 'a')
+  .say('m2', 'listed')
+  .user('now kill it')
+  .say('m4', 'restarted')
+  .text();
+
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -109,6 +128,7 @@ ruleTester(duplicateResult, {
 
 ruleTester(misplacedResult, {
   valid: [
+    { name: 'Claude Code: the history written again from a new root', input: replayedHistory },
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'interrupt note after the results', input: interrupted },
@@ -138,6 +158,7 @@ ruleTester(misplacedResult, {
 
 ruleTester(missingResult, {
   valid: [
+    { name: 'Claude Code: a call whose process died, then the history written again from a new root', input: replayedHistory },
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'compacted away', input: compactedAway },
@@ -177,7 +198,17 @@ ruleTester(missingResult, {
 });
 
 ruleTester(duplicateCallId, {
-  valid: [{ name: 'distinct ids', input: healthyParallel }],
+  valid: [
+    { name: 'distinct ids', input: healthyParallel },
+    { name: 'Claude Code: the history written again under new uuids, with its message and call ids', input: replayedHistory },
+    {
+      name: 'Claude Code: one id on two branches of the tree (never in one request)',
+      input: (() => {
+        const t = cc();
+        return t.call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').from(t.uuidAt(1)).call('m2', A, 'Bash', { command: 'ls' }).result(A, 'a').text();
+      })(),
+    },
+  ],
   invalid: [
     {
       name: 'one id in two turns',

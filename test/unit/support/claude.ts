@@ -236,6 +236,12 @@ export class ClaudeTranscript {
     return (JSON.parse(this.lines[line - 1]!) as { uuid: string }).uuid;
   }
 
+  /** The next line starts a new tree (`parentUuid: null`), as the first line of a session does. */
+  root(): this {
+    this.last = null;
+    return this;
+  }
+
   /** The next line's parent: continue another branch (a fork, or a second writer). */
   from(uuid: string): this {
     this.last = uuid;

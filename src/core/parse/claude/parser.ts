@@ -153,6 +153,8 @@ class ClaudeParser implements FormatParser {
   private readonly chainLinks = new Map<string, string | null>();
   /** Progress line uuid → the running call it reports on. */
   private readonly progressOf = new Map<string, { callId: string; at: Span }>();
+  /** An assistant record was read: a root line after it starts the history again. */
+  private answered = false;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
 
@@ -258,6 +260,14 @@ class ClaudeParser implements FormatParser {
       return;
     }
     this.noteSession(value, raw);
+    if (type !== 'system' && value['parentUuid'] === null && this.answered) {
+      // A new root after the model has spoken: the history written again from its start (Claude
+      // Code 2.0.x replays it under new uuids when a session resumes after its process died).
+      // What hangs from the new root is the conversation from here on; the old chain's calls
+      // are no longer sent, as after a compaction.
+      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'restart' });
+    }
+    this.answered ||= type === 'assistant';
     if (this.progressOf.size > 0) {
       const from = this.progressOf.get(value['parentUuid'] as string);
       if (from) {
