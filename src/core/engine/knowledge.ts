@@ -1,4 +1,5 @@
 import { shellPattern } from '../classify/paths';
+import { contentHash } from '../lib/hash';
 import { diffLines, splitLines } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
 
@@ -32,6 +33,11 @@ export interface PathKnowledge {
   lastWrite?: Span;
   /** The whole content the session last saw: from a full read or its own write. */
   base?: { text: string; source: 'read' | 'write'; at: Span };
+  /**
+   * Earlier whole versions the session saw (bases it had before `base`), newest last, by hash:
+   * a file put back to one of them held nothing the session never saw (see StaleVerdict.revertedTo).
+   */
+  earlier?: EarlierVersion[];
   /** Partial reads since `base` was set. */
   partials: PartialView[];
   /**
@@ -50,6 +56,16 @@ export interface PathKnowledge {
    */
   attemptedAt?: Span;
 }
+
+interface EarlierVersion {
+  length: number;
+  hash: string;
+  at: Span;
+  source: 'read' | 'write';
+}
+
+/** Earlier versions kept per file (the newest ones). */
+const maxEarlierVersions = 4;
 
 /** A read of every file a shell pattern matched (`for f in src/*.json; do cat "$f"; done`). */
 interface GlobRead {
@@ -76,6 +92,12 @@ export interface StaleVerdict {
   seenAt: Span;
   /** `lines`: the session only ever saw parts of the file; `seenAt` showed the changed lines as they were. */
   seenBy: 'read' | 'write' | 'lines';
+  /**
+   * What the write replaced is an earlier whole version the session saw (read or wrote) here: the
+   * file went back to it (a revert, a `git checkout`, an editor's undo) after the session last saw
+   * it. The change the session never saw is the return to content it knew.
+   */
+  revertedTo?: { at: Span; source: 'read' | 'write' };
 }
 
 /** Per-session file knowledge, fed by the engine after rules have seen each result. */
@@ -111,7 +133,7 @@ export class FileKnowledge {
     for (const [path, k] of this.paths) {
       // Only what the session had seen: a rewrite shows it nothing, so a file it never read stays unread.
       if (isUnder(path, dir) && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined)) {
-        k.base = undefined;
+        this.setBase(k, undefined);
         k.partials = [];
         k.opaqueSince = at;
       }
@@ -227,7 +249,7 @@ export class FileKnowledge {
     if (k && after < this.globFloor) {
       // A dropped pattern read may have shown the session this file since it last changed: what
       // it expects is unknown. (A path with no entry only loses a read it may have had.)
-      k.base = undefined;
+      this.setBase(k, undefined);
       k.partials = [];
       k.opaqueSince = this.globFloorAt;
     }
@@ -249,6 +271,34 @@ export class FileKnowledge {
     return out;
   }
 
+  /**
+   * Replaces what the session knows the whole file holds; the version it knew before is kept, by
+   * its hash, among the earlier ones. (Hashing costs a pass over the text, once per version.)
+   */
+  private setBase(k: PathKnowledge, base: PathKnowledge['base']): void {
+    const old = k.base;
+    if (old && old.text !== base?.text) {
+      const list = (k.earlier ??= []);
+      if (list.length >= maxEarlierVersions) {
+        list.shift();
+      }
+      list.push({ length: old.text.length, hash: contentHash(old.text), at: old.at, source: old.source });
+    }
+    k.base = base;
+  }
+
+  /** The earlier whole version the session saw that `text` is, if any (see PathKnowledge.earlier). */
+  private earlierVersion(k: PathKnowledge, text: string): EarlierVersion | undefined {
+    let hash: string | undefined;
+    for (let i = (k.earlier?.length ?? 0) - 1; i >= 0; i--) {
+      const v = k.earlier![i]!;
+      if (v.length === text.length && v.hash === (hash ??= contentHash(text))) {
+        return v;
+      }
+    }
+    return undefined;
+  }
+
   noteRead(path: string, at: Span, snapshot?: ReadSnapshot): void {
     const k = this.entry(path);
     k.lastRead = at;
@@ -257,7 +307,7 @@ export class FileKnowledge {
     }
     const full = snapshot.startLine <= 1 && snapshot.numLines >= snapshot.totalLines;
     if (full) {
-      k.base = { text: snapshot.content, source: 'read', at };
+      this.setBase(k, { text: snapshot.content, source: 'read', at });
       k.partials = [];
       k.opaqueSince = undefined;
     } else if (snapshot.numLines > 0) {
@@ -282,11 +332,11 @@ export class FileKnowledge {
     const k = this.entry(path);
     k.lastWrite = at;
     if (after === undefined) {
-      k.base = undefined;
+      this.setBase(k, undefined);
       k.partials = [];
       k.opaqueSince = at;
     } else {
-      k.base = { text: after, source: 'write', at };
+      this.setBase(k, { text: after, source: 'write', at });
       k.partials = [];
       k.opaqueSince = undefined;
     }
@@ -303,7 +353,7 @@ export class FileKnowledge {
 
   private seen(k: PathKnowledge, at: Span): void {
     k.lastRead = at;
-    k.base = undefined;
+    this.setBase(k, undefined);
     k.partials = [];
     k.opaqueSince = at;
   }
@@ -311,7 +361,7 @@ export class FileKnowledge {
   noteDelete(path: string, at: Span): void {
     const k = this.entry(path);
     k.lastWrite = at;
-    k.base = undefined;
+    this.setBase(k, undefined);
     k.partials = [];
     k.opaqueSince = undefined;
   }
@@ -328,6 +378,7 @@ export class FileKnowledge {
     let unseen: { start: number; count: number }[];
     let seenAt: Span;
     let seenBy: StaleVerdict['seenBy'];
+    let revertedTo: StaleVerdict['revertedTo'];
     if (k.base) {
       // The common case, checked without copying either text.
       if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
@@ -336,6 +387,10 @@ export class FileKnowledge {
       const before = splitLines(write.before);
       seenAt = k.base.at;
       seenBy = k.base.source;
+      const earlier = this.earlierVersion(k, write.before);
+      if (earlier) {
+        revertedTo = { at: earlier.at, source: earlier.source };
+      }
       unseen = diffLines(splitLines(k.base.text), before).map((h) => ({
         start: h.bStart + 1,
         // A pure deletion still marks the place it happened.
@@ -381,7 +436,11 @@ export class FileKnowledge {
       return undefined;
     }
     const overlaps = write.replaced.length === 0 || unseen.some((u) => write.replaced.some((r) => touches(u, r)));
-    return { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
+    const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
+    if (revertedTo) {
+      verdict.revertedTo = revertedTo;
+    }
+    return verdict;
   }
 }
 

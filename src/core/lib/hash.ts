@@ -4,6 +4,14 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * A short fingerprint of a text, to tell whether two versions of a file are the same without
+ * keeping both (SHA-1: nothing here needs a hash that resists forgery, and it is twice as fast).
+ */
+export function contentHash(text: string): string {
+  return createHash('sha1').update(text).digest('base64');
+}
+
 /** JSON with object keys sorted at every level, so equal inputs hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {

@@ -7,6 +7,8 @@ const writeOps = new Set(['write', 'edit', 'delete']);
 
 /** How the session last saw what changed: the whole file, or (partial reads only) those lines. */
 const seenText = { read: 'read the file', write: 'wrote the file', lines: 'read those lines' } as const;
+/** The same, for a version of the file named just before ("the one this session read"). */
+const didText = { read: 'read', write: 'wrote' } as const;
 
 export const staleWrite = defineRule({
   meta: {
@@ -23,6 +25,8 @@ export const staleWrite = defineRule({
         '{{tool}} overwrote a change to {{path}} that this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, and this {{verb}} replaced that region. A lost update is likely.',
       aside:
         '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
+      reverted:
+        '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
       live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
   },
@@ -47,7 +51,31 @@ export const staleWrite = defineRule({
             key: `${call.call.callId}:${access.path}`,
             callId: call.call.callId,
           };
-          if (snapshot && verdict) {
+          if (snapshot && verdict?.revertedTo) {
+            // The file held nothing the session never saw: only its own later view was undone.
+            const who = live ? ` (by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
+            ctx.report({
+              ...base,
+              messageId: 'reverted',
+              severity: 'warning',
+              data: {
+                tool: call.call.tool,
+                path: shortPath(ctx, access.path),
+                earlier: didText[verdict.revertedTo.source],
+                earlierLine: verdict.revertedTo.at.line,
+                seen: verdict.seenBy === 'lines' ? 'read' : didText[verdict.seenBy],
+                seenLine: verdict.seenAt.line,
+                who,
+              },
+              related: [
+                { at: verdict.revertedTo.at, message: `the session ${seenText[verdict.revertedTo.source]} as it is again here` },
+                { at: verdict.seenAt, message: `the session last ${seenText[verdict.seenBy]} here` },
+                { at: rec.result.at, message: 'the result recording what the file held before this write' },
+                ...liveRelated(live, access),
+              ],
+              subject: { path: access.path },
+            });
+          } else if (snapshot && verdict) {
             const who = live ? ` (changed by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
             ctx.report({
               ...base,

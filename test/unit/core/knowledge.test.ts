@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { shellPattern } from '../../../src/core/classify/paths';
 import { FileKnowledge } from '../../../src/core/engine/knowledge';
-import type { Span, WriteSnapshot } from '../../../src/core/model/events';
+import type { ReadSnapshot, Span, WriteSnapshot } from '../../../src/core/model/events';
 
 const at = (line: number): Span => ({ line, start: 0, end: 0 });
 /** An edit of line 2 of `before`. */
@@ -164,6 +164,30 @@ void describe('file knowledge: a folder seen under two names', () => {
     // Of two names for one file, what the session learned last holds.
     assert.equal(k.get(`${host}/b.ts`)?.lastRead?.line, 4);
     assert.equal(k.get(`${host}/c.ts`)?.lastRead?.line, 5);
+  });
+});
+
+void describe('file knowledge: a file put back to a version the session saw', () => {
+  const full = (path: string, content: string): ReadSnapshot => ({ path, content, startLine: 1, numLines: 3, totalLines: 3 });
+
+  void test('the verdict names the earlier version, read or written; another content names none', () => {
+    const k = new FileKnowledge();
+    k.noteRead('/w/a.ts', at(2), full('/w/a.ts', 'a\nb\nc\n'));
+    k.noteWrite('/w/a.ts', at(3), 'a\nB\nc\n');
+    k.noteWrite('/w/a.ts', at(4), 'a\nB\nC\n');
+    assert.deepEqual(k.judge(edit('/w/a.ts', 'a\nb\nc\n'))?.revertedTo, { at: at(2), source: 'read' });
+    assert.deepEqual(k.judge(edit('/w/a.ts', 'a\nB\nc\n'))?.revertedTo, { at: at(3), source: 'write' });
+    const other = k.judge(edit('/w/a.ts', 'a\nx\nc\n'));
+    assert.ok(other && other.revertedTo === undefined);
+  });
+
+  void test('only the newest few versions are kept', () => {
+    const k = new FileKnowledge();
+    for (let i = 0; i < 8; i++) {
+      k.noteWrite('/w/a.ts', at(i + 2), `v${i}\n`);
+    }
+    assert.equal(k.judge(edit('/w/a.ts', 'v0\n'))?.revertedTo, undefined);
+    assert.equal(k.judge(edit('/w/a.ts', 'v6\n'))?.revertedTo?.at.line, 8);
   });
 });
 

@@ -591,6 +591,19 @@ ruleTester(staleWrite, {
   ],
   invalid: [
     {
+      // Read in full, rewritten whole, then put back to what was read (by someone else), checked
+      // with a partial read, and rewritten again: nothing unseen was lost, the session's own
+      // first write was undone.
+      name: 'a write over a file put back to the version the session read',
+      input: cc()
+        .read('m1', A, f, v1)
+        .write('m2', B, f, 'ONE\nTWO\n', v1)
+        .read('m3', C, f, 'one\ntwo\n', { offset: 1, limit: 2 })
+        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', v1)
+        .text(),
+      errors: [{ messageId: 'reverted', line: 8, severity: 'warning' }],
+    },
+    {
       name: 'a file with a byte-order mark whose other lines changed unseen',
       input: cc().read('m1', A, f, v1).edit('m2', B, f, `\uFEFF${v1.replace('four', 'FOUR')}`, 'two', '2').text(),
       errors: [{ messageId: 'aside', line: 4 }],
