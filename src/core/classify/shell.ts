@@ -138,7 +138,9 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
         continue;
       }
       if (redirects.has(t.text)) {
-        const target = tokens[i + 1];
+        const next = tokens[i + 1];
+        // A variable the command line set to a literal names the file here too (`r=out.md; cat > "$r"`).
+        const target = next?.kind === 'word' && next.dynamic && vars.size > 0 ? withVariables(next, vars) : next;
         i++;
         if (target?.kind === 'word' && !target.dynamic && t.text !== '<' && t.text !== '<<<') {
           if (isRealFile(target.text)) {

@@ -99,6 +99,9 @@ void describe('shell classification', () => {
     // A variable the script set to a literal is put in; one set to anything computed is not.
     ['d=results/run-1\nmkdir -p "$d"\ncp /runs/1/summary.md "$d/summary.md"', ['write:results/run-1/summary.md']],
     ['export f=src/a.ts; cat "${f}"', ['read:src/a.ts']],
+    ["report=docs/r.md; cat > \"$report\" <<'EOF'\nstepsCompleted: [1]\nEOF", ['write:docs/r.md']],
+    ['d=out; echo done >> "$d/log.txt"', ['write:out/log.txt']],
+    ['echo hi > "$unset"', []],
     ['d=$(mktemp -d); cp a.md "$d/a.md"', []],
     ['d=out; d=$(pwd); cat "$d/a.md"', []],
     ['f=a.ts cat "$f"', []],
