@@ -14,6 +14,7 @@ import {
   localShellCallSchema,
   messageItemSchema,
   responseItemSchema,
+  legacyMetaSchema,
   rolloutLineSchema,
   sessionMetaSchema,
   turnContextSchema,
@@ -23,6 +24,7 @@ import { guardOf } from '../guard';
 // The compiled guards, once: a line costs the checks alone (no lookup, no result object).
 // Each is exactly its schema's safeParse(...).success (test/unit/core/guard.test.ts).
 const isRolloutLine = guardOf(rolloutLineSchema);
+const isLegacyMeta = guardOf(legacyMetaSchema);
 const isSessionMeta = guardOf(sessionMetaSchema);
 const isTurnContext = guardOf(turnContextSchema);
 const isEventMsg = guardOf(eventMsgSchema);
@@ -32,6 +34,14 @@ const isFunctionCall = guardOf(functionCallSchema);
 const isCustomToolCall = guardOf(customToolCallSchema);
 const isLocalShellCall = guardOf(localShellCallSchema);
 const isCallOutput = guardOf(callOutputSchema);
+
+/** The response items a legacy rollout writes bare, one per line. */
+const legacyItemTypes = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'local_shell_call', 'custom_tool_call', 'custom_tool_call_output', 'web_search_call']);
+
+/** `{id, timestamp, instructions, …}` with no `type`: the first line of a legacy rollout. */
+function isLegacyFirstLine(v: Record<string, unknown>): boolean {
+  return v['type'] === undefined && typeof v['id'] === 'string' && typeof v['timestamp'] === 'string' && 'instructions' in v;
+}
 
 const rolloutTypes = new Set([
   'session_meta',
@@ -57,7 +67,7 @@ const codexUserNote = /^Warning: apply_patch was requested via \w+/;
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
   sniff(v) {
-    return typeof v['type'] === 'string' && rolloutTypes.has(v['type']) && 'payload' in v;
+    return (typeof v['type'] === 'string' && rolloutTypes.has(v['type']) && 'payload' in v) || isLegacyFirstLine(v);
   },
   claimsPath(p) {
     return /[\\/]rollout-[^\\/]*\.jsonl$/.test(p);
@@ -79,6 +89,9 @@ class CodexParser implements FormatParser {
   constructor(private readonly ctx: AdapterContext) {}
 
   line(value: Record<string, unknown>, raw: RawLine): void {
+    if (value['payload'] === undefined && this.legacyLine(value, raw)) {
+      return;
+    }
     if (!isRolloutLine(value)) {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'a rollout line without type (Codex)' });
       return;
@@ -121,6 +134,40 @@ class CodexParser implements FormatParser {
       default:
         return;
     }
+  }
+
+  /**
+   * A line of a legacy rollout (see legacyMetaSchema): its first line, a state snapshot, or a
+   * response item written bare. False when the line is none of those.
+   */
+  private legacyLine(value: Record<string, unknown>, raw: RawLine): boolean {
+    const type = value['type'];
+    if (typeof type === 'string') {
+      if (!legacyItemTypes.has(type)) {
+        return false;
+      }
+      this.responseItem(value, raw, undefined);
+      return true;
+    }
+    if (type !== undefined) {
+      return false;
+    }
+    if ('record_type' in value) {
+      // The recorder's state snapshots: nothing of the conversation.
+      return true;
+    }
+    if (!this.sawMeta && isLegacyFirstLine(value) && isLegacyMeta(value)) {
+      this.sawMeta = true;
+      this.ctx.emit({
+        kind: 'session',
+        at: lineSpan(raw),
+        agent: 'codex',
+        sessionId: value.id,
+        ...(value.timestamp !== undefined ? { startedAt: value.timestamp } : {}),
+      });
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -8,6 +8,16 @@ export const rolloutLineSchema = z.object({
   payload: z.unknown(),
 });
 
+/**
+ * The first line of a legacy rollout (codex-rs before the `{timestamp,type,payload}` wrapper,
+ * up to about September 2025): `{id, timestamp, instructions, git}`, no cwd. The lines after it
+ * are bare response items and `{"record_type":"state"}` snapshots.
+ */
+export const legacyMetaSchema = z.object({
+  id: z.string(),
+  timestamp: z.string().optional(),
+});
+
 export const sessionMetaSchema = z.object({
   id: z.string(),
   timestamp: z.string().optional(),
