@@ -725,7 +725,7 @@ export class LiveMonitor implements Disposable {
       return;
     }
     if (e.kind === 'file-created') {
-      tree.sessionWrote(file, e.path, hashText(e.content));
+      tree.sessionWrote(file, e.path, e.content === undefined ? undefined : hashText(e.content));
       return;
     }
     if (e.kind === 'text' && e.mentions) {

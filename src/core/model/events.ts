@@ -263,15 +263,15 @@ export interface FileAttachedEvent {
 }
 
 /**
- * The agent recorded that its own tool created a file, outside any call this transcript
- * spells out (Codex `patch_apply_end` of a patch a code-mode script built at run time):
- * the session wrote it, with this content.
+ * The session created a file that no call's input names (Codex `patch_apply_end` of a patch a
+ * code-mode script built at run time; a scaffolding script that names the file it made only in its
+ * output): the session wrote it, with this content when the transcript holds it.
  */
 export interface FileCreatedEvent {
   kind: 'file-created';
   at: Span;
   path: string;
-  content: string;
+  content?: string;
 }
 
 /**

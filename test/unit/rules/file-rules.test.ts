@@ -111,6 +111,24 @@ ruleTester(writeBeforeRead, {
         .edit('m3', B, '/Users/ana/Developer/lab/src/app.py', 'x = 1\n', 'x = 1', 'x = 2')
         .text(),
     },
+    {
+      // spec-kit's create-new-feature.sh copies the spec template to the SPEC_FILE it prints.
+      name: "Codex: a patch replacing the spec that spec-kit's create-new-feature.sh made",
+      input: new CodexRollout()
+        .user('specify it')
+        .exec('c1', '.specify/scripts/bash/create-new-feature.sh --json "Amenity proximity"')
+        .output('c1', 'Chunk ID: 1f83ec\nWall time: 0.05 seconds\nProcess exited with code 0\nOutput:\n{"BRANCH_NAME":"007-amenity","SPEC_FILE":"/home/dev/proj/specs/007-amenity/spec.md","FEATURE_NUM":"007"}\n')
+        .patch('c2', '*** Begin Patch\n*** Delete File: /home/dev/proj/specs/007-amenity/spec.md\n*** Add File: /home/dev/proj/specs/007-amenity/spec.md\n+# Amenity proximity\n*** End Patch')
+        .output('c2', 'Success. Updated the following files:\nA /home/dev/proj/specs/007-amenity/spec.md', true)
+        .text(),
+    },
+    {
+      name: "Claude Code: an edit of the plan that spec-kit's setup-plan.sh made",
+      input: cc()
+        .bash('m1', A, '.specify/scripts/bash/setup-plan.sh --json', '{"FEATURE_SPEC":"/home/dev/proj/specs/007-a/spec.md","IMPL_PLAN":"/home/dev/proj/specs/007-a/plan.md","SPECS_DIR":"/home/dev/proj/specs/007-a","BRANCH":"007-a"}')
+        .edit('m2', B, '/home/dev/proj/specs/007-a/plan.md', '# Plan: [FEATURE]\n', '[FEATURE]', 'Amenity')
+        .text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {
@@ -274,6 +292,15 @@ ruleTester(writeBeforeRead, {
     {
       name: "Claude Desktop's local-agent mode: the VM shell read another file of the mount",
       input: vmShell(localAgent(), 'm1', A, 'cd /sessions/vm/mnt/Developer/lab && cat worker/other.yaml', 'kind: Job\n').edit('m2', B, '/Users/ana/Developer/lab/worker/cron.yaml', 'kind: CronJob\n', 'CronJob', 'Job').text(),
+      errors: [{ messageId: 'unread', line: 4 }],
+    },
+    {
+      // The spec it names is not what setup-plan.sh creates.
+      name: "Claude Code: an edit of the spec that spec-kit's setup-plan.sh only names",
+      input: cc()
+        .bash('m1', A, '.specify/scripts/bash/setup-plan.sh --json', '{"FEATURE_SPEC":"/home/dev/proj/specs/007-a/spec.md","IMPL_PLAN":"/home/dev/proj/specs/007-a/plan.md"}')
+        .edit('m2', B, '/home/dev/proj/specs/007-a/spec.md', '# Spec\n', 'Spec', 'Amenity')
+        .text(),
       errors: [{ messageId: 'unread', line: 4 }],
     },
     {

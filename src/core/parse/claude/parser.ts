@@ -5,7 +5,8 @@ import type { FileAccess, Span, ToolResult, WriteSnapshot } from '../../model/ev
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
-import { isPlaceholderContent } from '../placeholder';
+import { isPlaceholderContent, resultText } from '../placeholder';
+import { scaffoldedFiles, scaffoldKeys } from '../../classify/scaffolds';
 import { VmMounts } from './mounts';
 import {
   assistantLineSchema,
@@ -93,6 +94,8 @@ interface CallNote {
   grepPath?: string;
   /** A Bash call that prints a `git diff` of the working tree. */
   workingTreeDiff?: boolean;
+  /** A Bash call that runs a scaffolding script: the output fields naming the files it made (see classify/scaffolds). */
+  scaffold?: readonly string[];
 }
 
 /**
@@ -426,8 +429,14 @@ class ClaudeParser implements FormatParser {
         if (name === 'Workflow' && isRecord(input) && typeof input['script'] === 'string') {
           note.script = input['script'];
         }
-        if (name === 'Bash' && isRecord(input) && typeof input['command'] === 'string' && diffsWorkingTree(input['command'])) {
-          note.workingTreeDiff = true;
+        if (name === 'Bash' && isRecord(input) && typeof input['command'] === 'string') {
+          if (diffsWorkingTree(input['command'])) {
+            note.workingTreeDiff = true;
+          }
+          const scaffold = scaffoldKeys(input['command']);
+          if (scaffold) {
+            note.scaffold = scaffold;
+          }
         }
         if (name === 'Grep' && isRecord(input)) {
           const where = typeof input['path'] === 'string' ? resolveAgainst(input['path'], this.cwd) : this.cwd;
@@ -521,6 +530,11 @@ class ClaudeParser implements FormatParser {
           this.grepOutput(called.grepPath, isRecord(meta) && meta['mode'] === 'content' ? meta['content'] : block.content, raw);
         } else if (called?.workingTreeDiff) {
           this.diffOutput(isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : block.content, raw);
+        } else if (called?.scaffold) {
+          const output = isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : resultText(block.content);
+          for (const path of output === undefined ? [] : scaffoldedFiles(called.scaffold, output, this.cwd)) {
+            this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
+          }
         }
       } else if (block.type === 'text') {
         // Text in a record of results is what the person typed while the tools ran: Claude

@@ -1,5 +1,6 @@
-import { classifyToolCall, hasToolSpec, isRecord } from '../../classify/tools';
+import { classifyToolCall, hasToolSpec, isRecord, shellText } from '../../classify/tools';
 import { resolveAgainst } from '../../classify/paths';
+import { scaffoldedFiles, scaffoldKeys } from '../../classify/scaffolds';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
@@ -85,6 +86,8 @@ class CodexParser implements FormatParser {
   private readonly patchCalls = new Set<string>();
   /** Code-mode scripts (`exec`), whose output says `Script completed` or `Script failed`. */
   private readonly scriptCalls = new Set<string>();
+  /** Commands that run a scaffolding script (see classify/scaffolds): its output's fields to read, and where it ran. */
+  private readonly scaffoldCalls = new Map<string, { keys: readonly string[]; cwd: string | undefined }>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -285,14 +288,22 @@ class CodexParser implements FormatParser {
         }
         const callId = payload.call_id;
         const text = outputText(payload.output);
+        const isError = this.scriptCalls.has(callId) ? text !== undefined && /^Script failed\b/.test(text) : outputFailed(text, this.patchCalls.has(callId));
         this.ctx.emit({
           kind: 'result',
           at: valueSpan(raw, callId, 'call_id'),
           callId,
-          isError: this.scriptCalls.has(callId) ? text !== undefined && /^Script failed\b/.test(text) : outputFailed(text, this.patchCalls.has(callId)),
+          isError,
           placeholder: isPlaceholderText(text),
           timestamp,
         });
+        const scaffold = this.scaffoldCalls.get(callId);
+        if (scaffold) {
+          this.scaffoldCalls.delete(callId);
+          for (const path of isError || text === undefined ? [] : scaffoldedFiles(scaffold.keys, text, scaffold.cwd)) {
+            this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
+          }
+        }
         return;
       }
       case 'compaction':
@@ -311,6 +322,14 @@ class CodexParser implements FormatParser {
       this.patchCalls.add(callId);
     } else if (name === 'exec') {
       this.scriptCalls.add(callId);
+    }
+    if (cls.category === 'exec' && isRecord(input)) {
+      const command = shellText(input['cmd'] ?? input['command']);
+      const keys = command !== undefined ? scaffoldKeys(command) : undefined;
+      if (keys) {
+        const workdir = typeof input['workdir'] === 'string' ? resolveAgainst(input['workdir'], this.cwd) : undefined;
+        this.scaffoldCalls.set(callId, { keys, cwd: workdir ?? this.cwd });
+      }
     }
     const accesses: FileAccess[] = cls.accesses;
     for (let i = 0; i < accesses.length; i++) {
