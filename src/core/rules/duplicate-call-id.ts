@@ -18,7 +18,8 @@ export const duplicateCallId = defineRule({
   },
   create(ctx) {
     // Claude Code's parentUuid tree, shared with the pairing and branch rules: a call on another
-    // branch is never in the same request.
+    // branch is never in the same request (Claude Code 2.0.x writes a crashed session's history
+    // again as a sibling branch, with the same ids; from a new root, it is a reset).
     const branches = sharedBranchTracker(ctx.conversation);
     return {
       onReset() {
@@ -41,9 +42,6 @@ export const duplicateCallId = defineRule({
           (c) =>
             c === rec ||
             (c.message.epoch === rec.message.epoch &&
-              // The same API message written again elsewhere (Claude Code 2.0.x replays a session's
-              // history under new uuids, keeping message ids): one message, one call.
-              !(c.message !== rec.message && c.message.key !== undefined && c.message.key === rec.message.key) &&
               followsCall(branches, rec.call.parentUuid, c.call)),
         );
         if (all.length < 2) {

@@ -44,6 +44,8 @@ export const overlappingExecutions = defineRule({
     const branches = sharedBranchTracker(ctx.conversation);
     const switches = new Map<string, number>();
     let forked = false;
+    /** The last fork reported, until its branch shows what it is. */
+    let reportedFork: { key: string; branch: number } | undefined;
     /** Records hung from the progress output of calls still without a result. */
     let hungFrom: { call: CallRecord; e: CallRunningEvent }[] = [];
     /**
@@ -162,6 +164,15 @@ export const overlappingExecutions = defineRule({
       if (!g) {
         return;
       }
+      if (reportedFork && g.branch === reportedFork.branch && !g.forkedAt && what === 'assistant turn') {
+        // The new branch's first assistant message is one already written: the history written
+        // again (Claude Code 2.0.x resuming a session whose process died, as a sibling branch),
+        // not a second execution.
+        if (g.copy) {
+          ctx.retract(reportedFork.key);
+        }
+        reportedFork = undefined;
+      }
       if (g.forkedAt) {
         forked = true;
         const pending = pendingBefore(messageIndex);
@@ -169,6 +180,7 @@ export const overlappingExecutions = defineRule({
         // fork it makes in the tree is the same overlap.
         if (pending && at.line - lastOverlapLine > overlapGapLines) {
           lastOverlapLine = at.line;
+          reportedFork = { key: `branch@${at.line}`, branch: g.branch };
           ctx.report({
             messageId: 'branch',
             at,

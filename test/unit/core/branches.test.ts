@@ -40,3 +40,34 @@ void describe('shared branch tracker', () => {
     assert.deepEqual(found(text, [overlappingExecutions, forkedSession]), both);
   });
 });
+
+/**
+ * Claude Code 2.0.29 resuming a session whose process died while a call ran (the model ran
+ * `taskkill //F //IM node.exe`): it writes the last turn again as a sibling branch, with the same
+ * message ids and without the dead call, then goes on there. `copy` false: the new branch's first
+ * message is a new one instead.
+ */
+function crashedAndReplayed(copy: boolean): string {
+  const t = new ClaudeTranscript().user('restart the dev server').say('m1', 'checking');
+  const fork = t.uuidAt(2);
+  t.user('？').say('m2', 'listing').call('m2', 'toolu_LIST', 'Bash', { command: 'ls' }).result('toolu_LIST', 'a');
+  t.say('m3', 'killing node').call('m3', 'toolu_KILL', 'Bash', { command: 'taskkill //F //IM node.exe' });
+  t.from(fork).user('？').say(copy ? 'm2' : 'm9', 'listing').call(copy ? 'm2' : 'm9', 'toolu_LIST', 'Bash', { command: 'ls' }).result('toolu_LIST', 'a');
+  t.say(copy ? 'm3' : 'm8', 'killing node');
+  t.user('go on').say('m4', 'ok');
+  return t.text();
+}
+
+void describe('a crashed session written again as a sibling branch', () => {
+  void test('the copy is not a second execution, the dead call is left at the end of its branch, and its id is no duplicate', () => {
+    const { findings } = run(crashedAndReplayed(true));
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.severity}@${f.line}`),
+      ['missing-result:warning@8'],
+    );
+  });
+
+  void test('a new message there instead: two executions', () => {
+    assert.deepEqual(found(crashedAndReplayed(false), [overlappingExecutions]), ['overlapping-executions:branch@9']);
+  });
+});

@@ -182,12 +182,15 @@ void describe('agent-guard repair --write', () => {
   });
 
   void test('never writes a half repair', () => {
-    // Two calls with one id: repair cannot tell the results apart.
+    // Two calls with one id in one history (the call written again at the end, under a new uuid):
+    // repair cannot tell the results apart.
     const text = readFileSync(fixture('real', 'claude-code', 'spotter', 'short.jsonl'), 'utf8');
     const lines = text.trimEnd().split('\n');
     const call = lines.findIndex((l) => l.includes('"tool_use"'));
     assert.ok(call >= 0);
-    const file = copy([...lines, lines[call]!.replace(/"uuid":"[^"]+"/, '"uuid":"11111111-2222-4333-8444-555555555555"')].join('\n') + '\n');
+    const lastUuid = (JSON.parse([...lines].reverse().find((l) => l.includes('"uuid"'))!) as { uuid: string }).uuid;
+    const replayed = lines[call]!.replace(/"uuid":"[^"]+"/, '"uuid":"11111111-2222-4333-8444-555555555555"').replace(/"parentUuid":"[^"]+"/, `"parentUuid":"${lastUuid}"`);
+    const file = copy([...lines, replayed].join('\n') + '\n');
     const before = readFileSync(file);
     const r = cli(['repair', '--write', file], { env: env() });
     assert.equal(r.code, 2);

@@ -16,6 +16,8 @@ export interface BranchGrowth {
   forkedAt?: { node: string; at: Span };
   /** The branch that was growing before this node, when it is another one. */
   switchedFrom?: number;
+  /** The node is an API message written again, elsewhere in the tree (see BranchTracker.add). */
+  copy?: true;
 }
 
 interface Branch {
@@ -28,6 +30,8 @@ interface Branch {
 
 export class BranchTracker {
   private readonly nodeOfUuid = new Map<string, string>();
+  /** A message's copies written elsewhere in the tree (see `add`), by the message's node. */
+  private readonly copies = new Map<string, Set<string>>();
   /** Each node's parent node (undefined for a root), and the order nodes were placed in. */
   private readonly parentNode = new Map<string, string | undefined>();
   private readonly order = new Map<string, number>();
@@ -43,6 +47,7 @@ export class BranchTracker {
    */
   add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
     const parentNode = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
+    let copied = false;
     if (node === undefined) {
       // A result or another line: it belongs to its parent's node.
       if (uuid !== undefined && parentNode !== undefined) {
@@ -50,12 +55,25 @@ export class BranchTracker {
       }
       return undefined;
     }
+    if (this.nodeAt.has(node)) {
+      const copy = this.copies.get(node);
+      if (parentNode === undefined || parentNode === node || parentNode === this.parentNode.get(node) || (copy !== undefined && copy.has(parentNode))) {
+        // Another block of a message already placed (or of a copy of it, below).
+        if (uuid !== undefined) {
+          this.nodeOfUuid.set(uuid, copy !== undefined && parentNode !== undefined && copy.has(parentNode) ? parentNode : node);
+        }
+        return undefined;
+      }
+      // The message written again under another parent: Claude Code 2.0.x writes a crashed
+      // session's history again as a sibling branch, with the same message ids. It is a node
+      // of its own there, or that branch would seem to grow the old one.
+      const original = node;
+      node = `${original}#${uuid ?? at.line}`;
+      (copy ?? this.copies.set(original, new Set()).get(original)!).add(node);
+      copied = true;
+    }
     if (uuid !== undefined) {
       this.nodeOfUuid.set(uuid, node);
-    }
-    if (this.nodeAt.has(node)) {
-      // Another block of a message already placed.
-      return undefined;
     }
     this.nodeAt.set(node, at);
     this.parentNode.set(node, parentNode);
@@ -91,7 +109,15 @@ export class BranchTracker {
     if (previous !== undefined && previous !== branch.id) {
       growth.switchedFrom = previous;
     }
+    if (copied) {
+      growth.copy = true;
+    }
     return growth;
+  }
+
+  /** The node a line belongs to, once added. */
+  nodeOfLine(uuid: string): string | undefined {
+    return this.nodeOfUuid.get(uuid);
   }
 
   firstAt(branch: number): Span | undefined {
@@ -167,6 +193,10 @@ export class SharedBranchTracker {
     return this.tracker.descends(parentUuid, ancestor);
   }
 
+  nodeOfLine(uuid: string): string | undefined {
+    return this.tracker.nodeOfLine(uuid);
+  }
+
   reset(): void {
     this.tracker.reset();
   }
@@ -202,6 +232,7 @@ export function callNode(call: ToolCall): string | undefined {
  * agents, lines without uuids), so file order decides as before.
  */
 export function followsCall(branches: SharedBranchTracker, parentUuid: string | null | undefined, call: ToolCall): boolean {
-  const node = callNode(call);
+  // The node of the call's own line: a copy of its message written elsewhere is a node of its own.
+  const node = (call.uuid !== undefined ? branches.nodeOfLine(call.uuid) : undefined) ?? callNode(call);
   return node === undefined || branches.descends(parentUuid, node) !== false;
 }
