@@ -21,8 +21,15 @@ const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
 const updatePatch = (path: string, from = 'two', to = '2'): string => `*** Begin Patch\n*** Update File: ${path}\n@@\n-${from}\n+${to}\n*** End Patch`;
 
 /** Claude Code's note to the model that a file changed under it: numbered lines of it. */
-const shown = (path: string, snippet: string): string =>
-  JSON.stringify({ parentUuid: null, isSidechain: false, attachment: { type: 'edited_text_file', filename: path, snippet }, type: 'attachment', uuid: `att-${snippet.length}`, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
+const shown = (path: string, snippet: string, isSidechain = false): string =>
+  JSON.stringify({ parentUuid: null, isSidechain, attachment: { type: 'edited_text_file', filename: path, snippet }, type: 'attachment', uuid: `att-${snippet.length}`, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
+
+/** A sub-agent's own file: every record is a sidechain record. */
+function subAgent(): ClaudeTranscript {
+  const t = new ClaudeTranscript();
+  t.sidechain = true;
+  return t.user('go');
+}
 
 /**
  * A Codex session that runs `command` (a unified-exec output with `exit` and `output`), then
@@ -542,6 +549,10 @@ ruleTester(staleWrite, {
         .inWorktree('/home/dev/proj/.claude/worktrees/wt')
         .edit('m2', B, '/home/dev/proj/.claude/worktrees/wt/docs/spec.md', 'one\nTWO\nthree\n', 'TWO', '2')
         .text(),
+    },
+    {
+      name: "Claude Code: in a sub-agent's file, the note that a file changed (every line there is a sidechain line)",
+      input: subAgent().read('m1', A, f, v1).raw(shown(f, '4\tfour\n5\tFIVE\n', true)).edit('m2', B, f, 'one\ntwo\nthree\nfour\nFIVE\n', 'two', '2').text(),
     },
     { name: 'edit what was read', input: readThenEdit },
     { name: 'two edits in a row on own content', input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').edit('m3', C, f, v1.replace('two', '2'), 'four', '4').text() },

@@ -10,6 +10,8 @@ export class ClaudeTranscript {
   private readonly byTool = new Map<string, string>();
   /** The program that writes the records (`local-agent`: Claude Desktop's local-agent mode). */
   entrypoint = 'cli';
+  /** Every record a sidechain record: a sub-agent's own file. */
+  sidechain = false;
 
   constructor(
     readonly sessionId = 'aaaaaaaa-0000-4000-8000-000000000001',
@@ -23,7 +25,7 @@ export class ClaudeTranscript {
     this.clock += 1000;
     const e = {
       parentUuid: this.last,
-      isSidechain: false,
+      isSidechain: this.sidechain,
       userType: 'external',
       cwd: this.cwd,
       sessionId: this.sessionId,

@@ -237,9 +237,15 @@ class ClaudeParser implements FormatParser {
       this.progress(value, raw);
       return;
     }
-    if (type === 'attachment' && value['isSidechain'] !== true) {
+    if (type === 'attachment') {
       this.link(value);
-      this.attachment(value['attachment'], raw);
+      // Of this file's conversation only: in a main file, sidechain lines are another one; in a
+      // sub-agent file every line is a sidechain line.
+      const sidechain = value['isSidechain'] === true;
+      this.sidechainFile ??= sidechain;
+      if (sidechain === this.sidechainFile) {
+        this.attachment(value['attachment'], raw);
+      }
       return;
     }
     if (typeof type !== 'string' || !chainTypes.has(type)) {
