@@ -4,6 +4,12 @@ import type { Span } from '../model/events';
 import { followsCall, sharedBranchTracker } from './support/branches';
 import { docsUrl, providerError } from './support/docs';
 
+/** Malformed lines that lose the record written there (a line read despite bad bytes loses nothing). */
+const lostRecord = new Set(['invalid-json', 'not-an-object', 'invalid-shape', 'line-too-long', 'truncated']);
+
+/** Unreadable lines remembered (the newest): a call's result is due within a few lines of it. */
+const maxUnreadableKept = 64;
+
 export const missingResult = defineRule({
   meta: {
     id: 'missing-result',
@@ -18,6 +24,8 @@ export const missingResult = defineRule({
       beforeNext: 'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}; {{provider}}.',
       aborted: 'Tool call {{id}} ({{tool}}) got no result: the turn was aborted on line {{nextLine}}; {{provider}} on the next request.',
       atEnd: 'Tool call {{id}} ({{tool}}) has no result at the end of the file; if the session is not still running, {{provider}} when it resumes.',
+      unreadable:
+        'Tool call {{id}} ({{tool}}) has no readable result before the {{next}}{{nextAt}}, but line {{unreadableLine}} between them cannot be read and may hold it.',
     },
   },
   create(ctx) {
@@ -44,25 +52,34 @@ export const missingResult = defineRule({
         ctx.retract(key);
       }
     };
+    /** Lines that could not be read (a record lost there), the newest last. */
+    const unreadable: number[] = [];
     const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false): void => {
       const key = call.call.callId + '@' + call.call.at.line;
       if (call.runningAt !== undefined) {
         tentative.set(call, key);
       }
+      // A line that could not be read, after the call and before what came first, may be its
+      // result (a transcript with blocks overwritten by other data): that is all that is known.
+      const lost = unreadable.find((line) => line > call.call.at.line && (nextAt === undefined || line < nextAt.line));
+      const data = {
+        id: call.call.callId,
+        tool: call.call.tool,
+        next,
+        nextLine: nextAt?.line ?? 0,
+        nextAt: nextAt ? ` on line ${nextAt.line}` : '',
+        unreadableLine: lost ?? 0,
+        provider: providerError(ctx.agent, 'missing-result'),
+      };
       ctx.report({
-        messageId,
+        messageId: lost !== undefined ? 'unreadable' : messageId,
         at: call.call.at,
         key,
         callId: call.call.callId,
         demote,
-        data: {
-          id: call.call.callId,
-          tool: call.call.tool,
-          next,
-          nextLine: nextAt?.line ?? 0,
-          provider: providerError(ctx.agent, 'missing-result'),
-        },
-        related: nextAt ? [{ at: nextAt, message: next }] : [],
+        ...(lost !== undefined ? { severity: 'warning' as const } : {}),
+        data,
+        related: [...(nextAt ? [{ at: nextAt, message: next }] : []), ...(lost !== undefined ? [{ at: { line: lost, start: 0, end: 0 }, message: 'the line that cannot be read' }] : [])],
       });
     };
     /** Reports the open calls `pick` selects (and drops answered ones); the rest stay open. */
@@ -112,6 +129,14 @@ export const missingResult = defineRule({
             e.prompt ? 'user prompt' : 'user message',
             e.at,
           );
+        }
+      },
+      onMalformed(e) {
+        if (lostRecord.has(e.reason) && open.length > 0) {
+          unreadable.push(e.at.line);
+          if (unreadable.length > maxUnreadableKept) {
+            unreadable.shift();
+          }
         }
       },
       onTurnEnd(at, aborted) {

@@ -170,6 +170,17 @@ ruleTester(missingResult, {
   ],
   invalid: [
     {
+      // A transcript with a block overwritten by other data: the result may be in it.
+      name: 'a line that cannot be read between the call and the next prompt: a warning that says so',
+      input: new CodexRollout().user('go').exec('c1', 'make').raw('{"timestamp": "2026-01-02T03:04:0').raw('\u0000\u0000 models_cache').user('and now?').text(),
+      errors: [{ messageId: 'unreadable', line: 3, severity: 'warning' }],
+    },
+    {
+      name: 'a line that cannot be read before the call changes nothing',
+      input: new CodexRollout().user('go').raw('{"broken').exec('c1', 'make').user('and now?').text(),
+      errors: [{ messageId: 'beforeNext', line: 4, severity: 'error' }],
+    },
+    {
       name: 'next assistant turn first',
       input: cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').text(),
       errors: [{ messageId: 'beforeNext', line: 2 }],

@@ -19,6 +19,12 @@ export class CodexRollout {
     return this;
   }
 
+  /** A raw line, written as is (malformed input). */
+  raw(line: string): this {
+    this.lines.push(line);
+    return this;
+  }
+
   user(text: string): this {
     return this.item('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
   }
