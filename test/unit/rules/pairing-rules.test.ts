@@ -89,6 +89,18 @@ const interrupted = cc()
 
 ruleTester(orphanResult, {
   valid: [
+    {
+      // Claude Code's compaction helper writes the main conversation's last records first, hung
+      // from that conversation (here a Task's result): its context, not its own conversation.
+      name: 'Claude Code: the compaction helper file starts with the main session’s last result',
+      input: [
+        { parentUuid: 'aaaaaaaa-main-4000-8000-000000000086', isSidechain: true, type: 'user', agentId: 'acompact-c84977', sessionId: 's1', uuid: 'u1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01MAIN', content: 'the report' }] } },
+        { parentUuid: 'u1', isSidechain: true, type: 'user', agentId: 'acompact-c84977', sessionId: 's1', uuid: 'u2', message: { role: 'user', content: 'Your task is to create a detailed summary of the conversation so far.' } },
+        { parentUuid: 'u2', isSidechain: true, type: 'assistant', agentId: 'acompact-c84977', sessionId: 's1', uuid: 'u3', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: '<summary>…</summary>' }] } },
+      ]
+        .map((r) => JSON.stringify(r) + '\n')
+        .join(''),
+    },
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'streamed blocks', input: streamedBlocks },
@@ -169,6 +181,13 @@ ruleTester(missingResult, {
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
   ],
   invalid: [
+    {
+      // The next records hang from a record the file lost (its call too): the call's own
+      // history ends with it.
+      name: 'Claude Code: what comes next hangs from a record not in the file',
+      input: cc().call('m1', A, 'Bash', { command: 'git commit -m x' }).from('ffffffff-0000-4000-8000-00000000dead').result(B, 'HEAD is now at 040ca3a x').say('m2', 'done').text(),
+      errors: [{ messageId: 'atEnd', line: 2, severity: 'warning' }],
+    },
     {
       // A transcript with a block overwritten by other data: the result may be in it.
       name: 'a line that cannot be read between the call and the next prompt: a warning that says so',

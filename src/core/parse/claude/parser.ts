@@ -156,12 +156,16 @@ class ClaudeParser implements FormatParser {
   private readonly chainLinks = new Map<string, string | null>();
   /** Progress line uuid → the running call it reports on. */
   private readonly progressOf = new Map<string, { callId: string; at: Span }>();
+  /** The file of Claude Code's compaction helper, by its name or its records' `agentId` (see `record`). */
+  private compactHelper: boolean;
   /** An assistant record was read: a root line after it starts the history again. */
   private answered = false;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
 
-  constructor(private readonly ctx: AdapterContext) {}
+  constructor(private readonly ctx: AdapterContext) {
+    this.compactHelper = /[\\/]agent-acompact-[^\\/]*\.jsonl$/.test(ctx.file);
+  }
 
   line(value: Record<string, unknown>, raw: RawLine): void {
     if (raw.lineNo - this.earliestHeld > maxEarlyResultLines) {
@@ -268,8 +272,16 @@ class ClaudeParser implements FormatParser {
     if (sidechain !== this.sidechainFile) {
       return;
     }
+    const parent = value['parentUuid'];
+    this.compactHelper ||= typeof value['agentId'] === 'string' && value['agentId'].startsWith('acompact-');
+    if (this.compactHelper && typeof parent === 'string' && !this.seenUuids.has(parent) && !this.chainLinks.has(parent)) {
+      // A compaction helper's file (`agent-acompact-*`) starts with the main conversation's last
+      // records, hung from that conversation: its context, not this file's (it is never resumed).
+      this.link(value);
+      return;
+    }
     this.noteSession(value, raw);
-    if (type !== 'system' && value['parentUuid'] === null && this.answered) {
+    if (type !== 'system' && parent === null && this.answered) {
       // A new root after the model has spoken: the history written again from its start (Claude
       // Code 2.0.x replays it under new uuids when a session resumes after its process died).
       // What hangs from the new root is the conversation from here on; the old chain's calls

@@ -126,13 +126,18 @@ export class BranchTracker {
 
   /**
    * Does a line hanging from `parentUuid` descend from node `ancestor` (or is it in it)?
-   * Undefined when the tree does not tell: the parent or the ancestor was never placed.
+   * Undefined when the tree does not tell: no parent, or the ancestor was never placed. A parent
+   * the tree never saw is a break in the chain (records lost from the file, or hung from another
+   * file's): what hangs from it does not descend from anything here.
    */
   descends(parentUuid: string | null | undefined, ancestor: string): boolean | undefined {
     const limit = this.order.get(ancestor);
-    let node = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
-    if (limit === undefined || node === undefined) {
+    if (limit === undefined || !parentUuid) {
       return undefined;
+    }
+    let node = this.nodeOfUuid.get(parentUuid);
+    if (node === undefined) {
+      return false;
     }
     // An ancestor is placed before its descendants: below its place in the order, stop.
     while (node !== undefined) {
