@@ -87,7 +87,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   }
   let tokens: Token[];
   try {
-    tokens = expandForLoops(tokenize(command));
+    tokens = expandForLoops(tokenize(command, cwd !== undefined && isWindowsPath(cwd)));
   } catch {
     return [];
   }
@@ -1011,7 +1011,13 @@ function joinPosix(base: string, rel: string): string {
  * A small POSIX-shell tokenizer: words with quoting, operators, and here-documents (whose
  * bodies are kept whole so `cat > f <<EOF` and `apply_patch <<'EOF'` can be read).
  */
-function tokenize(src: string): Token[] {
+/**
+ * `windows`: the session's folder is a Windows one. PowerShell (Codex's shell there) has no
+ * backslash escapes, and a bare `src\\a\\b.json` is a path; so a backslash before a name
+ * character is kept as a separator. (Git Bash would drop it, but no one writes a path that way
+ * for it to mean `srcab.json`.)
+ */
+function tokenize(src: string, windows = false): Token[] {
   const tokens: Token[] = [];
   const pendingHeredocs: { delim: string; strip: boolean }[] = [];
   let i = 0;
@@ -1057,7 +1063,7 @@ function tokenize(src: string): Token[] {
     if (three === '<<<' || three === '&>>' || three === '<<-') {
       if (three === '<<-') {
         i += 3;
-        const d = readWord(src, i);
+        const d = readWord(src, i, windows);
         i = d.next;
         pendingHeredocs.push({ delim: d.word.text, strip: true });
         continue;
@@ -1071,7 +1077,7 @@ function tokenize(src: string): Token[] {
       while (src[i] === ' ') {
         i++;
       }
-      const d = readWord(src, i);
+      const d = readWord(src, i, windows);
       i = d.next;
       pendingHeredocs.push({ delim: d.word.text, strip: false });
       continue;
@@ -1106,12 +1112,12 @@ function tokenize(src: string): Token[] {
       i++;
       continue;
     }
-    const w = readWord(src, i);
+    const w = readWord(src, i, windows);
     const raw = src.slice(i, w.next);
     const expanded = w.word.dynamic && w.word.text.includes('{') ? expandBraces(raw) : undefined;
     if (expanded) {
       for (const alt of expanded) {
-        tokens.push(withPattern(readWord(alt, 0).word, alt));
+        tokens.push(withPattern(readWord(alt, 0, windows).word, alt));
       }
     } else {
       tokens.push(withPattern(w.word, raw));
@@ -1255,7 +1261,7 @@ function expands(src: string, i: number): boolean {
   return src[i] === '$' && /[A-Za-z_0-9@*#?$!{(-]/.test(src[i + 1] ?? '');
 }
 
-function readWord(src: string, start: number): { word: Word; next: number } {
+function readWord(src: string, start: number, windows = false): { word: Word; next: number } {
   let i = start;
   let text = '';
   let dynamic = false;
@@ -1292,6 +1298,11 @@ function readWord(src: string, start: number): { word: Word; next: number } {
       continue;
     }
     if (c === '\\' && i + 1 < n) {
+      if (windows && /[\w.-]/.test(src[i + 1]!)) {
+        text += c;
+        i++;
+        continue;
+      }
       text += src[i + 1];
       i += 2;
       continue;

@@ -429,6 +429,19 @@ export function shellText(v: unknown): string | undefined {
     if (argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && /^-[a-z]*c[a-z]*$/.test(argv[1]!)) {
       return argv[2];
     }
+    // Codex on Windows: `["pwsh.exe", "-NoProfile", "-Command", script]`, `["cmd.exe", "/c", …]`.
+    const program = argv[0]!.replace(/^.*[\\/]/, '').toLowerCase();
+    if (/^(pwsh|powershell)(\.exe)?$/.test(program)) {
+      const flag = argv.findIndex((a, i) => i > 0 && /^-(command|c)$/i.test(a));
+      if (flag > 0 && flag + 1 < argv.length) {
+        return argv.slice(flag + 1).join(' ');
+      }
+    } else if (program === 'cmd' || program === 'cmd.exe') {
+      const flag = argv.findIndex((a, i) => i > 0 && /^\/c$/i.test(a));
+      if (flag > 0 && flag + 1 < argv.length) {
+        return argv.slice(flag + 1).join(' ');
+      }
+    }
     return argv.map(quoteArg).join(' ');
   }
   return undefined;

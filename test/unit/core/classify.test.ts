@@ -189,8 +189,19 @@ void describe('PowerShell (Codex on Windows)', () => {
     ['"x" | Out-File -FilePath a.txt -Encoding utf8', ['write:a.txt']],
     ['Get-Content $f', []],
     ['Get-Content *.py', []],
+    // No backslash escapes in PowerShell: a bare backslash separates a path's parts.
+    ['Get-Content -Path src\\Ecommerce.API\\appsettings.json', ['read:src\\Ecommerce.API\\appsettings.json']],
+    ['Get-Content .\\src\\a.json -Raw', ['read:.\\src\\a.json']],
   ];
   table('', cases, (cmd) => ops(cmd, win));
+  void test('Codex argv for PowerShell and cmd is their script', () => {
+    assert.equal(shellText(['pwsh.exe', '-NoProfile', '-Command', 'Get-Content a.ts -Raw']), 'Get-Content a.ts -Raw');
+    assert.equal(shellText(['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', '-c', 'gc a.ts']), 'gc a.ts');
+    assert.equal(shellText(['cmd.exe', '/c', 'type', 'a.ts']), 'type a.ts');
+    assert.deepEqual(classifyToolCall('codex', 'shell', { command: ['pwsh.exe', '-Command', 'Get-Content frontend\\src\\api.ts -Raw'] }, win).accesses, [
+      { path: 'C:\\work\\app\\frontend\\src\\api.ts', op: 'read', viaShell: true },
+    ]);
+  });
   void test('gc and type are PowerShell aliases only in a Windows directory (a POSIX `type` names a command)', () => {
     assert.deepEqual(ops('type ls'), []);
     assert.deepEqual(ops('gc a.txt'), []);
