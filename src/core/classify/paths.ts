@@ -35,7 +35,7 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return normalPosix(trimmed, 0) ? trimmed : nodePath.posix.normalize(trimmed);
   }
   if (isWindowsPath(trimmed)) {
-    return nodePath.win32.normalize(trimmed);
+    return upperDrive(nodePath.win32.normalize(trimmed));
   }
   if (trimmed.startsWith('~')) {
     // Home-relative paths depend on whose home: only `~/…` when the session works inside a
@@ -47,7 +47,7 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return undefined;
   }
   if (isWindowsPath(cwd)) {
-    return nodePath.win32.resolve(cwd, trimmed);
+    return upperDrive(nodePath.win32.resolve(cwd, trimmed));
   }
   // The common case, `src/a.ts` against `/work/project`: a plain join when neither part has
   // anything to normalise (what posix.resolve would return for it, without its work).
@@ -55,6 +55,12 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return `${cwd}/${trimmed}`;
   }
   return nodePath.posix.resolve(cwd, trimmed);
+}
+
+/** `c:\x` is `C:\x`: drive letters name one drive in either case (VS Code writes them lower-case). */
+function upperDrive(p: string): string {
+  const c = p.charCodeAt(0);
+  return c >= 0x61 && c <= 0x7a && p.charCodeAt(1) === 0x3a ? p[0]!.toUpperCase() + p.slice(1) : p;
 }
 
 const slash = 0x2f;
@@ -89,7 +95,8 @@ function normalPosix(p: string, from: number): boolean {
 /** A short display form: relative to cwd when inside it. */
 export function displayPath(p: string, cwd: string | undefined): string {
   if (cwd) {
-    const prefix = cwd.endsWith('/') || cwd.endsWith('\\') ? cwd : cwd + (isWindowsPath(cwd) ? '\\' : '/');
+    const dir = upperDrive(cwd);
+    const prefix = dir.endsWith('/') || dir.endsWith('\\') ? dir : dir + (isWindowsPath(dir) ? '\\' : '/');
     if (p.startsWith(prefix)) {
       return p.slice(prefix.length);
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseApplyPatch } from '../../../src/core/classify/applyPatch';
-import { resolveAgainst } from '../../../src/core/classify/paths';
+import { displayPath, resolveAgainst } from '../../../src/core/classify/paths';
 import { classifyShell } from '../../../src/core/classify/shell';
 import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
 
@@ -345,6 +345,10 @@ void describe('tool tables', () => {
     assert.equal(resolveAgainst('src/../a.ts', '/w'), '/w/a.ts');
     assert.equal(resolveAgainst('C:\\proj\\a.ts', undefined), 'C:\\proj\\a.ts');
     assert.equal(resolveAgainst('a.ts', 'C:\\proj'), 'C:\\proj\\a.ts');
+    // One drive, either case (VS Code writes the drive letter lower-case).
+    assert.equal(resolveAgainst('a.ts', 'c:\\proj'), 'C:\\proj\\a.ts');
+    assert.equal(resolveAgainst('c:/proj/a.ts', undefined), 'C:\\proj\\a.ts');
+    assert.equal(displayPath('C:\\proj\\a.ts', 'c:\\proj'), 'a.ts');
     assert.equal(resolveAgainst('~/x', '/w'), undefined);
     assert.equal(resolveAgainst('a.ts', undefined), undefined);
     // Git Bash, the shell Claude Code runs on Windows, names drive D: as /d.
