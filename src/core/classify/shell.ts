@@ -18,6 +18,8 @@ export interface ShellAccess {
   followed?: true;
   /** `path` is a directory: the command may rewrite any file in it, which ones unknown (`git checkout main`). */
   tree?: true;
+  /** A move (`mv`, `git mv`): the path it came from, as written (relative to the same folder). */
+  from?: string;
 }
 
 interface Word {
@@ -657,14 +659,16 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
         return undefined;
       }
       const noTargetDir = args.some((a) => a.text === '-T' || a.text === '--no-target-directory');
+      // A move carries the file (or a folder's files) with what the session knew of it.
+      const from = (src: Word): { from?: string } => (cmd === 'mv' && literal(src) ? { from: src.text.replace(/\/+$/, '') } : {});
       if (targetDir === undefined && (noTargetDir || (sources.length === 1 && !dest.text.endsWith('/')))) {
-        push({ path: dest.text, op: 'write' });
+        push({ path: dest.text, op: 'write', ...from(sources[0]!) });
         return undefined;
       }
       for (const src of sources) {
         const name = src.text.replace(/\/+$/, '').split('/').pop();
         if (literal(src) && name) {
-          push({ path: `${dest.text.replace(/\/+$/, '')}/${name}`, op: 'write' });
+          push({ path: `${dest.text.replace(/\/+$/, '')}/${name}`, op: 'write', ...from(src) });
         }
       }
       return undefined;

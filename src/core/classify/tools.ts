@@ -367,6 +367,12 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
       if (s.followed) {
         a.followed = true;
       }
+      if (s.from !== undefined) {
+        const from = access(s.from, 'read', dir)?.path;
+        if (from !== undefined) {
+          a.from = from;
+        }
+      }
       a.viaShell = true;
       out.push(a);
     }

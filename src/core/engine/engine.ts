@@ -318,7 +318,11 @@ export class RuleEngine {
         case 'write':
         case 'edit':
         case 'create':
-          this.knowledge.noteWrite(a.path, result.at, result.write?.path === a.path ? result.write.after : undefined);
+          if (a.from !== undefined) {
+            this.knowledge.noteMove(a.from, a.path, result.at);
+          } else {
+            this.knowledge.noteWrite(a.path, result.at, result.write?.path === a.path ? result.write.after : undefined);
+          }
           break;
         case 'delete':
           this.knowledge.noteDelete(a.path, result.at);

@@ -200,6 +200,30 @@ export class FileKnowledge {
     }
   }
 
+  /**
+   * The session moved `from` to `to` (`mv`): a file goes with what the session knew of it (a move
+   * changes no content), replacing whatever `to` was; a folder takes its files along (`alias`).
+   * A path the session knew nothing under is as any write of `to` whose content is unknown.
+   */
+  noteMove(from: string, to: string, at: Span): void {
+    // A folder first: a pattern read (`ls specs/*`) may have matched the folder's own path too.
+    for (const path of this.paths.keys()) {
+      if (path.length > from.length && isUnder(path, from)) {
+        this.alias(from, to);
+        return;
+      }
+    }
+    const file = this.lookup(from);
+    if (file && (file.lastRead !== undefined || file.lastWrite !== undefined || file.opaqueSince !== undefined)) {
+      this.paths.delete(from);
+      file.path = to;
+      file.lastWrite = at;
+      this.paths.set(to, file);
+      return;
+    }
+    this.noteWrite(to, at, undefined);
+  }
+
   /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
   noteAttempted(path: string, at: Span): void {
     this.entry(path).attemptedAt = at;

@@ -41,6 +41,8 @@ export interface FileAccess {
    * access may well have happened.
    */
   followed?: boolean;
+  /** A move (`mv`, `git mv`) wrote `path`: the path it moved, whose file (or folder) it now is. */
+  from?: string;
 }
 
 export interface SessionInfo {

@@ -175,6 +175,17 @@ void describe('shell classification', () => {
   table('followed: ', followed, (cmd) => classifyShell(cmd, '/w').map((a) => `${a.op}:${a.path}${a.followed ? ' followed' : ''}`));
 });
 
+void describe('moves', () => {
+  void test('mv and git mv name what they moved; cp and install do not', () => {
+    const moves = (cmd: string): string[] => classifyShell(cmd, '/w').map((a) => `${a.path}<-${a.from ?? ''}`);
+    assert.deepEqual(moves('mv specs/001-a specs/001-b'), ['specs/001-b<-specs/001-a']);
+    assert.deepEqual(moves('git mv -f old/spec.md new/spec.md'), ['new/spec.md<-old/spec.md']);
+    assert.deepEqual(moves('mv a.md b.md dir/'), ['dir/a.md<-a.md', 'dir/b.md<-b.md']);
+    assert.deepEqual(moves('cp a.md b.md'), ['b.md<-']);
+    assert.deepEqual(moves('mv "$x" b.md'), ['b.md<-']);
+  });
+});
+
 void describe('PowerShell (Codex on Windows)', () => {
   const win = 'C:\\work\\app';
   const cases: [string, string[]][] = [

@@ -191,6 +191,34 @@ void describe('file knowledge: a file put back to a version the session saw', ()
   });
 });
 
+void describe('file knowledge: a move', () => {
+  const full = (path: string, content: string): ReadSnapshot => ({ path, content, startLine: 1, numLines: 2, totalLines: 2 });
+
+  void test('a file goes with what the session knew of it; its old path is unknown', () => {
+    const k = new FileKnowledge();
+    k.noteRead('/w/a.ts', at(2), full('/w/a.ts', 'a\nb\n'));
+    k.noteMove('/w/a.ts', '/w/b.ts', at(3));
+    assert.equal(k.hasSeen('/w/a.ts'), false);
+    assert.equal(k.get('/w/b.ts')?.lastWrite?.line, 3);
+    assert.ok(k.judge(edit('/w/b.ts', 'a\nB\n')), 'its content is still known');
+  });
+
+  void test('a folder takes its files along, even when a pattern read matched the folder too', () => {
+    const k = new FileKnowledge();
+    k.noteSeenGlob('/w/specs/*', at(2), false);
+    k.noteRead('/w/specs/001-a/spec.md', at(3), full('/w/specs/001-a/spec.md', 'a\nb\n'));
+    k.noteMove('/w/specs/001-a', '/w/specs/001-b', at(4));
+    assert.equal(k.get('/w/specs/001-b/spec.md')?.lastRead?.line, 3);
+    assert.equal(k.hasSeen('/w/specs/001-a/spec.md'), false);
+  });
+
+  void test('a path the session knew nothing of: a write of the destination, content unknown', () => {
+    const k = new FileKnowledge();
+    k.noteMove('/w/x', '/w/y', at(2));
+    assert.equal(k.get('/w/y')?.opaqueSince?.line, 2);
+  });
+});
+
 void describe('file knowledge: which unseen change a write overwrote', () => {
   const v1 = 'a\nb\nc\n';
   const seen = (k: FileKnowledge): void => k.noteRead('/w/a.ts', at(2), { path: '/w/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
