@@ -1,52 +1,82 @@
 import { resolveAgainst } from './paths';
 
 /**
- * Scripts that create files from templates and name them only in the JSON they print, so the
- * command line does not say what they wrote: GitHub's spec-kit, whose `/specify` and `/plan`
- * commands run them (Bash or PowerShell flavour). `keys` are the output's fields that name a file
- * the script created (`create-new-feature` copies the spec template to `SPEC_FILE`, `setup-plan`
- * the plan template to `IMPL_PLAN`); its other fields name folders and branches.
+ * A script that creates files from templates and names them only in what it prints, so the
+ * command line does not say what it wrote. `files` reads them from its output.
  */
-const scaffolds: readonly { script: RegExp; keys: readonly string[] }[] = [
-  { script: runs('create-new-feature'), keys: ['SPEC_FILE'] },
-  { script: runs('setup-plan'), keys: ['IMPL_PLAN'] },
+export interface Scaffold {
+  files(output: string, cwd: string | undefined): string[];
+}
+
+/**
+ * GitHub's spec-kit, whose `/specify` and `/plan` commands run these (Bash or PowerShell
+ * flavour) and print JSON: `create-new-feature` copies the spec template to `SPEC_FILE`,
+ * `setup-plan` the plan template to `IMPL_PLAN`; the other fields name folders and branches.
+ * Codex's bundled skill-creator, `init_skill.py NAME --path DIR [--examples]`, prints
+ * `[OK] Created skill directory: DIR/NAME`, then `[OK] Created <file>` for each file under it.
+ */
+const scaffolds: readonly { script: RegExp; scaffold: Scaffold }[] = [
+  { script: runs('create-new-feature', '(?:sh|ps1)'), scaffold: jsonFields(['SPEC_FILE']) },
+  { script: runs('setup-plan', '(?:sh|ps1)'), scaffold: jsonFields(['IMPL_PLAN']) },
+  { script: runs('init_skill', 'py'), scaffold: { files: createdUnder } },
 ];
 
 /**
- * The script `name` (`.sh` or `.ps1`, any folder) run as a command: first on the line or after
- * `&&`, `;`, `|`, or given to a shell (`bash x.sh`, `pwsh -File x.ps1`). Named any other way
- * (`cat x.sh`) it is not run.
+ * The script `name` (with one of the extensions `ext`, any folder) run as a command: first on
+ * the line or after `&&`, `;`, `|`, or given to an interpreter (`bash x.sh`, `pwsh -File x.ps1`,
+ * `python3 x.py`). Named any other way (`cat x.sh`) it is not run.
  */
-function runs(name: string): RegExp {
-  const command = String.raw`(?:^|[;&|(]\s*|\b(?:bash|sh|zsh|pwsh|powershell)(?:\.exe)?(?:\s+-\w+)*\s+)`;
+function runs(name: string, ext: string): RegExp {
+  const command = String.raw`(?:^|[;&|(]\s*|\b(?:bash|sh|zsh|pwsh|powershell|python[0-9.]*)(?:\.exe)?(?:\s+-\w+)*\s+)`;
   const folder = String.raw`(?:[^\s'";&|]*[/\\])?`;
-  return new RegExp(`${command}['"]?${folder}${name}\\.(?:sh|ps1)(?=$|[\\s'";&|)])`, 'm');
+  return new RegExp(`${command}['"]?${folder}${name}\\.${ext}(?=$|[\\s'";&|)])`, 'm');
 }
 
-/** The output fields that name the files `command` creates, when it runs a known scaffolding script. */
-export function scaffoldKeys(command: string): readonly string[] | undefined {
-  if (!command.includes('.sh') && !command.includes('.ps1')) {
+/** The scaffolding script `command` runs, if it runs a known one. */
+export function scaffoldOf(command: string): Scaffold | undefined {
+  if (!command.includes('.sh') && !command.includes('.ps1') && !command.includes('.py')) {
     return undefined;
   }
-  return scaffolds.find((s) => s.script.test(command))?.keys;
+  return scaffolds.find((s) => s.script.test(command))?.scaffold;
 }
 
-/** The files a scaffolding script's output names under `keys` (`"SPEC_FILE":"/p/specs/007-x/spec.md"`). */
-export function scaffoldedFiles(keys: readonly string[], output: string, cwd: string | undefined): string[] {
+/** The files named under `keys` in JSON the script printed (`"SPEC_FILE":"/p/specs/007-x/spec.md"`). */
+function jsonFields(keys: readonly string[]): Scaffold {
+  const patterns = keys.map((key) => new RegExp(`"${key}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`, 'g'));
+  return {
+    files(output, cwd) {
+      const out: string[] = [];
+      for (const re of patterns) {
+        for (const m of output.matchAll(re)) {
+          let value: unknown;
+          try {
+            value = JSON.parse(`"${m[1]!}"`);
+          } catch {
+            continue;
+          }
+          const path = typeof value === 'string' && value !== '' ? resolveAgainst(value, cwd) : undefined;
+          if (path !== undefined && !out.includes(path)) {
+            out.push(path);
+          }
+        }
+      }
+      return out;
+    },
+  };
+}
+
+/** skill-creator's `[OK] Created <file>` lines, under the skill directory it names first. */
+function createdUnder(output: string, cwd: string | undefined): string[] {
+  const dir = /^\[OK\] Created skill directory: (.+?)\s*$/m.exec(output)?.[1];
+  const base = dir !== undefined ? resolveAgainst(dir, cwd) : undefined;
+  if (base === undefined) {
+    return [];
+  }
   const out: string[] = [];
-  for (const key of keys) {
-    const re = new RegExp(`"${key}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`, 'g');
-    for (const m of output.matchAll(re)) {
-      let value: unknown;
-      try {
-        value = JSON.parse(`"${m[1]!}"`);
-      } catch {
-        continue;
-      }
-      const path = typeof value === 'string' && value !== '' ? resolveAgainst(value, cwd) : undefined;
-      if (path !== undefined && !out.includes(path)) {
-        out.push(path);
-      }
+  for (const m of output.matchAll(/^\[OK\] Created (?!skill directory: )(\S[^\n]*?)\s*$/gm)) {
+    const path = resolveAgainst(m[1]!, base);
+    if (path !== undefined && !out.includes(path)) {
+      out.push(path);
     }
   }
   return out;

@@ -6,7 +6,7 @@ import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
 import { isPlaceholderContent, resultText } from '../placeholder';
-import { scaffoldedFiles, scaffoldKeys } from '../../classify/scaffolds';
+import { type Scaffold, scaffoldOf } from '../../classify/scaffolds';
 import { VmMounts } from './mounts';
 import {
   assistantLineSchema,
@@ -94,8 +94,8 @@ interface CallNote {
   grepPath?: string;
   /** A Bash call that prints a `git diff` of the working tree. */
   workingTreeDiff?: boolean;
-  /** A Bash call that runs a scaffolding script: the output fields naming the files it made (see classify/scaffolds). */
-  scaffold?: readonly string[];
+  /** A Bash call that runs a scaffolding script, whose output names the files it made (see classify/scaffolds). */
+  scaffold?: Scaffold;
 }
 
 /**
@@ -451,7 +451,7 @@ class ClaudeParser implements FormatParser {
           if (diffsWorkingTree(input['command'])) {
             note.workingTreeDiff = true;
           }
-          const scaffold = scaffoldKeys(input['command']);
+          const scaffold = scaffoldOf(input['command']);
           if (scaffold) {
             note.scaffold = scaffold;
           }
@@ -550,7 +550,7 @@ class ClaudeParser implements FormatParser {
           this.diffOutput(isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : block.content, raw);
         } else if (called?.scaffold) {
           const output = isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : resultText(block.content);
-          for (const path of output === undefined ? [] : scaffoldedFiles(called.scaffold, output, this.cwd)) {
+          for (const path of output === undefined ? [] : called.scaffold.files(output, this.cwd)) {
             this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
           }
         }

@@ -1,6 +1,6 @@
 import { classifyToolCall, hasToolSpec, isRecord, shellText } from '../../classify/tools';
 import { resolveAgainst } from '../../classify/paths';
-import { scaffoldedFiles, scaffoldKeys } from '../../classify/scaffolds';
+import { type Scaffold, scaffoldOf } from '../../classify/scaffolds';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
@@ -87,7 +87,7 @@ class CodexParser implements FormatParser {
   /** Code-mode scripts (`exec`), whose output says `Script completed` or `Script failed`. */
   private readonly scriptCalls = new Set<string>();
   /** Commands that run a scaffolding script (see classify/scaffolds): its output's fields to read, and where it ran. */
-  private readonly scaffoldCalls = new Map<string, { keys: readonly string[]; cwd: string | undefined }>();
+  private readonly scaffoldCalls = new Map<string, { scaffold: Scaffold; cwd: string | undefined }>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -300,7 +300,7 @@ class CodexParser implements FormatParser {
         const scaffold = this.scaffoldCalls.get(callId);
         if (scaffold) {
           this.scaffoldCalls.delete(callId);
-          for (const path of isError || text === undefined ? [] : scaffoldedFiles(scaffold.keys, text, scaffold.cwd)) {
+          for (const path of isError || text === undefined ? [] : scaffold.scaffold.files(text, scaffold.cwd)) {
             this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
           }
         }
@@ -325,10 +325,10 @@ class CodexParser implements FormatParser {
     }
     if (cls.category === 'exec' && isRecord(input)) {
       const command = shellText(input['cmd'] ?? input['command']);
-      const keys = command !== undefined ? scaffoldKeys(command) : undefined;
-      if (keys) {
+      const scaffold = command !== undefined ? scaffoldOf(command) : undefined;
+      if (scaffold) {
         const workdir = typeof input['workdir'] === 'string' ? resolveAgainst(input['workdir'], this.cwd) : undefined;
-        this.scaffoldCalls.set(callId, { keys, cwd: workdir ?? this.cwd });
+        this.scaffoldCalls.set(callId, { scaffold, cwd: workdir ?? this.cwd });
       }
     }
     const accesses: FileAccess[] = cls.accesses;
