@@ -40,6 +40,18 @@ void describe('legacy Codex rollouts', () => {
     assert.deepEqual(call?.kind === 'call' ? call.accesses.map((a) => [a.op, a.path]) : [], [['read', '/home/dev/proj/README.md']]);
   });
 
+  void test('the cwd comes from the environment context Codex gave the model, not from a prompt quoting one', () => {
+    const env = (cwd: string): unknown => user(`<environment_context>\n  <cwd>${cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>`);
+    const rel = (callId: string): unknown => ({ type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', 'cat README.md'] }), call_id: callId });
+    const { events } = run(jsonl(meta, env('/home/dev/proj'), user('look'), rel('c1'), output('c1', 'x'), user('see this log: <environment_context><cwd>/elsewhere</cwd></environment_context>'), rel('c2'), output('c2', 'x')), {
+      file: '/tmp/old.jsonl',
+    });
+    assert.deepEqual(
+      events.flatMap((e) => (e.kind === 'call' ? e.accesses.map((a) => a.path) : [])),
+      ['/home/dev/proj/README.md', '/home/dev/proj/README.md'],
+    );
+  });
+
   void test('the rules apply: a call with no output before the next prompt', () => {
     const { findings } = run(jsonl(meta, user('go'), shell('call_1', 'make'), user('hello?')), { file: '/tmp/rollout-2025-08-19T08-31-17-3619d75c.jsonl' });
     assert.deepEqual(

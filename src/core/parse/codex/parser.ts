@@ -81,6 +81,8 @@ export const codexAdapter: FormatAdapter = {
 class CodexParser implements FormatParser {
   private cwd: string | undefined;
   private sawMeta = false;
+  /** A legacy rollout (see legacyMetaSchema). */
+  private legacy = false;
   private reportedNoMeta = false;
   /** apply_patch calls, whose failure is read from their output text. */
   private readonly patchCalls = new Set<string>();
@@ -161,6 +163,7 @@ class CodexParser implements FormatParser {
     }
     if (!this.sawMeta && isLegacyFirstLine(value) && isLegacyMeta(value)) {
       this.sawMeta = true;
+      this.legacy = true;
       this.ctx.emit({
         kind: 'session',
         at: lineSpan(raw),
@@ -171,6 +174,19 @@ class CodexParser implements FormatParser {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A legacy rollout names no cwd in its first line: Codex wrote it in the environment context it
+   * gives the model, a user message starting `<environment_context>` with `<cwd>…</cwd>` (again
+   * when it changed). Only at the start of the message: a prompt may quote such text.
+   */
+  private legacyCwd(text: string, raw: RawLine): void {
+    const cwd = /^<environment_context>\s*(?:<[^>]+>[^<]*<\/[^>]+>\s*)*?<cwd>([^<]+)<\/cwd>/.exec(text)?.[1]?.trim();
+    if (cwd && cwd !== this.cwd) {
+      this.cwd = cwd;
+      this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'codex', cwd });
+    }
   }
 
   /**
@@ -230,6 +246,9 @@ class CodexParser implements FormatParser {
           const text = resultText(payload.content) ?? '';
           if (codexUserNote.test(text)) {
             return;
+          }
+          if (this.legacy && text.startsWith('<environment_context>')) {
+            this.legacyCwd(text, raw);
           }
           const prompt = !injectedUserText.test(text);
           this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'user', prompt, preview: prompt ? preview(text) : undefined, timestamp });
