@@ -754,6 +754,13 @@ export class LiveMonitor implements Disposable {
       } else if (a.op !== 'delete') {
         const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
         tree.sessionWrote(file, a.path, after, o);
+        if (a.from !== undefined) {
+          // A folder moved (`mv specs/001-a specs/001-b`): the files the session knew in it are
+          // there now, as the session's knowledge has them (the engine moved them first).
+          for (const path of stream.engine.knowledge.seenUnder(a.path)) {
+            tree.sessionSaw(file, path, o);
+          }
+        }
       }
     }
   }

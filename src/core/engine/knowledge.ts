@@ -224,6 +224,17 @@ export class FileKnowledge {
     this.noteWrite(to, at, undefined);
   }
 
+  /** The paths under `dir` the session has seen (read, written or seen whole). */
+  seenUnder(dir: string): string[] {
+    const out: string[] = [];
+    for (const [path, k] of this.paths) {
+      if (path.length > dir.length && isUnder(path, dir) && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined)) {
+        out.push(path);
+      }
+    }
+    return out;
+  }
+
   /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
   noteAttempted(path: string, at: Span): void {
     this.entry(path).attemptedAt = at;

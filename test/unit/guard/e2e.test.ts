@@ -4,7 +4,7 @@
  * LiveMonitor on temp folders (run `node esbuild.config.mjs` first).
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -243,6 +243,20 @@ void describe('guard hook end to end', () => {
     await g.live.monitor!.idle();
     allowed(await edit(copy, 'toolu_E1'));
     denied(await edit(never, 'toolu_E2'), 'claude');
+  });
+
+  void test('Claude Code: after `mv` of a folder, the files the session knew in it are not unread writes', async () => {
+    const { g, claude } = await setup();
+    const before = g.file('specs/001-a/spec.md', '# Spec\n');
+    mkdirSync(g.live.projectDir, { recursive: true });
+    const t = new ClaudeTranscript('c1', g.workspace).user('rename the feature').read('m1', 'toolu_R', before, '# Spec\n');
+    t.bash('m2', 'toolu_M', 'mv specs/001-a specs/001-b');
+    renameSync(path.join(g.workspace, 'specs/001-a'), path.join(g.workspace, 'specs/001-b'));
+    appendFileSync(claude.transcript, t.text());
+    await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
+    await g.live.monitor!.idle();
+    const moved = path.join(g.workspace, 'specs/001-b/spec.md');
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: moved, old_string: 'Spec', new_string: 'Feature' }, 'toolu_E1'), ['--agent', 'claude']));
   });
 
   void test('a transcript that lags the hooks cannot hide a change, and the finding moves to the call’s line', async () => {
