@@ -920,17 +920,63 @@ const scriptWriteCalls = [
   /\b(?:writeFileSync|writeFile|appendFileSync|appendFile)\(\s*(['"`])([^'"`\n{}$]+)\1/g,
 ];
 
+/** The same calls given a name (`open(plan_path, 'w')`): a variable the script set to a literal. */
+const scriptWriteCallsByName = [
+  /\bopen\(\s*([A-Za-z_]\w*)\s*,\s*(?:mode\s*=\s*)?(['"])[rbt]*[wax+][^'"]*\2/g,
+  /\bPath\(\s*([A-Za-z_]\w*)\s*\)\s*\.\s*(?:write_text|write_bytes)\(/g,
+];
+
+/** An assignment statement (`name = …`, not `==`), at the start of a line or after `;`. */
+const scriptAssignment = /(?:^|[;\n])[ \t]*([A-Za-z_]\w*)[ \t]*=(?!=)[ \t]*/g;
+/** A string literal or f-string right after `=`, ending its statement. */
+const literalValue = /^(f?)(['"])([^'"\n\\]*)\2[ \t]*(?=[;\n#]|$)/;
+
 function scriptWrites(script: string): string[] {
   const out: string[] = [];
+  const add = (path: string | undefined): void => {
+    if (path !== undefined && isRealFile(path) && !out.includes(path)) {
+      out.push(path);
+    }
+  };
   for (const re of scriptWriteCalls) {
     re.lastIndex = 0;
     for (let m = re.exec(script); m !== null; m = re.exec(script)) {
-      if (isRealFile(m[2]!) && !out.includes(m[2]!)) {
-        out.push(m[2]!);
+      add(m[2]!);
+    }
+  }
+  if (script.includes('=')) {
+    for (const re of scriptWriteCallsByName) {
+      re.lastIndex = 0;
+      for (let m = re.exec(script); m !== null; m = re.exec(script)) {
+        add(scriptVariables(script, m.index).get(m[1]!));
       }
     }
   }
   return out;
+}
+
+/**
+ * The variables a script set to a literal before position `end`: a string (`root='/w'`), or an
+ * f-string of variables already known (`plan=f'{root}/plan.md'`). A variable set to anything else
+ * is unknown from there on; so is one set inside a block (a guess at module level at worst).
+ */
+function scriptVariables(script: string, end: number): Map<string, string | undefined> {
+  const vars = new Map<string, string | undefined>();
+  scriptAssignment.lastIndex = 0;
+  for (let m = scriptAssignment.exec(script); m !== null && m.index < end; m = scriptAssignment.exec(script)) {
+    const v = literalValue.exec(script.slice(m.index + m[0].length, m.index + m[0].length + 500));
+    let value: string | undefined;
+    if (v && v[1] === 'f') {
+      value = v[3]!.replace(/\{([A-Za-z_]\w*)\}/g, (_, name: string) => vars.get(name) ?? '\u0000');
+      if (value.includes('\u0000') || value.includes('{')) {
+        value = undefined;
+      }
+    } else if (v) {
+      value = v[3]!;
+    }
+    vars.set(m[1]!, value);
+  }
+  return vars;
 }
 
 /**

@@ -111,6 +111,13 @@ void describe('shell classification', () => {
       ['write:/w/src/App.tsx'],
     ],
     ["python3.11 -c \"from pathlib import Path; Path('out/a.json').write_text('{}')\"", ['write:out/a.json']],
+    // Through variables the script set to literals and f-strings of them (a real Codex call's shape).
+    [
+      "python3 - <<'PY'\nroot='/w/cms'; feature_dir=f'{root}/specs/001-a'; plan_path=f'{feature_dir}/plan.md'\nwith open(plan_path,'w') as f: f.write(plan)\nPY",
+      ['write:/w/cms/specs/001-a/plan.md'],
+    ],
+    ["python3 -c \"p='a.txt'; p=get(); open(p,'w')\"", []],
+    ["python3 -c \"p=input(); Path(p).write_text('x')\"", []],
     ["python3 - <<'EOF'\nwith open('log.txt', 'a') as f:\n    f.write('x')\nEOF\n", ['write:log.txt']],
     ["node -e \"require('fs').writeFileSync('dist/v.txt', '1')\"", ['write:dist/v.txt']],
     // Reads, names built at run time, and scripts in files say nothing.
