@@ -941,7 +941,7 @@ function scriptWrites(script: string): string[] {
   for (const re of scriptWriteCalls) {
     re.lastIndex = 0;
     for (let m = re.exec(script); m !== null; m = re.exec(script)) {
-      add(m[2]!);
+      add(m[2]);
     }
   }
   if (script.includes('=')) {
