@@ -24,6 +24,9 @@ export const missingResult = defineRule({
       beforeNext: 'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}; {{provider}}.',
       aborted: 'Tool call {{id}} ({{tool}}) got no result: the turn was aborted on line {{nextLine}}; {{provider}} on the next request.',
       atEnd: 'Tool call {{id}} ({{tool}}) has no result at the end of the file; if the session is not still running, {{provider}} when it resumes.',
+      abandoned:
+        'Tool call {{id}} ({{tool}}) never got a result: the session went on without it from line {{nextLine}}, on another branch of its history, so the model never learned what the call did.',
+      gap: 'Tool call {{id}} ({{tool}}) has no result in this file: line {{nextLine}} hangs from a record the file does not hold, and the result may have been lost with it.',
       unreadable:
         'Tool call {{id}} ({{tool}}) has no readable result before the {{next}}{{nextAt}}, but line {{unreadableLine}} between them cannot be read and may hold it.',
     },
@@ -51,6 +54,22 @@ export const missingResult = defineRule({
         tentative.delete(call);
         ctx.retract(key);
       }
+    };
+    /**
+     * Open calls the conversation went on without: a later message that does not follow them in
+     * Claude Code's tree (the call dropped from the history, a resume from an earlier record).
+     */
+    const passedBy = new Map<CallRecord, { at: Span; gap: boolean }>();
+    /** Does `msg` follow `c`? Where it does not, the conversation passed the call by. */
+    const follows = (c: CallRecord, parentUuid: string | null | undefined, at: Span): boolean => {
+      if (followsCall(branches, parentUuid, c.call)) {
+        return true;
+      }
+      if (!passedBy.has(c) && c.results.length === 0) {
+        // A parent the tree never saw: records lost from the file, not another branch.
+        passedBy.set(c, { at, gap: typeof parentUuid === 'string' && branches.nodeOfLine(parentUuid) === undefined });
+      }
+      return false;
     };
     /** Lines that could not be read (a record lost there), the newest last. */
     const unreadable: number[] = [];
@@ -104,7 +123,7 @@ export const missingResult = defineRule({
       },
       onMessage(msg) {
         if (msg.role === 'assistant' && open.length > 0) {
-          sweep((c) => c.message !== msg && followsCall(branches, msg.parentUuid, c.call), 'beforeNext', 'next assistant turn', msg.at);
+          sweep((c) => c.message !== msg && follows(c, msg.parentUuid, msg.at), 'beforeNext', 'next assistant turn', msg.at);
         }
       },
       onRunning(call, e) {
@@ -124,7 +143,7 @@ export const missingResult = defineRule({
           // A prompt typed while the call ran (hung from its progress output) goes to the model
           // after the call's result: nothing is missing yet; the next assistant turn judges.
           sweep(
-            (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined && followsCall(branches, e.parentUuid, c.call),
+            (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined && follows(c, e.parentUuid, e.at),
             'beforeNext',
             e.prompt ? 'user prompt' : 'user message',
             e.at,
@@ -146,9 +165,14 @@ export const missingResult = defineRule({
         branches.reset();
         // The calls of the old history are no longer sent: nothing is missing any more.
         open = [];
+        passedBy.clear();
         tentative.clear();
       },
       onEnd() {
+        // A call the conversation went on without is not waiting for its result: it was dropped.
+        for (const [c, { at, gap }] of passedBy) {
+          sweep((x) => x === c, gap ? 'gap' : 'abandoned', 'the session going on without it', at, true);
+        }
         sweep(() => true, 'atEnd', 'end of file', undefined, true);
       },
     };

@@ -182,11 +182,21 @@ ruleTester(missingResult, {
   ],
   invalid: [
     {
+      // Claude Code 2.1.87: an MCP call that never returned; the next prompt hangs from the text
+      // block written before the call, so the call is not in the history any more.
+      name: 'Claude Code: the session went on from a block before the call, without it',
+      input: (() => {
+        const t = cc().say('m1', 'posting the comment');
+        return t.call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).from(t.uuidAt(2)).user('PING').say('m2', 'pong').text();
+      })(),
+      errors: [{ messageId: 'abandoned', line: 3, severity: 'warning' }],
+    },
+    {
       // The next records hang from a record the file lost (its call too): the call's own
       // history ends with it.
       name: 'Claude Code: what comes next hangs from a record not in the file',
       input: cc().call('m1', A, 'Bash', { command: 'git commit -m x' }).from('ffffffff-0000-4000-8000-00000000dead').result(B, 'HEAD is now at 040ca3a x').say('m2', 'done').text(),
-      errors: [{ messageId: 'atEnd', line: 2, severity: 'warning' }],
+      errors: [{ messageId: 'gap', line: 2, severity: 'warning' }],
     },
     {
       // A transcript with a block overwritten by other data: the result may be in it.
