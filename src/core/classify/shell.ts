@@ -535,6 +535,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
   switch (cmd) {
     case 'cd': {
       const target = args[0];
+      if (target?.text.startsWith('~/') && !target.dynamic) {
+        // `cd ~/dir`: inside the home folder the session works in, as for a file argument.
+        return resolveAgainst(target.text, cwd) ?? lostDir;
+      }
       if (!target || target.dynamic || target.text === '-' || target.text.startsWith('~')) {
         return lostDir;
       }

@@ -8,7 +8,7 @@ import { classifyShell } from './shell';
 interface ToolSpec {
   category: ToolCategory;
   /** Input fields holding one path each. */
-  paths?: { field: string; op: AccessOp; existed?: boolean }[];
+  paths?: { field: string; op: AccessOp; existed?: boolean; createdWhenEmpty?: string }[];
   /** Input field holding a list of paths (Copilot's `editFiles.files`). */
   pathList?: { field: string; op: AccessOp };
   /** Input field holding a shell command (string or argv array). */
@@ -43,7 +43,8 @@ const probeExtract: ToolSpec = { category: 'read', extracts: 'files' };
 const claudeCode: Record<string, ToolSpec> = {
   Read: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'offset', limit: 'limit' } },
   Write: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
-  Edit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  // An Edit with an empty old_string writes new_string as the whole file: it may create it.
+  Edit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true, createdWhenEmpty: 'old_string' }] },
   MultiEdit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
   NotebookEdit: { category: 'edit', paths: [{ field: 'notebook_path', op: 'edit', existed: true }] },
   NotebookRead: { category: 'read', paths: [{ field: 'notebook_path', op: 'read' }] },
@@ -123,9 +124,10 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     for (const p of spec.paths) {
       const v = obj[p.field];
       if (typeof v === 'string') {
-        const a = access(v, p.op, cwd);
+        const created = p.createdWhenEmpty !== undefined && obj[p.createdWhenEmpty] === '';
+        const a = access(v, created ? 'write' : p.op, cwd);
         if (a) {
-          if (p.existed) {
+          if (p.existed && !created) {
             a.existed = true;
           }
           if (spec.window && p.op === 'read') {

@@ -182,6 +182,19 @@ void describe('shell classification', () => {
   table('followed: ', followed, (cmd) => classifyShell(cmd, '/w').map((a) => `${a.op}:${a.path}${a.followed ? ' followed' : ''}`));
 });
 
+void describe('cd into the home folder', () => {
+  void test('`cd ~/dir` inside the home folder the session works in; a bare `cd ~` is not placed', () => {
+    assert.deepEqual(ops("cd ~/SNMP/ies && sed -n '58,70p' a.c", '/home/moxa/work'), ['read:a.c@/home/moxa/SNMP/ies#58+13']);
+    assert.deepEqual(ops('cd ~ && cat a.c', '/home/moxa/work'), []);
+    assert.deepEqual(ops('cd ~/x && cat a.c', '/srv/app'), []);
+  });
+
+  void test('Claude Code: an Edit with an empty old_string writes the whole file (it may create it)', () => {
+    assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/new.sh', old_string: '', new_string: '#!/bin/sh\n' }, '/w').accesses, [{ path: '/w/new.sh', op: 'write' }]);
+    assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/a.sh', old_string: 'x', new_string: 'y' }, '/w').accesses, [{ path: '/w/a.sh', op: 'edit', existed: true }]);
+  });
+});
+
 void describe('moves', () => {
   void test('mv and git mv name what they moved; cp and install do not', () => {
     const moves = (cmd: string): string[] => classifyShell(cmd, '/w').map((a) => `${a.path}<-${a.from ?? ''}`);
