@@ -467,6 +467,11 @@ export class FileKnowledge {
     } else {
       return undefined;
     }
+    if (write.quoted && unseen.length > 0) {
+      // Lines the edit's old_string quoted as they are: the session stated them, so no change
+      // there went unseen (the edit applies only where old_string matches exactly).
+      unseen = unquoted(unseen, write.quoted);
+    }
     if (unseen.length === 0) {
       return undefined;
     }
@@ -585,6 +590,32 @@ function normalisedEnd(text: string): number {
 }
 
 /** Does a changed range touch a replaced range? A zero-length change (a deletion) counts at its position; a zero-length replaced range (an insertion) touches nothing. */
+/** `unseen` without the lines `quoted` covers (a deletion counts where it happened: between two lines). */
+function unquoted(unseen: { start: number; count: number }[], quoted: readonly { start: number; count: number }[]): { start: number; count: number }[] {
+  const covered = (line: number): boolean => quoted.some((q) => line >= q.start && line < q.start + q.count);
+  const out: { start: number; count: number }[] = [];
+  for (const u of unseen) {
+    if (u.count === 0) {
+      if (!(covered(u.start - 1) && covered(u.start))) {
+        out.push(u);
+      }
+      continue;
+    }
+    let run: { start: number; count: number } | undefined;
+    for (let line = u.start; line < u.start + u.count; line++) {
+      if (covered(line)) {
+        run = undefined;
+      } else if (run) {
+        run.count++;
+      } else {
+        run = { start: line, count: 1 };
+        out.push(run);
+      }
+    }
+  }
+  return out;
+}
+
 function touches(u: { start: number; count: number }, r: { start: number; count: number }): boolean {
   if (r.count === 0) {
     // The write only inserted lines there: it overwrote nothing, however close the change.

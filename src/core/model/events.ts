@@ -126,6 +126,11 @@ export interface WriteSnapshot {
   after?: string;
   /** 1-based line ranges of `before` the write replaced. */
   replaced: { start: number; count: number }[];
+  /**
+   * 1-based line ranges of `before` the call's own input quoted verbatim (an edit's `old_string`,
+   * which must match exactly for the edit to apply): the session stated them as they were.
+   */
+  quoted?: { start: number; count: number }[];
 }
 
 export interface ToolResult {

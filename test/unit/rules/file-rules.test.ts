@@ -523,6 +523,12 @@ function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
 ruleTester(staleWrite, {
   valid: [
     {
+      // The edit's old_string quotes the changed line as it is now: the session stated it, and
+      // the edit applies only where old_string matches exactly.
+      name: "Claude Code: an edit whose old_string quotes the line that changed since the session's read",
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\nTWO\nthree\nfour\nfive\n', 'TWO\nthree', '2\n3').text(),
+    },
+    {
       // Claude Code on Windows: Read shows the file without its byte-order mark, originalFile keeps it.
       name: "Claude Code: a file with a UTF-8 byte-order mark, which Read leaves out and the edit's originalFile keeps",
       input: cc().read('m1', A, f, v1).edit('m2', B, f, `\uFEFF${v1}`, 'two', '2').text(),
@@ -538,6 +544,12 @@ ruleTester(staleWrite, {
         .text(),
     },
     { name: 'a Grep of the folder showed the changed line as it is (path:N:text)', input: formattedThenGrepped('folder') },
+    {
+      // With no Grep before it, the edit's old_string still quotes the joined line as it is: an
+      // edit applies only where old_string matches exactly, so the session stated that line.
+      name: "the same edit with no Grep before it: its old_string quotes the joined line",
+      input: formattedThenGrepped('none'),
+    },
     { name: 'Claude Code re-stamps a memory file it edits (memdirStamped): its own change', input: memoryEdits(true) },
     {
       // The worktree's branch may hold the file as it was before the session's last write: a
@@ -642,14 +654,24 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'reverted', line: 8, severity: 'warning' }],
     },
     {
+      name: "a change outside the edit's old_string is still unseen, and aside",
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\nTWO\nthree\nFOUR\nfive\n', 'TWO\nthree', '2\n3').text(),
+      errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
+    },
+    {
+      // replace_all may hit places the session never saw: its old_string vouches for none.
+      name: 'a replace_all edit over a line that changed unseen',
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Edit', { file_path: f, old_string: 'TWO', new_string: '2', replace_all: true })
+        .result(B, 'updated', { toolUseResult: { filePath: f, oldString: 'TWO', newString: '2', replaceAll: true, originalFile: 'one\nTWO\nthree\nfour\nfive\n', structuredPatch: [{ oldStart: 2, oldLines: 1, newStart: 2, newLines: 1, lines: ['-TWO', '+2'] }] } })
+        .text(),
+      errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
       name: 'a file with a byte-order mark whose other lines changed unseen',
       input: cc().read('m1', A, f, v1).edit('m2', B, f, `\uFEFF${v1.replace('four', 'FOUR')}`, 'two', '2').text(),
       errors: [{ messageId: 'aside', line: 4 }],
-    },
-    {
-      name: 'the same edit with no Grep before it: the joined line was never seen',
-      input: formattedThenGrepped('none'),
-      errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
     },
     {
       // The same stamp change, with no sign that Claude Code made it: someone else did.
@@ -658,8 +680,9 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
     },
     {
-      name: 'changed lines overwritten: error',
-      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\nTWO!\nthree\nfour\nfive\n', 'TWO!', '2').text(),
+      // A Write replaces the whole file, the changed line with it.
+      name: 'changed lines overwritten by a Write: error',
+      input: cc().read('m1', A, f, v1).write('m2', B, f, 'one\n2\nthree\nfour\nfive\n', 'one\nTWO!\nthree\nfour\nfive\n').text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
     },
     {
@@ -679,11 +702,21 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
     },
     {
-      name: 'changed in a line the hunk removed: error',
+      // replace_all: its old_string vouches for no line (it may match where the session never looked).
+      name: 'changed in a line the hunk removed, by a replace_all edit: error',
       input: cc()
         .read('m1', A, f, v1)
-        .call('m2', B, 'Edit', { file_path: f, old_string: 'THREE', new_string: '3', replace_all: false })
-        .editResult(B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'THREE', '3', { oldStart: 1, oldLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] })
+        .call('m2', B, 'Edit', { file_path: f, old_string: 'THREE', new_string: '3', replace_all: true })
+        .result(B, 'updated', {
+          toolUseResult: {
+            filePath: f,
+            oldString: 'THREE',
+            newString: '3',
+            replaceAll: true,
+            originalFile: 'one\ntwo\nTHREE\nfour\nfive\n',
+            structuredPatch: [{ oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [' one', ' two', '-THREE', '+3', ' four', ' five'] }],
+          },
+        })
         .text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
     },

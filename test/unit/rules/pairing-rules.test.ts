@@ -182,16 +182,6 @@ ruleTester(missingResult, {
   ],
   invalid: [
     {
-      // Claude Code 2.1.87: an MCP call that never returned; the next prompt hangs from the text
-      // block written before the call, so the call is not in the history any more.
-      name: 'Claude Code: the session went on from a block before the call, without it',
-      input: (() => {
-        const t = cc().say('m1', 'posting the comment');
-        return t.call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).from(t.uuidAt(2)).user('PING').say('m2', 'pong').text();
-      })(),
-      errors: [{ messageId: 'abandoned', line: 3, severity: 'warning' }],
-    },
-    {
       // The next records hang from a record the file lost (its call too): the call's own
       // history ends with it.
       name: 'Claude Code: what comes next hangs from a record not in the file',

@@ -133,13 +133,14 @@ void describe('seed failures', () => {
     assert.match(findings[0]!.message, /src\/util\.ts/);
   });
 
-  void test('a lost update seen in the transcript: the edit overwrote lines changed behind the session', () => {
+  void test('a lost update seen in the transcript: a write over lines changed behind the session', () => {
+    // (An Edit could not do it unseen: its old_string must quote the changed line as it is.)
     const original = 'line one\nline two\nline three\n';
     const changed = 'line one\nline 2 (changed by the user)\nline three\n';
     const t = new ClaudeTranscript()
       .user('fix line two')
       .read('msg_1', A, file, original)
-      .edit('msg_2', B, file, changed, 'line 2 (changed by the user)', 'line two, fixed')
+      .write('msg_2', B, file, 'line one\nline two, fixed\nline three\n', changed)
       .say('msg_3', 'done');
     const { findings } = run(t.text());
     assert.deepEqual(

@@ -185,8 +185,9 @@ void describe('TimelineBuilder', () => {
   });
 
   void it('a stale write: the finding on the write lane, a happens-before edge from the read', () => {
-    const changed = 'one\nTWO!\nthree\nfour\nfive\n';
-    const t = cc().read('m1', A, f, v1).edit('m2', B, f, changed, 'TWO!', '2').say('m3', 'done');
+    // Line 5 changed behind the session; the edit (of line 2) was applied on top of it.
+    const changed = 'one\ntwo\nthree\nfour\nFIVE!\n';
+    const t = cc().read('m1', A, f, v1).edit('m2', B, f, changed, 'two', '2').say('m3', 'done');
     const { b, findings } = build(t.text());
     assert.deepEqual(shape(b), ['prompt', 'batch[Read:ok]', 'batch[Edit:ok]', 'text:assistant']);
     assert.deepEqual(b.edges, [{ kind: 'hb', from: { row: 1, lane: 0 }, to: { row: 2, lane: 0 } }]);

@@ -926,8 +926,50 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     // A memory file's edit also changed its `modified:` stamp, which only the patch shows:
     // the file is what the patch made of it, not what the edit's strings make of it.
     after = (w.memdirStamped === true && w.structuredPatch ? applyHunks(before, w.structuredPatch) : undefined) ?? applyEdits(before, edits);
+    const quoted = quotedLines(before, edits);
+    if (quoted.length > 0) {
+      return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced, quoted };
+    }
   }
   return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced };
+}
+
+/**
+ * The lines of `before` each edit's old_string matched (it must match exactly, and once, for the
+ * edit to apply). A `replace_all` edit may also match places the session never saw: none. A
+ * MultiEdit's later old_strings match the text its earlier edits made; one not found as is in
+ * `before` vouches for nothing.
+ */
+function quotedLines(before: string, edits: readonly { old_string: string; replace_all?: boolean | undefined }[]): { start: number; count: number }[] {
+  const out: { start: number; count: number }[] = [];
+  for (const e of edits) {
+    if (e.replace_all === true || e.old_string === '') {
+      continue;
+    }
+    const at = before.indexOf(e.old_string);
+    if (at < 0 || before.indexOf(e.old_string, at + 1) >= 0) {
+      continue;
+    }
+    let start = 1;
+    for (let i = before.indexOf('\n'); i >= 0 && i < at; i = before.indexOf('\n', i + 1)) {
+      start++;
+    }
+    // Whole lines only: a line the quote starts or ends inside of was not stated in full.
+    const end = at + e.old_string.length;
+    const first = at === 0 || before[at - 1] === '\n' ? start : start + 1;
+    let last = start;
+    for (let i = at; i < end; i++) {
+      if (before[i] === '\n') {
+        last++;
+      }
+    }
+    const endsLine = end === before.length || before[end] === '\n' || before[end - 1] === '\n';
+    const lastWhole = before[end - 1] === '\n' ? last - 1 : endsLine ? last : last - 1;
+    if (lastWhole >= first) {
+      out.push({ start: first, count: lastWhole - first + 1 });
+    }
+  }
+  return out;
 }
 
 /**

@@ -28,13 +28,8 @@ interface Branch {
   grown: number;
 }
 
-/** Lines walked up the chain (to and inside one API message) before giving up. */
-const maxChainLines = 512;
-
 export class BranchTracker {
   private readonly nodeOfUuid = new Map<string, string>();
-  /** Each line's parent line: inside one API message, which block came after which. */
-  private readonly lineParent = new Map<string, string>();
   /** A message's copies written elsewhere in the tree (see `add`), by the message's node. */
   private readonly copies = new Map<string, Set<string>>();
   /** Each node's parent node (undefined for a root), and the order nodes were placed in. */
@@ -52,9 +47,6 @@ export class BranchTracker {
    */
   add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
     const parentNode = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
-    if (uuid !== undefined && parentUuid) {
-      this.lineParent.set(uuid, parentUuid);
-    }
     let copied = false;
     if (node === undefined) {
       // A result or another line: it belongs to its parent's node.
@@ -126,41 +118,6 @@ export class BranchTracker {
   /** The node a line belongs to, once added. */
   nodeOfLine(uuid: string): string | undefined {
     return this.nodeOfUuid.get(uuid);
-  }
-
-  /**
-   * Does a line hanging from `parentUuid` come after line `lineUuid`, where its chain passes
-   * through their API message (the call's own line, or a block or result written after it)? False
-   * when the chain enters the message at a block written before: Claude Code rebuilds the message
-   * from the lines on the chain, so the later block is not in it (it cuts a call that never got a
-   * result that way). Undefined when the chain does not reach the message within a few hundred
-   * lines, or the line was never placed.
-   */
-  followsLine(parentUuid: string, lineUuid: string): boolean | undefined {
-    const node = this.nodeOfUuid.get(lineUuid);
-    if (node === undefined) {
-      return undefined;
-    }
-    // Up the chain to where it enters the message (a record after it hangs from one of its lines),
-    let line: string | undefined = parentUuid;
-    let steps = 0;
-    while (line !== undefined && this.nodeOfUuid.get(line) !== node) {
-      if (++steps > maxChainLines) {
-        return undefined;
-      }
-      line = this.lineParent.get(line);
-    }
-    // then up inside it: the line itself, or a block before it.
-    while (line !== undefined && steps++ < maxChainLines) {
-      if (line === lineUuid) {
-        return true;
-      }
-      if (this.nodeOfUuid.get(line) !== node) {
-        return false;
-      }
-      line = this.lineParent.get(line);
-    }
-    return line === undefined ? false : undefined;
   }
 
   firstAt(branch: number): Span | undefined {
@@ -241,10 +198,6 @@ export class SharedBranchTracker {
     return this.tracker.descends(parentUuid, ancestor);
   }
 
-  followsLine(parentUuid: string, lineUuid: string): boolean | undefined {
-    return this.tracker.followsLine(parentUuid, lineUuid);
-  }
-
   nodeOfLine(uuid: string): string | undefined {
     return this.tracker.nodeOfLine(uuid);
   }
@@ -286,9 +239,8 @@ export function callNode(call: ToolCall): string | undefined {
 export function followsCall(branches: SharedBranchTracker, parentUuid: string | null | undefined, call: ToolCall): boolean {
   // The node of the call's own line: a copy of its message written elsewhere is a node of its own.
   const node = (call.uuid !== undefined ? branches.nodeOfLine(call.uuid) : undefined) ?? callNode(call);
-  if (node === undefined || branches.descends(parentUuid, node) === false) {
-    return node === undefined;
-  }
-  // Inside the call's own message: hung from the call's line or after it, not from a block before.
-  return call.uuid === undefined || !parentUuid || branches.followsLine(parentUuid, call.uuid) !== false;
+  // (By API message, not by line: Claude Code hangs parallel results side by side from their
+  // calls and puts a message's blocks back together by its id, so a record hung from one block
+  // of a message follows all of it.)
+  return node === undefined || branches.descends(parentUuid, node) !== false;
 }
