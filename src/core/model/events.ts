@@ -173,6 +173,11 @@ export interface ResetEvent {
    * writing the history again from its start.
    */
   reason: 'compaction' | 'rewind' | 'replace' | 'restart';
+  /**
+   * The history before the reset is in another file (Claude Code's compaction helper copies a
+   * session from its last compaction on): what the session knew before is not here.
+   */
+  elsewhere?: true;
 }
 
 export type MalformedReason =

@@ -17,11 +17,20 @@ export const writeBeforeRead = defineRule({
     },
   },
   create(ctx) {
+    /**
+     * The history before a reset is in another file (the compaction helper's copy of a session
+     * from its last compaction on): what the session read there is not here, so no write can be
+     * called blind.
+     */
+    let continued = false;
     return {
+      onReset(e) {
+        continued ||= e.elsewhere === true;
+      },
       onResult(rec) {
         const call = rec.call;
         const r = rec.result;
-        if (!call || r.isError || call.results[0] !== rec) {
+        if (!call || r.isError || call.results[0] !== rec || continued) {
           return;
         }
         for (const a of call.call.accesses) {

@@ -136,6 +136,19 @@ ruleTester(writeBeforeRead, {
         .edit('m2', B, '/home/dev/proj/specs/007-a/plan.md', '# Plan: [FEATURE]\n', '[FEATURE]', 'Amenity')
         .text(),
     },
+    {
+      // Claude Code's compaction helper file copies a session from its last compaction on: what
+      // the session read before it is in the session's own file.
+      name: "Claude Code: an edit in the compaction helper's copy of a session",
+      input: (() => {
+        const t = new ClaudeTranscript();
+        t.sidechain = true;
+        return [
+          JSON.stringify({ parentUuid: null, logicalParentUuid: 'aaaaaaaa-main-4000-8000-000000000853', isSidechain: true, type: 'system', subtype: 'compact_boundary', agentId: 'acompact-0959', sessionId: 's1', uuid: 'b1', content: 'Conversation compacted' }) + '\n',
+          JSON.stringify({ parentUuid: 'b1', isSidechain: true, type: 'user', agentId: 'acompact-0959', sessionId: 's1', uuid: 'u2', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation…' } }) + '\n',
+        ].join('') + t.from('u2').edit('m1', A, f, v1, 'two', '2').text();
+      })(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {

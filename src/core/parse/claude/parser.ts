@@ -766,7 +766,7 @@ class ClaudeParser implements FormatParser {
 
   private system(value: Record<string, unknown>, raw: RawLine): void {
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
-      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction' });
+      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction', ...(this.compactHelper && !this.answered ? { elsewhere: true as const } : {}) });
     }
     this.link(value);
   }
