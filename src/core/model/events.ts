@@ -84,6 +84,11 @@ export interface TextEvent {
   /** Claude Code chain fields, for the branch rules. */
   uuid?: string;
   parentUuid?: string | null;
+  /**
+   * Claude Code wrote this assistant text itself (model `<synthetic>`: "No response requested."
+   * when it resumes a session whose process died, an API error it reports), not the model.
+   */
+  synthetic?: true;
 }
 
 export interface ToolCall {

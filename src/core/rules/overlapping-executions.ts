@@ -156,7 +156,7 @@ export const overlappingExecutions = defineRule({
     const pendingBefore = (index: number): CallRecord | undefined =>
       ctx.conversation.pendingCalls().find((c) => c.message.epoch === ctx.conversation.epoch && c.message.index < index);
 
-    const note = (add: () => BranchGrowth | undefined, at: Span, what: string, messageIndex: number): void => {
+    const note = (add: () => BranchGrowth | undefined, at: Span, what: string, messageIndex: number, synthetic = false): void => {
       if (ctx.agent !== 'claude-code') {
         return;
       }
@@ -175,7 +175,9 @@ export const overlappingExecutions = defineRule({
       }
       if (g.forkedAt) {
         forked = true;
-        const pending = pendingBefore(messageIndex);
+        // Claude Code's own note at a fork ("No response requested.", when it resumed a session
+        // whose process died, from before the call that was running): no second execution.
+        const pending = synthetic ? undefined : pendingBefore(messageIndex);
         // Within a stretch of overlap already reported (a turn written while a call ran), the
         // fork it makes in the tree is the same overlap.
         if (pending && at.line - lastOverlapLine > overlapGapLines) {
@@ -238,7 +240,7 @@ export const overlappingExecutions = defineRule({
         note(() => branches.addCall(rec), rec.call.at, 'assistant turn', rec.message.index);
       },
       onText(e, msg) {
-        note(() => branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index);
+        note(() => branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index, e.synthetic === true);
       },
       onResult(rec) {
         if (rec.call && turnsWhileRunning.size > 0 && !rec.result.placeholder) {

@@ -71,3 +71,35 @@ void describe('a crashed session written again as a sibling branch', () => {
     assert.deepEqual(found(crashedAndReplayed(false), [overlappingExecutions]), ['overlapping-executions:branch@9']);
   });
 });
+
+void describe("Claude Code's own note when it resumes a session whose process died", () => {
+  /** A build ran; the process died; Claude Code resumed from before the call with a meta prompt and a `<synthetic>` reply. `goesOn`: the old run then writes on. */
+  function resumed(goesOn: boolean): string {
+    const t = new ClaudeTranscript().user('build it').say('m1', 'building');
+    const before = t.uuidAt(2);
+    t.call('m2', 'toolu_BUILD', 'Bash', { command: 'make image' });
+    const call = t.uuidAt(3);
+    t.from(before).user('Continue from where you left off.', { isMeta: true }).say('m3', 'No response requested.');
+    const last = JSON.parse(t.lines[t.lines.length - 1]!) as { message: { model: string } };
+    last.message.model = '<synthetic>';
+    t.lines[t.lines.length - 1] = JSON.stringify(last);
+    t.user('is it built?').say('m4', 'not yet');
+    if (goesOn) {
+      t.from(call).result('toolu_BUILD', 'done').say('m5', 'built').user('and now?').say('m6', 'ok').from(call).say('m7', 'still here');
+    }
+    return t.text();
+  }
+
+  void test('the synthetic reply at the fork is no second execution; the dead call was passed by', () => {
+    const { findings } = run(resumed(false));
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['missing-result:abandoned@3'],
+    );
+  });
+
+  void test('if the old run writes on after all, the overlap is still reported', () => {
+    const rules = found(resumed(true), [forkedSession, overlappingExecutions]);
+    assert.ok(rules.some((r) => r.startsWith('forked-session:')), rules.join(', '));
+  });
+});

@@ -1,7 +1,7 @@
 import { resolveAgainst } from '../../classify/paths';
 import { classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
-import type { FileAccess, Span, ToolResult, WriteSnapshot } from '../../model/events';
+import type { FileAccess, Span, TextEvent, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
@@ -420,6 +420,7 @@ class ClaudeParser implements FormatParser {
     const { timestamp, uuid } = line;
     const parentUuid = this.parentOf(line.parentUuid);
     const content = line.message.content;
+    const synthetic = (line.message as Record<string, unknown>)['model'] === '<synthetic>';
     for (let b = 0; b < content.length; b++) {
       const block = content[b]!;
       if (block.type === 'tool_use') {
@@ -479,7 +480,11 @@ class ClaudeParser implements FormatParser {
           parentUuid,
         });
       } else if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
-        this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid });
+        const e: TextEvent = { kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid };
+        if (synthetic) {
+          e.synthetic = true;
+        }
+        this.ctx.emit(e);
       }
     }
   }
