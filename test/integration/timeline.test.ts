@@ -51,7 +51,7 @@ suite('session timeline', () => {
     const changed = 'export const a = 100;\nexport const b = 2;\n';
     file = path.join(claudeProjectDir(), 'd4e5f6a7-0000-4000-8000-000000000004.jsonl');
     // Read app.ts; a parallel batch of three calls, the slow one answered only after the next
-    // assistant message (late); then an edit of app.ts on top of a change the session never saw.
+    // assistant message (late); then a write of app.ts over a change the session never saw.
     t = new ClaudeTranscript('d4e5f6a7-0000-4000-8000-000000000004', ws)
       .user('Refactor the app and run the tests')
       .read('msg_1', 'toolu_READ', app, v1)
@@ -62,7 +62,7 @@ suite('session timeline', () => {
       .readResult('toolu_UTIL', util, 'export {};\n')
       .say('msg_3', 'Not waiting for the slow one')
       .result('toolu_SLOW', 'finally done')
-      .edit('msg_4', 'toolu_EDIT', app, changed, 'export const a = 100;', 'export const a = 3;')
+      .write('msg_4', 'toolu_EDIT', app, 'export const a = 3;\nexport const b = 2;\n', changed)
       .say('msg_5', 'Done.');
     await appendLines(file, t.lines, 10);
     await findingsOf(api, file, ['missing-result', 'misplaced-result', 'stale-write']);

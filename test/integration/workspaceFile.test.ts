@@ -23,11 +23,12 @@ suite('workspace files', () => {
     target = path.join(workspaceDir(), 'src', 'stale.ts');
     fs.writeFileSync(target, changed);
     file = path.join(claudeProjectDir(), 'b2c3d4e5-0000-4000-8000-000000000002.jsonl');
-    // The session read v1, the file then changed (line 1), and its edit of line 1 overwrote it.
+    // The session read v1, the file then changed (line 1), and its write of the whole file
+    // overwrote it. (An Edit could not: its old_string would have to quote the changed line.)
     t = new ClaudeTranscript('b2c3d4e5-0000-4000-8000-000000000002', workspaceDir())
       .user('Make the greeting friendlier')
       .read('msg_1', 'toolu_READ', target, v1)
-      .edit('msg_2', 'toolu_EDIT', target, changed, 'export const greeting = "hello, world";', 'export const greeting = "hi there";')
+      .write('msg_2', 'toolu_EDIT', target, changed.replace('hello, world', 'hi there'), changed)
       .say('msg_3', 'Done.');
     await appendLines(file, t.lines, 10);
   });
