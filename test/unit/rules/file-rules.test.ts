@@ -500,14 +500,14 @@ function memoryEdits(stamped: boolean): string {
     .call('m2', B, 'Edit', { file_path: mem, old_string: '- car 31 review', new_string: '- car 26 review' })
     .result(B, 'updated', {
       toolUseResult: edit(v0, '- car 31 review', '- car 26 review', [
-        stamp('2026-07-23T20:52:30.771Z', '2026-07-23T21:04:14.552Z'),
+        ...(stamped ? [stamp('2026-07-23T20:52:30.771Z', '2026-07-23T21:04:14.552Z')] : []),
         { oldStart: 6, oldLines: 2, newStart: 6, newLines: 2, lines: [' # RESUME HERE', '-- car 31 review', '+- car 26 review'] },
       ]),
     })
     .call('m3', C, 'Edit', { file_path: mem, old_string: '- #30', new_string: '- #33' })
     .result(C, 'updated', {
       toolUseResult: edit(v1, '- #30', '- #33', [
-        stamp('2026-07-23T21:04:14.552Z', '2026-07-23T21:05:01.151Z'),
+        ...(stamped ? [stamp('2026-07-23T21:04:14.552Z', '2026-07-23T21:05:01.151Z')] : []),
         { oldStart: 9, oldLines: 2, newStart: 9, newLines: 2, lines: [' ## Next', '-- #30', '+- #33'] },
       ]),
     })
@@ -667,6 +667,17 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'reverted', line: 8, severity: 'warning' }],
     },
     {
+      // Claude Code's structuredPatch may align an edit as removals beyond its old_string (an
+      // unchanged line removed and added again): the edit replaced only what old_string matched.
+      name: "a change next to the edit that the patch's diff counts as removed: aside",
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Edit', { file_path: f, old_string: 'two\nthree', new_string: '2\n3', replace_all: false })
+        .editResult(B, f, 'one\ntwo\nthree\nFOUR\nfive\n', 'two\nthree', '2\n3', { oldStart: 2, oldLines: 3, lines: ['-two', '-three', '-FOUR', '+2', '+3', '+FOUR'] })
+        .text(),
+      errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
+    },
+    {
       name: "a change outside the edit's old_string is still unseen, and aside",
       input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\nTWO\nthree\nFOUR\nfive\n', 'TWO\nthree', '2\n3').text(),
       errors: [{ messageId: 'aside', line: 4, severity: 'warning' }],
@@ -687,10 +698,11 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'aside', line: 4 }],
     },
     {
-      // The same stamp change, with no sign that Claude Code made it: someone else did.
+      // The same stamp change, with no sign that Claude Code made it (no memdirStamped, no stamp
+      // hunk in its patches): someone else changed a line the edits did not touch.
       name: 'a memory file whose stamp changed behind the session',
       input: memoryEdits(false),
-      errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
+      errors: [{ messageId: 'aside', line: 6, severity: 'warning' }],
     },
     {
       // A Write replaces the whole file, the changed line with it.

@@ -933,7 +933,11 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     after = (w.memdirStamped === true && w.structuredPatch ? applyHunks(before, w.structuredPatch) : undefined) ?? applyEdits(before, edits);
     const quoted = quotedLines(before, edits);
     if (quoted.length > 0) {
-      return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced, quoted };
+      // An edit replaces what its old_string matched, nothing else: where every old_string was
+      // found, that is the replaced region (the patch's diff may align the same change as removals
+      // beyond it). A memory file's stamp is Claude Code's own rewrite on top: its patch is kept.
+      const located = quoted.length === edits.length && w.memdirStamped !== true;
+      return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced: located ? quoted : replaced, quoted };
     }
   }
   return { path: w.filePath, type, before, ...(after !== undefined ? { after } : {}), replaced };
