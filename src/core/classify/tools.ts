@@ -1,6 +1,7 @@
 import type { AgentKind } from '../model/agent';
 import type { AccessOp, FileAccess, ToolCategory } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
+import { type Scaffold, scaffoldOf } from './scaffolds';
 import { isWindowsPath, resolveAgainst } from './paths';
 import { classifyShell } from './shell';
 
@@ -104,6 +105,11 @@ export interface Classification {
   accesses: FileAccess[];
   /** See ToolCall.rewrites. */
   rewrites?: string[];
+  /**
+   * The command runs a scaffolding script whose output names the files it created (see
+   * classify/scaffolds), in folder `cwd`: the adapter reads them from the call's result.
+   */
+  scaffold?: { of: Scaffold; cwd: string | undefined };
 }
 
 /**
@@ -154,11 +160,16 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       }
     }
   }
+  let scaffold: Classification['scaffold'];
   if (spec.shell) {
     const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
       shellAccesses(command, base, accesses, rewrites);
+      const of = scaffoldOf(command);
+      if (of) {
+        scaffold = { of, cwd: base };
+      }
     }
   }
   if (spec.patch) {
@@ -180,7 +191,14 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       extractAccesses(v.filter((x): x is string => typeof x === 'string'), base, accesses);
     }
   }
-  return rewrites.length > 0 ? { category: spec.category, accesses, rewrites } : { category: spec.category, accesses };
+  const out: Classification = { category: spec.category, accesses };
+  if (rewrites.length > 0) {
+    out.rewrites = rewrites;
+  }
+  if (scaffold) {
+    out.scaffold = scaffold;
+  }
+  return out;
 }
 
 /** `path:10` or `path:10-20` at the end of an extract target. */

@@ -117,7 +117,7 @@ export class FileKnowledge {
   /** Has the session read or written this path (before now)? */
   hasSeen(path: string): boolean {
     const k = this.lookup(path);
-    return k !== undefined && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined);
+    return k !== undefined && seenIn(k);
   }
 
   /** Has the session read or written this path, or run a read of it in a call that failed? */
@@ -132,7 +132,7 @@ export class FileKnowledge {
   noteRewrite(dir: string, at: Span): void {
     for (const [path, k] of this.paths) {
       // Only what the session had seen: a rewrite shows it nothing, so a file it never read stays unread.
-      if (isUnder(path, dir) && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined)) {
+      if (isUnder(path, dir) && seenIn(k)) {
         this.setBase(k, undefined);
         k.partials = [];
         k.opaqueSince = at;
@@ -153,7 +153,7 @@ export class FileKnowledge {
     const windows = /^[A-Za-z]:[\\/]/.test(to);
     const base = to.replace(/[\\/]+$/, '');
     for (const [path, k] of this.paths) {
-      if (isUnder(path, base) || (k.lastRead === undefined && k.lastWrite === undefined && k.opaqueSince === undefined)) {
+      if (isUnder(path, base) || !seenIn(k)) {
         continue;
       }
       for (const root of roots) {
@@ -162,7 +162,7 @@ export class FileKnowledge {
           const copy = `${base}${windows ? '\\' : '/'}${windows ? rel.replace(/\//g, '\\') : rel.replace(/\\/g, '/')}`;
           // (The map, not lookup(): this only asks, and must not add entries while it walks them.)
           const known = this.paths.get(copy);
-          if (known?.lastRead === undefined && known?.lastWrite === undefined && known?.opaqueSince === undefined) {
+          if (!known || !seenIn(known)) {
             out.push(copy);
           }
         }
@@ -214,7 +214,7 @@ export class FileKnowledge {
       }
     }
     const file = this.lookup(from);
-    if (file && (file.lastRead !== undefined || file.lastWrite !== undefined || file.opaqueSince !== undefined)) {
+    if (file && seenIn(file)) {
       this.paths.delete(from);
       file.path = to;
       file.lastWrite = at;
@@ -228,7 +228,7 @@ export class FileKnowledge {
   seenUnder(dir: string): string[] {
     const out: string[] = [];
     for (const [path, k] of this.paths) {
-      if (path.length > dir.length && isUnder(path, dir) && (k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined)) {
+      if (path.length > dir.length && isUnder(path, dir) && seenIn(k)) {
         out.push(path);
       }
     }
@@ -507,7 +507,11 @@ export function loadedByClaudeCode(path: string, cwd: string | undefined): boole
   return dir === '' || isUnder(cwd, dir);
 }
 
-/** Is `path` `dir` itself or a file below it (POSIX or Windows separators)? */
+/** Has the session read or written the file, or seen it whole (see FileKnowledge.hasSeen)? */
+function seenIn(k: PathKnowledge): boolean {
+  return k.lastRead !== undefined || k.lastWrite !== undefined || k.opaqueSince !== undefined;
+}
+
 /** The line of the last thing the session did to or learned of the file. */
 function lastTouched(k: PathKnowledge): number {
   return Math.max(k.lastRead?.line ?? 0, k.lastWrite?.line ?? 0, k.opaqueSince?.line ?? 0, k.attemptedAt?.line ?? 0);
@@ -537,6 +541,7 @@ function ancestors(dir: string, levels: number): string[] {
   return out;
 }
 
+/** Is `path` `dir` itself or a file below it (POSIX or Windows separators)? */
 export function isUnder(path: string, dir: string): boolean {
   if (!path.startsWith(dir)) {
     return false;
@@ -589,7 +594,6 @@ function normalisedEnd(text: string): number {
   return n;
 }
 
-/** Does a changed range touch a replaced range? A zero-length change (a deletion) counts at its position; a zero-length replaced range (an insertion) touches nothing. */
 /** `unseen` without the lines `quoted` covers (a deletion counts where it happened: between two lines). */
 function unquoted(unseen: { start: number; count: number }[], quoted: readonly { start: number; count: number }[]): { start: number; count: number }[] {
   const covered = (line: number): boolean => quoted.some((q) => line >= q.start && line < q.start + q.count);
@@ -616,6 +620,7 @@ function unquoted(unseen: { start: number; count: number }[], quoted: readonly {
   return out;
 }
 
+/** Does a changed range touch a replaced range? A zero-length change (a deletion) counts at its position; a zero-length replaced range (an insertion) touches nothing. */
 function touches(u: { start: number; count: number }, r: { start: number; count: number }): boolean {
   if (r.count === 0) {
     // The write only inserted lines there: it overwrote nothing, however close the change.

@@ -57,10 +57,10 @@ export const missingResult = defineRule({
     };
     /**
      * Open calls the conversation went on without: a later message that does not follow them in
-     * Claude Code's tree (the call dropped from the history, a resume from an earlier record).
+     * Claude Code's tree (a resume from an earlier record, a chain broken by lost records).
      */
     const passedBy = new Map<CallRecord, { at: Span; gap: boolean }>();
-    /** Does `msg` follow `c`? Where it does not, the conversation passed the call by. */
+    /** Does a record hung from `parentUuid` follow `c`? Where it does not, the conversation passed the call by. */
     const follows = (c: CallRecord, parentUuid: string | null | undefined, at: Span): boolean => {
       if (followsCall(branches, parentUuid, c.call)) {
         return true;

@@ -1,12 +1,11 @@
 import { resolveAgainst } from '../../classify/paths';
-import { classifyToolCall, isRecord } from '../../classify/tools';
+import { type Classification, classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span, TextEvent, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
 import { isPlaceholderContent, resultText } from '../placeholder';
-import { type Scaffold, scaffoldOf } from '../../classify/scaffolds';
 import { VmMounts } from './mounts';
 import {
   assistantLineSchema,
@@ -94,8 +93,8 @@ interface CallNote {
   grepPath?: string;
   /** A Bash call that prints a `git diff` of the working tree. */
   workingTreeDiff?: boolean;
-  /** A Bash call that runs a scaffolding script, whose output names the files it made (see classify/scaffolds). */
-  scaffold?: Scaffold;
+  /** A shell call that runs a scaffolding script, whose output names the files it made (see classify/scaffolds). */
+  scaffold?: Classification['scaffold'];
 }
 
 /**
@@ -448,14 +447,11 @@ class ClaudeParser implements FormatParser {
         if (name === 'Workflow' && isRecord(input) && typeof input['script'] === 'string') {
           note.script = input['script'];
         }
-        if (name === 'Bash' && isRecord(input) && typeof input['command'] === 'string') {
-          if (diffsWorkingTree(input['command'])) {
-            note.workingTreeDiff = true;
-          }
-          const scaffold = scaffoldOf(input['command']);
-          if (scaffold) {
-            note.scaffold = scaffold;
-          }
+        if (name === 'Bash' && isRecord(input) && typeof input['command'] === 'string' && diffsWorkingTree(input['command'])) {
+          note.workingTreeDiff = true;
+        }
+        if (cls.scaffold) {
+          note.scaffold = cls.scaffold;
         }
         if (name === 'Grep' && isRecord(input)) {
           const where = typeof input['path'] === 'string' ? resolveAgainst(input['path'], this.cwd) : this.cwd;
@@ -555,7 +551,7 @@ class ClaudeParser implements FormatParser {
           this.diffOutput(isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : block.content, raw);
         } else if (called?.scaffold) {
           const output = isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : resultText(block.content);
-          for (const path of output === undefined ? [] : called.scaffold.files(output, this.cwd)) {
+          for (const path of output === undefined ? [] : called.scaffold.of.files(output, called.scaffold.cwd)) {
             this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
           }
         }
@@ -959,26 +955,25 @@ function quotedLines(before: string, edits: readonly { old_string: string; repla
     if (at < 0 || before.indexOf(e.old_string, at + 1) >= 0) {
       continue;
     }
-    let start = 1;
-    for (let i = before.indexOf('\n'); i >= 0 && i < at; i = before.indexOf('\n', i + 1)) {
-      start++;
-    }
     // Whole lines only: a line the quote starts or ends inside of was not stated in full.
     const end = at + e.old_string.length;
-    const first = at === 0 || before[at - 1] === '\n' ? start : start + 1;
-    let last = start;
-    for (let i = at; i < end; i++) {
-      if (before[i] === '\n') {
-        last++;
-      }
-    }
-    const endsLine = end === before.length || before[end] === '\n' || before[end - 1] === '\n';
-    const lastWhole = before[end - 1] === '\n' ? last - 1 : endsLine ? last : last - 1;
+    const first = lineAt(before, at) + (at === 0 || before[at - 1] === '\n' ? 0 : 1);
+    const lastLine = lineAt(before, end - 1);
+    const lastWhole = before[end - 1] === '\n' || end === before.length || before[end] === '\n' ? lastLine : lastLine - 1;
     if (lastWhole >= first) {
       out.push({ start: first, count: lastWhole - first + 1 });
     }
   }
   return out;
+}
+
+/** The 1-based line of `text` that character `index` is on. */
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) {
+    line++;
+  }
+  return line;
 }
 
 /**

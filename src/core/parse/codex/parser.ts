@@ -1,6 +1,5 @@
-import { classifyToolCall, hasToolSpec, isRecord, shellText } from '../../classify/tools';
+import { type Classification, classifyToolCall, hasToolSpec, isRecord } from '../../classify/tools';
 import { resolveAgainst } from '../../classify/paths';
-import { type Scaffold, scaffoldOf } from '../../classify/scaffolds';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
@@ -89,7 +88,7 @@ class CodexParser implements FormatParser {
   /** Code-mode scripts (`exec`), whose output says `Script completed` or `Script failed`. */
   private readonly scriptCalls = new Set<string>();
   /** Commands that run a scaffolding script (see classify/scaffolds): its output's fields to read, and where it ran. */
-  private readonly scaffoldCalls = new Map<string, { scaffold: Scaffold; cwd: string | undefined }>();
+  private readonly scaffoldCalls = new Map<string, NonNullable<Classification['scaffold']>>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -319,7 +318,7 @@ class CodexParser implements FormatParser {
         const scaffold = this.scaffoldCalls.get(callId);
         if (scaffold) {
           this.scaffoldCalls.delete(callId);
-          for (const path of isError || text === undefined ? [] : scaffold.scaffold.files(text, scaffold.cwd)) {
+          for (const path of isError || text === undefined ? [] : scaffold.of.files(text, scaffold.cwd)) {
             this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
           }
         }
@@ -342,13 +341,8 @@ class CodexParser implements FormatParser {
     } else if (name === 'exec') {
       this.scriptCalls.add(callId);
     }
-    if (cls.category === 'exec' && isRecord(input)) {
-      const command = shellText(input['cmd'] ?? input['command']);
-      const scaffold = command !== undefined ? scaffoldOf(command) : undefined;
-      if (scaffold) {
-        const workdir = typeof input['workdir'] === 'string' ? resolveAgainst(input['workdir'], this.cwd) : undefined;
-        this.scaffoldCalls.set(callId, { scaffold, cwd: workdir ?? this.cwd });
-      }
+    if (cls.scaffold) {
+      this.scaffoldCalls.set(callId, cls.scaffold);
     }
     const accesses: FileAccess[] = cls.accesses;
     for (let i = 0; i < accesses.length; i++) {
