@@ -183,6 +183,12 @@ export interface ResetEvent {
    * session from its last compaction on): what the session knew before is not here.
    */
   elsewhere?: true;
+  /**
+   * The line the history continues from (Claude Code's `logicalParentUuid` on a
+   * `compact_boundary`): the branch of the `parentUuid` tree this reset cut. Two executions of
+   * one session each compact their own branch.
+   */
+  continues?: string;
 }
 
 export type MalformedReason =

@@ -1,7 +1,11 @@
-import { Conversation } from '../engine/conversation';
+import { Conversation, type CallRecord, type ResultRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
-import { followsCall, sharedBranchTracker } from './support/branches';
+import type { ResetEvent } from '../model/events';
+import { callNodeOf, followsCall, sharedBranchTracker } from './support/branches';
 import { docsUrl, providerError } from './support/docs';
+
+/** Every epoch after the first begins with a reset the rule saw; this stands in should one not. */
+const unknownReset: ResetEvent = { kind: 'reset', at: { line: 0, start: 0, end: 0 }, reason: 'compaction' };
 
 export const misplacedResult = defineRule({
   meta: {
@@ -25,10 +29,30 @@ export const misplacedResult = defineRule({
     // Claude Code's parentUuid tree, shared with the branch rules: a message on another branch
     // (a second run of the session) did not come between a call and its result.
     const branches = sharedBranchTracker(ctx.conversation);
-    let lastReset: { line: number; reason: string } | undefined;
+    /** The resets so far, by the epoch each began (the conversation's epoch after it). */
+    const resets = new Map<number, ResetEvent>();
+    /**
+     * The first reset between a call's epoch and its result's that cut the call's branch. A
+     * compaction on another branch of Claude Code's tree (a second execution of the session,
+     * compacting its own history) is none of the call's business: the result still hangs from
+     * the call, and the compaction continues from a line that does not descend from it.
+     */
+    const cutBetween = (call: CallRecord, rec: ResultRecord): ResetEvent | undefined => {
+      const node = callNodeOf(branches, call.call);
+      const resultFollows = node !== undefined && branches.descends(rec.result.parentUuid, node) === true;
+      for (let epoch = call.message.epoch + 1; epoch <= rec.message.epoch; epoch++) {
+        const r = resets.get(epoch) ?? unknownReset;
+        // (Only a line the tree placed: a record the file does not hold tells nothing.)
+        const elsewhere = resultFollows && r.continues !== undefined && branches.nodeOfLine(r.continues) !== undefined && branches.descends(r.continues, node) === false;
+        if (!elsewhere) {
+          return r;
+        }
+      }
+      return undefined;
+    };
     return {
       onReset(e) {
-        lastReset = { line: e.at.line, reason: e.reason };
+        resets.set(ctx.conversation.epoch, e);
         branches.reset();
       },
       onCall(rec) {
@@ -68,7 +92,10 @@ export const misplacedResult = defineRule({
           related: [{ at: call.call.at, message: `the ${call.call.tool} call` }],
         };
         if (!sameEpoch) {
-          ctx.report({ ...common, messageId: 'acrossReset', data: { ...data, betweenLine: lastReset?.line ?? 0, reason: lastReset?.reason ?? 'reset' } });
+          const cut = cutBetween(call, rec);
+          if (cut) {
+            ctx.report({ ...common, messageId: 'acrossReset', data: { ...data, betweenLine: cut.at.line, reason: cut.reason } });
+          }
           return;
         }
         if (!Conversation.answeredInPlace(call, rec)) {

@@ -28,6 +28,16 @@ function resultWrittenFirst(): string {
   return lines.join('\n') + '\n';
 }
 /**
+ * Two executions of one session (a real 2.1.x file): one ran a long call; the other, hung from
+ * an earlier line, went on and compacted its own history; then the call's result came, hung from
+ * the call. The compaction continues from the other branch: the call's history was not reset.
+ */
+function compactedElsewhere(): string {
+  const t = cc().call('m1', A, 'Bash', { command: 'sleep 600' });
+  t.from(t.uuidAt(1)).user('<task-notification>done</task-notification>').say('m2', 'noted').compact().user('This session is being continued');
+  return t.from(t.uuidAt(2)).result(A, 'finished').text();
+}
+/**
  * The person typed while two calls ran; Claude Code delivered the text with the first result,
  * and the second result (here a permission refusal) came after it. The session went on.
  */
@@ -148,6 +158,7 @@ ruleTester(misplacedResult, {
     { name: "Codex's warning about apply_patch through the shell, between the call and its output", input: codexPatchWarning },
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
+    { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
   ],
   invalid: [
     {
@@ -159,6 +170,22 @@ ruleTester(misplacedResult, {
       name: 'result after a user prompt in the same message',
       input: cc().call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late').text(),
       errors: [{ messageId: 'afterText', line: 4 }],
+    },
+    {
+      name: 'result hung from its call, after a compaction of its own branch',
+      input: (() => {
+        const t = cc().call('m1', A, 'Bash', { command: 'sleep 60' }).compact().user('continue');
+        return t.from(t.uuidAt(2)).result(A, 'late').text();
+      })(),
+      errors: [{ messageId: 'acrossReset', line: 5 }],
+    },
+    {
+      name: 'result hung from its call, after a compaction that continues from a hook record on its branch',
+      input: (() => {
+        const t = cc().call('m1', A, 'Bash', { command: 'sleep 60' }).attachment().compact().user('continue');
+        return t.from(t.uuidAt(2)).result(A, 'late').text();
+      })(),
+      errors: [{ messageId: 'acrossReset', line: 6 }],
     },
     {
       name: 'result after a compaction',
@@ -179,6 +206,7 @@ ruleTester(missingResult, {
     { name: "Codex's warning about apply_patch through the shell, between the call and its output", input: codexPatchWarning },
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
+    { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
   ],
   invalid: [
     {

@@ -176,8 +176,11 @@ export class ClaudeTranscript {
   }
 
   compact(): this {
+    const logicalParentUuid = this.last;
     this.last = null;
-    return this.push(this.envelope('system', { subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: 1000 } }));
+    return this.push(
+      this.envelope('system', { subtype: 'compact_boundary', content: 'Conversation compacted', logicalParentUuid, compactMetadata: { trigger: 'manual', preTokens: 1000 } }),
+    );
   }
 
   progress(toolUseId: string): this {

@@ -1,7 +1,7 @@
 import { resolveAgainst } from '../../classify/paths';
 import { type Classification, classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
-import type { FileAccess, Span, TextEvent, ToolResult, WriteSnapshot } from '../../model/events';
+import type { FileAccess, ResetEvent, Span, TextEvent, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { lineSpan, preview, valueSpan } from '../span';
@@ -767,7 +767,16 @@ class ClaudeParser implements FormatParser {
 
   private system(value: Record<string, unknown>, raw: RawLine): void {
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
-      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction', ...(this.compactHelper && !this.answered ? { elsewhere: true as const } : {}) });
+      const reset: ResetEvent = { kind: 'reset', at: lineSpan(raw), reason: 'compaction' };
+      if (this.compactHelper && !this.answered) {
+        reset.elsewhere = true;
+      }
+      // Past chain-only lines (a hook's attachment, a system note), as a record's parent is.
+      const continues = this.parentOf(value['logicalParentUuid'] as string | null | undefined);
+      if (typeof continues === 'string') {
+        reset.continues = continues;
+      }
+      this.ctx.emit(reset);
     }
     this.link(value);
   }

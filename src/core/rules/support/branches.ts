@@ -237,10 +237,14 @@ export function callNode(call: ToolCall): string | undefined {
  * agents, lines without uuids), so file order decides as before.
  */
 export function followsCall(branches: SharedBranchTracker, parentUuid: string | null | undefined, call: ToolCall): boolean {
-  // The node of the call's own line: a copy of its message written elsewhere is a node of its own.
-  const node = (call.uuid !== undefined ? branches.nodeOfLine(call.uuid) : undefined) ?? callNode(call);
+  const node = callNodeOf(branches, call);
   // (By API message, not by line: Claude Code hangs parallel results side by side from their
   // calls and puts a message's blocks back together by its id, so a record hung from one block
   // of a message follows all of it.)
   return node === undefined || branches.descends(parentUuid, node) !== false;
+}
+
+/** The node of a call's own line in the tree: a copy of its message written elsewhere is a node of its own. */
+export function callNodeOf(branches: SharedBranchTracker, call: ToolCall): string | undefined {
+  return (call.uuid !== undefined ? branches.nodeOfLine(call.uuid) : undefined) ?? callNode(call);
 }
