@@ -210,6 +210,23 @@ ruleTester(missingResult, {
   ],
   invalid: [
     {
+      // Claude Code 2.1.87: an MCP call that never returned; the person interrupted and typed,
+      // and the prompt hangs from the text written before the call in its message. The model
+      // answered: the call was cut from the history, not left there without a result.
+      name: 'Claude Code: the next prompt hangs from the text before the call in its own message',
+      input: (() => {
+        const t = cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' });
+        return t.from(t.uuidAt(2)).user('PING').say('m2', 'PONG').text();
+      })(),
+      errors: [{ messageId: 'abandoned', line: 3, severity: 'warning' }],
+    },
+    {
+      // The same shape with the prompt hung from the call itself: the call is in the history.
+      name: 'Claude Code: the next prompt hangs from the call',
+      input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').say('m2', 'PONG').text(),
+      errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
+    },
+    {
       // The next records hang from a record the file lost (its call too): the call's own
       // history ends with it.
       name: 'Claude Code: what comes next hangs from a record not in the file',
