@@ -52,6 +52,8 @@ const psAliasReaders = new Set(['gc', 'type']);
 const psWriters = new Set(['set-content', 'add-content', 'out-file']);
 /** Parameters that name the file; the other parameters that take a value (their value is no path). */
 const psPathParams = new Set(['-path', '-literalpath', '-filepath', '-pspath', '-lp']);
+/** The parameters whose value is taken as written: `[`, `]`, `*` and `?` are no wildcards there. */
+const psLiteralParams = new Set(['-literalpath', '-pspath', '-lp']);
 const psValueParams = new Set([
   '-totalcount',
   '-head',
@@ -989,30 +991,33 @@ function scriptVariables(script: string, end: number): Map<string, string | unde
  * a wildcard) is taken for a path.
  */
 function psPaths(args: Word[]): string[] {
-  const named: Word[] = [];
-  const positional: Word[] = [];
+  const named: { word: Word; literal: boolean }[] = [];
+  const positional: { word: Word; literal: boolean }[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const name = a.text.toLowerCase();
     if (name.startsWith('-') && a.text.length > 1) {
       if (psPathParams.has(name) && args[i + 1]) {
-        named.push(args[++i]!);
+        named.push({ word: args[++i]!, literal: psLiteralParams.has(name) });
       } else if (psValueParams.has(name)) {
         i++;
       }
       continue;
     }
-    positional.push(a);
+    positional.push({ word: a, literal: false });
   }
   const source = named.length > 0 ? named : positional.slice(0, 1);
   const out: string[] = [];
-  for (const w of source) {
-    if (w.dynamic || w.text.includes('$')) {
+  for (const { word: w, literal } of source) {
+    // PowerShell expands `$` and backtick escapes; a word the POSIX reading calls computed for its
+    // `[id]` is a name to -LiteralPath.
+    if (literal ? /[$`]/.test(w.text) : w.dynamic || w.text.includes('$')) {
       continue;
     }
     for (const p of w.text.split(',')) {
       const path = p.trim();
-      if (isRealFile(path) && !/[*?[\]]/.test(path)) {
+      // Elsewhere a wildcard: a pattern that matches no file fails (a Next.js `[id]` folder).
+      if (isRealFile(path) && (literal || !/[*?[\]]/.test(path))) {
         out.push(path);
       }
     }
@@ -1068,7 +1073,7 @@ function joinPosix(base: string, rel: string): string {
 /**
  * `windows`: the session's folder is a Windows one. PowerShell (Codex's shell there) has no
  * backslash escapes, and a bare `src\\a\\b.json` is a path; so a backslash before a name
- * character is kept as a separator. (Git Bash would drop it, but no one writes a path that way
+ * character (or the `[` of a Next.js `[id]` folder) is kept as a separator. (Git Bash would drop it, but no one writes a path that way
  * for it to mean `srcab.json`.)
  */
 function tokenize(src: string, windows = false): Token[] {
@@ -1352,7 +1357,7 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
       continue;
     }
     if (c === '\\' && i + 1 < n) {
-      if (windows && /[\w.-]/.test(src[i + 1]!)) {
+      if (windows && /[\w.[-]/.test(src[i + 1]!)) {
         text += c;
         i++;
         continue;

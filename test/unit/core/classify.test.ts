@@ -220,6 +220,12 @@ void describe('PowerShell (Codex on Windows)', () => {
     ['"x" | Out-File -FilePath a.txt -Encoding utf8', ['write:a.txt']],
     ['Get-Content $f', []],
     ['Get-Content *.py', []],
+    // A Next.js `[id]` route folder: a name to -LiteralPath, a wildcard class to -Path (which then fails).
+    ['Get-Content -LiteralPath "src\\app\\(dashboard)\\items\\[id]\\page.tsx"', ['read:src\\app\\(dashboard)\\items\\[id]\\page.tsx']],
+    ['Get-Content -LiteralPath src\\items\\[id]\\page.tsx -Raw', ['read:src\\items\\[id]\\page.tsx']],
+    ['Get-Content -Path "src\\items\\[id]\\page.tsx"', []],
+    ['Get-Content "src\\items\\[id]\\page.tsx"', []],
+    ['Get-Content -LiteralPath "src\\$name\\page.tsx"', []],
     // No backslash escapes in PowerShell: a bare backslash separates a path's parts.
     ['Get-Content -Path src\\Ecommerce.API\\appsettings.json', ['read:src\\Ecommerce.API\\appsettings.json']],
     ['Get-Content .\\src\\a.json -Raw', ['read:.\\src\\a.json']],
