@@ -149,6 +149,12 @@ ruleTester(writeBeforeRead, {
         ].join('') + t.from('u2').edit('m1', A, f, v1, 'two', '2').text();
       })(),
     },
+    {
+      // Claude Code 1.0.x wrote no compact_boundary: a session continued after a compaction is a
+      // new file whose first message is the summary, as a root; its reads are in the old file.
+      name: 'Claude Code 1.0.x: an edit in a file that starts with the compaction summary',
+      input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {
@@ -290,6 +296,13 @@ ruleTester(writeBeforeRead, {
     },
   ],
   invalid: [
+    {
+      // The summary as a prompt of a session under way (not its first message): the reads of
+      // this file are in it, and the file after that summary is judged as ever.
+      name: 'Claude Code: a compaction summary that is not the root of the file',
+      input: cc().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
+      errors: [{ messageId: 'unread', line: 3 }],
+    },
     {
       // Without Codex's record of the creation, the update looks blind.
       name: 'Codex: the same update with no patch_apply_end for the script',

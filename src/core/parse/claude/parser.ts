@@ -521,6 +521,11 @@ class ClaudeParser implements FormatParser {
       this.link(value);
       return;
     }
+    if (line.isCompactSummary === true && line.parentUuid === null && !this.answered) {
+      // Claude Code 1.0.x wrote no compact_boundary: a file whose conversation starts with the
+      // summary, as a root, continues a session whose history is in another file.
+      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction', elsewhere: true });
+    }
     const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid) };
     const content = line.message.content;
     if (typeof content === 'string') {
