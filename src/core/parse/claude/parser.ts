@@ -771,13 +771,14 @@ class ClaudeParser implements FormatParser {
   }
 
   private system(value: Record<string, unknown>, raw: RawLine): void {
+    const logicalParent = value['logicalParentUuid'];
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
       const reset: ResetEvent = { kind: 'reset', at: lineSpan(raw), reason: 'compaction' };
       if (this.compactHelper && !this.answered) {
         reset.elsewhere = true;
       }
       // Past chain-only lines (a hook's attachment, a system note), as a record's parent is.
-      const continues = this.parentOf(value['logicalParentUuid'] as string | null | undefined);
+      const continues = typeof logicalParent === 'string' ? this.parentOf(logicalParent) : undefined;
       if (typeof continues === 'string') {
         reset.continues = continues;
       }
