@@ -89,6 +89,26 @@ const replayedHistory = cc()
   .say('m4', 'restarted')
   .text();
 
+/**
+ * Claude Code 2.0.28–2.0.36 resuming: the history written again as a sibling branch, under new
+ * uuids with the same message and tool_use ids. The original wrote the message's thinking and
+ * tool_use in one record; the copy writes them as two, the thinking hung from the original's
+ * parent. The copy is a message of its own, not more blocks of the original.
+ */
+function copySplitsMessage(): string {
+  const t = cc().call('m1', A, 'BashOutput', { bash_id: '1' });
+  const merge = (line: number, edit: (content: Record<string, unknown>[]) => Record<string, unknown>[]): void => {
+    const rec = JSON.parse(t.lines[line - 1]!) as { message: { content: Record<string, unknown>[] } };
+    rec.message.content = edit(rec.message.content);
+    t.lines[line - 1] = JSON.stringify(rec);
+  };
+  merge(2, (c) => [{ type: 'thinking', thinking: 'check the output', signature: 'sig' }, ...c]);
+  t.result(A, 'running').say('m2', 'still running');
+  t.from(t.uuidAt(1)).say('m1', 'check the output');
+  merge(t.lines.length, () => [{ type: 'thinking', thinking: 'check the output', signature: 'sig' }]);
+  return t.call('m1', A, 'BashOutput', { bash_id: '1' }).result(A, 'running').say('m2', 'still running').user('resume').say('m3', 'back').text();
+}
+
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -276,6 +296,7 @@ ruleTester(duplicateCallId, {
   valid: [
     { name: 'distinct ids', input: healthyParallel },
     { name: 'Claude Code: the history written again under new uuids, with its message and call ids', input: replayedHistory },
+    { name: "Claude Code 2.0.x: a copy that splits the original's thinking and tool_use record in two", input: copySplitsMessage() },
     {
       name: 'Claude Code: one id on two branches of the tree (never in one request)',
       input: (() => {

@@ -36,6 +36,8 @@ export class BranchTracker {
   private readonly parentNode = new Map<string, string | undefined>();
   private readonly order = new Map<string, number>();
   private readonly childCount = new Map<string, number>();
+  /** Nodes a result or another line hangs from. */
+  private readonly followed = new Set<string>();
   private readonly branchOfTip = new Map<string, Branch>();
   private readonly nodeAt = new Map<string, Span>();
   private readonly branches: Branch[] = [];
@@ -53,11 +55,18 @@ export class BranchTracker {
       if (uuid !== undefined && parentNode !== undefined) {
         this.nodeOfUuid.set(uuid, parentNode);
       }
+      if (parentNode !== undefined) {
+        this.followed.add(parentNode);
+      }
       return undefined;
     }
     if (this.nodeAt.has(node)) {
       const copy = this.copies.get(node);
-      if (parentNode === undefined || parentNode === node || parentNode === this.parentNode.get(node) || (copy !== undefined && copy.has(parentNode))) {
+      // A block hung beside the message's first one continues it only while nothing hangs from
+      // the message yet: Claude Code 2.0.x wrote a message's blocks in one record, and its copy
+      // written again after a crash splits them, the first block hung from the original's parent.
+      const beside = parentNode === this.parentNode.get(node) && !this.followed.has(node);
+      if (parentNode === undefined || parentNode === node || beside || (copy !== undefined && copy.has(parentNode))) {
         // Another block of a message already placed (or of a copy of it, below).
         if (uuid !== undefined) {
           this.nodeOfUuid.set(uuid, copy !== undefined && parentNode !== undefined && copy.has(parentNode) ? parentNode : node);
