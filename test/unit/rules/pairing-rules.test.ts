@@ -131,6 +131,18 @@ ruleTester(orphanResult, {
         .map((r) => JSON.stringify(r) + '\n')
         .join(''),
     },
+    {
+      // Claude Code 2.1.49–2.1.55: the main conversation's last call and its result, hung from it.
+      name: 'Claude Code: the compaction helper file starts with the main session’s last call and result',
+      input: [
+        { parentUuid: 'aaaaaaaa-main-4000-8000-000000000086', isSidechain: true, type: 'assistant', agentId: 'acompact-54987b', sessionId: 's1', uuid: 'u0', message: { id: 'msg_0', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01MAIN', name: 'Write', input: { file_path: '/w/REPORT.md', content: 'done' } }] } },
+        { parentUuid: 'u0', isSidechain: true, type: 'user', agentId: 'acompact-54987b', sessionId: 's1', uuid: 'u1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01MAIN', content: 'File created successfully' }] } },
+        { parentUuid: 'u1', isSidechain: true, type: 'user', agentId: 'acompact-54987b', sessionId: 's1', uuid: 'u2', message: { role: 'user', content: 'Your task is to create a detailed summary of the conversation so far.' } },
+        { parentUuid: 'u2', isSidechain: true, type: 'assistant', agentId: 'acompact-54987b', sessionId: 's1', uuid: 'u3', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: '<summary>…</summary>' }] } },
+      ]
+        .map((r) => JSON.stringify(r) + '\n')
+        .join(''),
+    },
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'streamed blocks', input: streamedBlocks },

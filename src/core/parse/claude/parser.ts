@@ -273,7 +273,9 @@ class ClaudeParser implements FormatParser {
     }
     const parent = value['parentUuid'];
     this.compactHelper ||= typeof value['agentId'] === 'string' && value['agentId'].startsWith('acompact-');
-    if (this.compactHelper && typeof parent === 'string' && !this.seenUuids.has(parent) && !this.chainLinks.has(parent)) {
+    // (Through the records skipped so: a leading call's result hangs from the call.)
+    const from = this.compactHelper && typeof parent === 'string' ? this.parentOf(parent) : undefined;
+    if (typeof from === 'string' && !this.seenUuids.has(from) && !this.chainLinks.has(from)) {
       // A compaction helper's file (`agent-acompact-*`) starts with the main conversation's last
       // records, hung from that conversation: its context, not this file's (it is never resumed).
       this.link(value);
