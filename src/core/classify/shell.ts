@@ -479,8 +479,17 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!.text)) {
     i++;
   }
-  while (i < words.length && ['sudo', 'command', 'exec', 'time', 'nice'].includes(words[i]!.text)) {
-    i++;
+  // (`rtk` runs the command and trims its output for the model; `cmd /c` in a PowerShell
+  // command line runs the rest in cmd.exe.)
+  for (;;) {
+    const w = words[i]?.text;
+    if (w !== undefined && ['sudo', 'command', 'exec', 'time', 'nice', 'rtk'].includes(w)) {
+      i++;
+    } else if (w !== undefined && /^cmd(\.exe)?$/i.test(w) && /^\/[ck]$/i.test(words[i + 1]?.text ?? '')) {
+      i += 2;
+    } else {
+      break;
+    }
   }
   const cmdWord = words[i];
   if (!cmdWord || cmdWord.dynamic) {

@@ -9,6 +9,7 @@ import { classifyShell } from './shell';
 interface ToolSpec {
   category: ToolCategory;
   /** Input fields holding one path each. */
+  /** `createdWhenEmpty`: the input field (a dotted path) whose empty string makes the call a creation. */
   paths?: { field: string; op: AccessOp; existed?: boolean; createdWhenEmpty?: string }[];
   /** Input field holding a list of paths (Copilot's `editFiles.files`). */
   pathList?: { field: string; op: AccessOp };
@@ -41,12 +42,26 @@ interface ToolSpec {
  */
 const probeExtract: ToolSpec = { category: 'read', extracts: 'files' };
 
+/**
+ * Desktop Commander, an MCP server for files and terminals, registered as `desktop-commander`
+ * (its documented name; Codex and Claude Code sessions both use it). `read_file` reads a window:
+ * `offset` lines skipped (0-based), `length` lines; `write_file` rewrites or appends to a file;
+ * `edit_block` replaces `old_string` as an Edit does.
+ */
+const desktopCommander: Record<string, ToolSpec> = {
+  'mcp__desktop-commander__read_file': { category: 'read', paths: [{ field: 'path', op: 'read' }], window: { offset: 'offset', limit: 'length', zeroBased: true } },
+  'mcp__desktop-commander__read_multiple_files': { category: 'read', pathList: { field: 'paths', op: 'read' } },
+  'mcp__desktop-commander__write_file': { category: 'write', paths: [{ field: 'path', op: 'write' }] },
+  'mcp__desktop-commander__edit_block': { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true, createdWhenEmpty: 'old_string' }] },
+};
+
 const claudeCode: Record<string, ToolSpec> = {
   Read: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'offset', limit: 'limit' } },
   Write: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
   // An Edit with an empty old_string writes new_string as the whole file: it may create it.
   Edit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true, createdWhenEmpty: 'old_string' }] },
-  MultiEdit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
+  // A MultiEdit whose first edit has an empty old_string creates the file, as such an Edit does.
+  MultiEdit: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true, createdWhenEmpty: 'edits.0.old_string' }] },
   NotebookEdit: { category: 'edit', paths: [{ field: 'notebook_path', op: 'edit', existed: true }] },
   NotebookRead: { category: 'read', paths: [{ field: 'notebook_path', op: 'read' }] },
   Bash: { category: 'exec', shell: 'command' },
@@ -58,6 +73,7 @@ const claudeCode: Record<string, ToolSpec> = {
   readFile: { category: 'read', paths: [{ field: 'filePath', op: 'read' }] },
   runInTerminal: { category: 'exec', shell: 'command' },
   mcp__probe__extract_code: probeExtract,
+  ...desktopCommander,
 };
 
 const codex: Record<string, ToolSpec> = {
@@ -70,6 +86,7 @@ const codex: Record<string, ToolSpec> = {
   exec: { category: 'exec', script: 'input' },
   Bash: { category: 'exec', shell: 'command' },
   mcp__probe__extract_code: probeExtract,
+  ...desktopCommander,
 };
 
 const gemini: Record<string, ToolSpec> = {
@@ -130,7 +147,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     for (const p of spec.paths) {
       const v = obj[p.field];
       if (typeof v === 'string') {
-        const created = p.createdWhenEmpty !== undefined && obj[p.createdWhenEmpty] === '';
+        const created = p.createdWhenEmpty !== undefined && fieldAt(obj, p.createdWhenEmpty) === '';
         const a = access(v, created ? 'write' : p.op, cwd);
         if (a) {
           if (p.existed && !created) {
@@ -199,6 +216,21 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     out.scaffold = scaffold;
   }
   return out;
+}
+
+/** The value at a dotted path of fields and array indexes (`edits.0.old_string`). */
+function fieldAt(obj: Record<string, unknown>, path: string): unknown {
+  let v: unknown = obj;
+  for (const key of path.split('.')) {
+    if (Array.isArray(v)) {
+      v = v[Number(key)];
+    } else if (isRecord(v)) {
+      v = v[key];
+    } else {
+      return undefined;
+    }
+  }
+  return v;
 }
 
 /** `path:10` or `path:10-20` at the end of an extract target. */
@@ -438,7 +470,8 @@ function readWindow(obj: Record<string, unknown>, w: NonNullable<ToolSpec['windo
   if (typeof off !== 'number' && typeof lim !== 'number') {
     return undefined;
   }
-  const start = typeof off === 'number' && off > 0 ? off : 1;
+  // (A negative offset counts from the end: which lines, the call does not say; from line 1 on.)
+  const start = typeof off === 'number' && off >= 0 ? (w.zeroBased ? off + 1 : Math.max(off, 1)) : 1;
   if (w.limit === 'end_line') {
     return typeof lim === 'number' ? { start, count: Math.max(lim - start + 1, 0) } : { start, count: Number.MAX_SAFE_INTEGER };
   }

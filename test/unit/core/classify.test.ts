@@ -22,6 +22,8 @@ void describe('shell classification', () => {
     ['cat src/a.ts', ['read:src/a.ts']],
     ['cat -n a b', ['read:a', 'read:b']],
     ["sed -n '10,40p' src/a.ts", ['read:src/a.ts#10+31']],
+    // rtk runs the command and trims its output for the model.
+    ["rtk sed -n '1,260p' specs/001-a/spec.md", ['read:specs/001-a/spec.md#1+260']],
     ['head -n 20 README.md', ['read:README.md#1+20']],
     ['tail -5 log.txt', ['read:log.txt']],
     ['nl -ba src/x.py', ['read:src/x.py']],
@@ -193,6 +195,13 @@ void describe('cd into the home folder', () => {
     assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/new.sh', old_string: '', new_string: '#!/bin/sh\n' }, '/w').accesses, [{ path: '/w/new.sh', op: 'write' }]);
     assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/a.sh', old_string: 'x', new_string: 'y' }, '/w').accesses, [{ path: '/w/a.sh', op: 'edit', existed: true }]);
   });
+
+  void test('Claude Code: a MultiEdit whose first edit has an empty old_string writes the file (it may create it)', () => {
+    const create = { file_path: '/w/layout.tsx', edits: [{ old_string: '', new_string: 'export default 1;\n' }] };
+    assert.deepEqual(classifyToolCall('claude-code', 'MultiEdit', create, '/w').accesses, [{ path: '/w/layout.tsx', op: 'write' }]);
+    const edit = { file_path: '/w/a.ts', edits: [{ old_string: 'x', new_string: 'y' }, { old_string: '', new_string: 'z' }] };
+    assert.deepEqual(classifyToolCall('claude-code', 'MultiEdit', edit, '/w').accesses, [{ path: '/w/a.ts', op: 'edit', existed: true }]);
+  });
 });
 
 void describe('moves', () => {
@@ -229,6 +238,9 @@ void describe('PowerShell (Codex on Windows)', () => {
     // No backslash escapes in PowerShell: a bare backslash separates a path's parts.
     ['Get-Content -Path src\\Ecommerce.API\\appsettings.json', ['read:src\\Ecommerce.API\\appsettings.json']],
     ['Get-Content .\\src\\a.json -Raw', ['read:.\\src\\a.json']],
+    // cmd.exe run from the PowerShell command line: its command is the rest.
+    ['cmd /c type apps\\web\\badge.tsx', ['read:apps\\web\\badge.tsx']],
+    ['cmd.exe /C type a.txt', ['read:a.txt']],
   ];
   table('', cases, (cmd) => ops(cmd, win));
   void test('Codex argv for PowerShell and cmd is their script', () => {
@@ -345,6 +357,23 @@ void describe('tool tables', () => {
     assert.deepEqual(classifyToolCall('codex', 'mcp__probe__extract_code', { files: ['/w/a.go#F', '/w/a.go'] }, '/w').accesses, [{ path: '/w/a.go', op: 'read' }]);
     // probe's search_code returns snippets of many files, like rg: no read.
     assert.deepEqual(classifyToolCall('codex', 'mcp__probe__search_code', { path: '/w', query: 'MapEnvelope' }, '/w').accesses, []);
+  });
+
+  void test('Desktop Commander (an MCP server): read_file windows, read_multiple_files, write_file, edit_block', () => {
+    for (const agent of ['codex', 'claude-code'] as const) {
+      const dc = (tool: string, input: unknown): unknown => classifyToolCall(agent, `mcp__desktop-commander__${tool}`, input, '/w').accesses;
+      // offset: the lines skipped ("[Reading 120 lines from line 70 (total: 861 lines…)]").
+      assert.deepEqual(dc('read_file', { path: '/w/src/a.cpp', offset: 70, length: 120 }), [{ path: '/w/src/a.cpp', op: 'read', lines: { start: 71, count: 120 } }]);
+      assert.deepEqual(dc('read_file', { path: 'src/a.cpp' }), [{ path: '/w/src/a.cpp', op: 'read' }]);
+      assert.deepEqual(dc('read_multiple_files', { paths: ['/w/a.md', 'b.md'] }), [
+        { path: '/w/a.md', op: 'read' },
+        { path: '/w/b.md', op: 'read' },
+      ]);
+      assert.deepEqual(dc('write_file', { path: '/w/report.md', mode: 'rewrite', content: '# r\n' }), [{ path: '/w/report.md', op: 'write' }]);
+      assert.deepEqual(dc('edit_block', { file_path: '/w/a.ts', old_string: 'x', new_string: 'y' }), [{ path: '/w/a.ts', op: 'edit', existed: true }]);
+    }
+    // Another server's read_file is not known to read anything.
+    assert.deepEqual(classifyToolCall('codex', 'mcp__files__read_file', { path: '/w/a.md' }, '/w').accesses, []);
   });
 
   void test("Codex code mode (exec): the files a script's extract_code lists spell out", () => {
