@@ -37,7 +37,10 @@ export const writeBeforeRead = defineRule({
           if (a.op !== 'edit' && a.op !== 'write' && a.op !== 'delete') {
             continue;
           }
-          const existed = a.existed === true || (r.write?.path === a.path && r.write.type === 'update');
+          // A file Claude Code records as empty before the write held nothing to lose (a MultiEdit
+          // whose first old_string is empty records its new file's original as "").
+          const snapshot = r.write?.path === a.path ? r.write : undefined;
+          const existed = snapshot?.before === '' ? false : a.existed === true || snapshot?.type === 'update';
           if (!existed || ctx.knowledge.hasTried(a.path) || (ctx.agent === 'claude-code' && loadedByClaudeCode(a.path, ctx.session?.cwd))) {
             continue;
           }

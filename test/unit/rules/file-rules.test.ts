@@ -155,6 +155,17 @@ ruleTester(writeBeforeRead, {
       name: 'Claude Code 1.0.x: an edit in a file that starts with the compaction summary',
       input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
     },
+    {
+      // Claude Code 1.0.35: a MultiEdit whose first old_string is empty made a new layout.tsx; its
+      // record of the file before is "".
+      name: 'Claude Code: a MultiEdit that creates the file',
+      input: cc()
+        .call('m1', A, 'MultiEdit', { file_path: f, edits: [{ old_string: '', new_string: v1 }] })
+        .result(A, 'Applied 1 edit to src/app.ts', {
+          toolUseResult: { filePath: f, edits: [{ old_string: '', new_string: v1, replace_all: false }], originalFileContents: '', structuredPatch: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 3, lines: ['+one', '+two', '+three'] }] },
+        })
+        .text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {
