@@ -119,6 +119,23 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     {
+      // Codex 0.46 wrapped a shell output as JSON: what the command printed is its `output`.
+      name: "Codex 0.46: an update of the spec that create-new-feature.sh printed inside the output's JSON",
+      input: new CodexRollout()
+        .user('specify it')
+        .shell('c1', '.specify/scripts/bash/create-new-feature.sh --json "MealMind"')
+        .output(
+          'c1',
+          JSON.stringify({
+            output: "Switched to a new branch '002-mealmind'\n" + JSON.stringify({ BRANCH_NAME: '002-mealmind', SPEC_FILE: '/home/dev/proj/specs/002-mealmind/spec.md', FEATURE_NUM: '002' }) + '\n',
+            metadata: { exit_code: 0, duration_seconds: 0.1 },
+          }),
+        )
+        .patch('c2', updatePatch('specs/002-mealmind/spec.md'))
+        .output('c2', 'Success. Updated the following files:\nM specs/002-mealmind/spec.md', true)
+        .text(),
+    },
+    {
       // spec-kit's create-new-feature.sh copies the spec template to the SPEC_FILE it prints.
       name: "Codex: a patch replacing the spec that spec-kit's create-new-feature.sh made",
       input: new CodexRollout()

@@ -306,7 +306,8 @@ class CodexParser implements FormatParser {
         }
         const callId = payload.call_id;
         const text = outputText(payload.output);
-        const isError = this.scriptCalls.has(callId) ? text !== undefined && /^Script failed\b/.test(text) : outputFailed(text, this.patchCalls.has(callId));
+        const envelope = shellEnvelope(text);
+        const isError = this.scriptCalls.has(callId) ? text !== undefined && /^Script failed\b/.test(text) : outputFailed(text, envelope, this.patchCalls.has(callId));
         this.ctx.emit({
           kind: 'result',
           at: valueSpan(raw, callId, 'call_id'),
@@ -318,7 +319,8 @@ class CodexParser implements FormatParser {
         const scaffold = this.scaffoldCalls.get(callId);
         if (scaffold) {
           this.scaffoldCalls.delete(callId);
-          for (const path of isError || text === undefined ? [] : scaffold.of.files(text, scaffold.cwd)) {
+          const printed = envelope?.output ?? text;
+          for (const path of isError || printed === undefined ? [] : scaffold.of.files(printed, scaffold.cwd)) {
             this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
           }
         }
@@ -410,21 +412,33 @@ function outputText(output: unknown): string | undefined {
  * Codex does not serialise a success flag (FORMATS.md §2.3): failure is read from the
  * output text of shell tools and apply_patch.
  */
-function outputFailed(text: string | undefined, isPatch: boolean): boolean {
+/**
+ * Older Codex (0.4x) wrote a shell call's output as JSON, `{"output": "…", "metadata":
+ * {"exit_code": N, …}}`: what the command printed, and how it ended. Parsed only when it can be
+ * one (the key spelled out, or escapes that could spell it).
+ */
+function shellEnvelope(text: string | undefined): { output?: string; exitCode?: number } | undefined {
+  if (text === undefined || !text.startsWith('{') || !(text.includes('"exit_code"') || text.includes('\\u'))) {
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(text) as { output?: unknown; metadata?: { exit_code?: unknown } };
+    if (typeof v.metadata?.exit_code !== 'number') {
+      return undefined;
+    }
+    return typeof v.output === 'string' ? { output: v.output, exitCode: v.metadata.exit_code } : { exitCode: v.metadata.exit_code };
+  } catch {
+    // plain text after all
+    return undefined;
+  }
+}
+
+function outputFailed(text: string | undefined, envelope: ReturnType<typeof shellEnvelope>, isPatch: boolean): boolean {
   if (text === undefined) {
     return false;
   }
-  // A JSON output names its exit code in `metadata.exit_code`: parse it only when it can
-  // (the key spelled out, or escapes that could spell it).
-  if (text.startsWith('{') && (text.includes('"exit_code"') || text.includes('\\u'))) {
-    try {
-      const v = JSON.parse(text) as { metadata?: { exit_code?: unknown } };
-      if (typeof v.metadata?.exit_code === 'number') {
-        return v.metadata.exit_code !== 0;
-      }
-    } catch {
-      // plain text after all
-    }
+  if (envelope?.exitCode !== undefined) {
+    return envelope.exitCode !== 0;
   }
   const exit = /^Exit code: (\d+)/.exec(text) ?? unifiedExecExit.exec(text);
   if (exit) {
