@@ -89,9 +89,10 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   if (!mayTouchFiles.test(command)) {
     return [];
   }
+  const windows = cwd !== undefined && isWindowsPath(cwd);
   let tokens: Token[];
   try {
-    tokens = expandForLoops(tokenize(command, cwd !== undefined && isWindowsPath(cwd)));
+    tokens = expandForLoops(tokenize(windows ? withoutHereStrings(command) : command, windows));
   } catch {
     return [];
   }
@@ -177,6 +178,15 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     }
   }
   return placed;
+}
+
+/**
+ * PowerShell's here-strings (`@'` … `'@`, `@"` … `"@`, each mark on a line of its own) hold any
+ * text, quotes included, which the POSIX reading would take for quoting: each is one word here,
+ * the value piped to `Set-Content -Path` or `Out-File`.
+ */
+function withoutHereStrings(command: string): string {
+  return command.includes("@'") || command.includes('@"') ? command.replace(/@(['"])\r?\n[\s\S]*?\r?\n\1@/g, 'here-string') : command;
 }
 
 /**

@@ -238,6 +238,9 @@ void describe('PowerShell (Codex on Windows)', () => {
     // No backslash escapes in PowerShell: a bare backslash separates a path's parts.
     ['Get-Content -Path src\\Ecommerce.API\\appsettings.json', ['read:src\\Ecommerce.API\\appsettings.json']],
     ['Get-Content .\\src\\a.json -Raw', ['read:.\\src\\a.json']],
+    // A here-string holds any text, apostrophes included.
+    ["@'\n# Report: it's done (see `a.ts`)\n'@ | Set-Content -Path .agent\\staging\\REPORT.md", ['write:.agent\\staging\\REPORT.md']],
+    ['@"\nQuote: "x"\n"@ | Out-File -FilePath notes.md', ['write:notes.md']],
     // cmd.exe run from the PowerShell command line: its command is the rest.
     ['cmd /c type apps\\web\\badge.tsx', ['read:apps\\web\\badge.tsx']],
     ['cmd.exe /C type a.txt', ['read:a.txt']],
