@@ -437,7 +437,13 @@ function runOnFound(command: Word[], patterns: readonly string[], placeholder: s
     if (shell > 0) {
       const script = command[shell + 1];
       if (script && !script.dynamic) {
-        for (const a of classifyShell(script.text.replace(/"\$(?:1|\{1\}|@)"|\$(?:1|\{1\}|@)\b/g, () => pattern), cwd)) {
+        // The file is the script's `$1` (`sh -c '…' _ {}`), or xargs puts it where its
+        // replacement string is (`xargs -I{} sh -c 'sed -n 1,200p "{}"'`).
+        let text = script.text.replace(/"\$(?:1|\{1\}|@)"|\$(?:1|\{1\}|@)\b/g, () => pattern);
+        if (placeholder !== undefined && placeholder !== '') {
+          text = text.split(`"${placeholder}"`).join(pattern).split(placeholder).join(pattern);
+        }
+        for (const a of classifyShell(text, cwd)) {
           out.push(a);
         }
       }

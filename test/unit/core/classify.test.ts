@@ -448,6 +448,9 @@ void describe('tool tables', () => {
     const xargs = `find src/routes -type f | sort | xargs -I{} sh -c 'printf "--- %s" "$1"; sed -n "1,180p" "$1"' sh {}`;
     assert.deepEqual(ops(xargs), ['read(glob):src/routes/*#1+180', 'read(glob):src/routes/*/*#1+180', 'read(glob):src/routes/*/*/*#1+180', 'read(glob):src/routes/*/*/*/*#1+180']);
     assert.deepEqual(ops('find . -maxdepth 1 -name "*.md" | xargs cat'), ['read(glob):*.md']);
+    // xargs's replacement string inside the script (`"{}"`), not the script's "$1".
+    const inScript = `find Sources/Res -maxdepth 2 -type f | sort | xargs -I{} sh -c 'echo "===== {} ====="; sed -n "1,200p" "{}"'`;
+    assert.deepEqual(ops(inScript), ['read(glob):Sources/Res/*#1+200', 'read(glob):Sources/Res/*/*#1+200']);
     // A filter between them, a test we do not follow, or a search of the files: nothing read.
     assert.deepEqual(ops('find . -name "*.md" | grep x | xargs cat'), []);
     assert.deepEqual(ops('find . -newer x | xargs cat'), []);
