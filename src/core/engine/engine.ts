@@ -192,8 +192,17 @@ export class RuleEngine {
   // no closure per event. Same order, same crash handling.
 
   private onText(e: TextEvent): void {
-    const msg = this.messageFor(e.role, e.messageKey, e.at, e.timestamp, e.parentUuid);
-    this.conversation.noteText(e, msg);
+    // Claude Code's own note written amid the model's message, before its calls' results ("API
+    // Error: Request was aborted." when the person pressed Esc, model `<synthetic>`), is no turn
+    // of the model: it opens no message, so the results written after it still answer the calls
+    // before it (the next request's cached prefix shows the API took them). The rules still see
+    // it, in that message. (Its reply to a prompt, "No response requested.", stays a turn.)
+    const current = this.conversation.current;
+    const note = e.synthetic === true && e.role === 'assistant' && current?.role === 'assistant';
+    const msg = note ? current : this.messageFor(e.role, e.messageKey, e.at, e.timestamp, e.parentUuid);
+    if (!note) {
+      this.conversation.noteText(e, msg);
+    }
     if (e.mentions) {
       for (const path of e.mentions) {
         this.knowledge.noteSeen(path, e.at);

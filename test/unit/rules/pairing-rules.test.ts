@@ -109,6 +109,21 @@ function copySplitsMessage(): string {
   return t.call('m1', A, 'BashOutput', { bash_id: '1' }).result(A, 'running').say('m2', 'still running').user('resume').say('m3', 'back').text();
 }
 
+/**
+ * Claude Code 1.0.29: the person pressed Esc while two calls waited for approval; Claude Code
+ * wrote its own "API Error: Request was aborted." (model `<synthetic>`) before the calls' refused
+ * results. The next request went through: the note is no turn of the model.
+ */
+function abortNoteAmidBatch(): string {
+  const t = cc().call('m1', A, 'Bash', { command: 'mkdir -p /w/x' }).call('m1', B, 'Bash', { command: 'cd /w/x && git init' }).say('3f0c8f1e-synthetic', 'API Error: Request was aborted.');
+  const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+  rec.message['model'] = '<synthetic>';
+  rec.isApiErrorMessage = true;
+  t.lines[t.lines.length - 1] = JSON.stringify(rec);
+  const refused = 'The user doesn\u2019t want to take this action right now. STOP what you are doing.';
+  return t.result(A, refused, { isError: true }).result(B, refused, { isError: true }).user('[Request interrupted by user for tool use]').say('m2', 'Stopped.').text();
+}
+
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -191,6 +206,7 @@ ruleTester(misplacedResult, {
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
+    { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
   ],
   invalid: [
     {
@@ -239,6 +255,7 @@ ruleTester(missingResult, {
     { name: 'Claude Code: text typed while the tools ran, delivered with a result', input: queuedWhileRunning },
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
+    { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
   ],
   invalid: [
     {
