@@ -587,6 +587,11 @@ ruleTester(staleWrite, {
       name: "Claude Code: a file with a UTF-8 byte-order mark, which Read leaves out and the edit's originalFile keeps",
       input: cc().read('m1', A, f, v1).edit('m2', B, f, `\uFEFF${v1}`, 'two', '2').text(),
     },
+    {
+      // Claude Code 1.0.29 kept the mark in both.
+      name: 'Claude Code: a file with a UTF-8 byte-order mark in both the Read and the edit’s originalFile',
+      input: cc().read('m1', A, f, `\uFEFF${v1}`).edit('m2', B, f, `\uFEFF${v1}`, 'two', '2').text(),
+    },
     { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
     {
       // A sub-agent rewrote lines; the session reviewed them with git diff, then edited one.

@@ -647,7 +647,7 @@ class ClaudeParser implements FormatParser {
         result.filePath = f.filePath;
         if (meta.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
           // A Read with `offset: 0` is recorded with `startLine: 0`, its content still from line 1.
-          result.read = { path: f.filePath, content: f.content, startLine: Math.max(1, f.startLine), numLines: f.numLines, totalLines: f.totalLines };
+          result.read = { path: f.filePath, content: withoutBom(f.content), startLine: Math.max(1, f.startLine), numLines: f.numLines, totalLines: f.totalLines };
         }
         return result;
       }
@@ -712,7 +712,7 @@ class ClaudeParser implements FormatParser {
       typeof file['numLines'] === 'number' &&
       typeof file['totalLines'] === 'number'
     ) {
-      const read = { path, content: file['content'], startLine: Math.max(1, file['startLine']), numLines: file['numLines'], totalLines: file['totalLines'] };
+      const read = { path, content: withoutBom(file['content']), startLine: Math.max(1, file['startLine']), numLines: file['numLines'], totalLines: file['totalLines'] };
       this.ctx.emit({ kind: 'file-attached', at: lineSpan(raw), path, read });
     } else {
       // Seen, content unknown (a reference, or a shape this does not read).
@@ -919,12 +919,18 @@ function pathSpan(raw: RawLine, input: unknown, absolute: string): Span {
 
 type WriteMeta = ReturnType<typeof writeResultSchema.parse>;
 
+/** A file's text without a leading UTF-8 byte-order mark, which some versions show and some do not. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** Rebuilds what an Edit/MultiEdit/Write replaced and produced, from Claude Code's own record. */
 function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot | undefined {
   // Claude Code's Read shows a file without its UTF-8 byte-order mark, while originalFile keeps it
-  // (Windows files, 2.1.143–2.1.145): without the mark, line 1 is what the session read.
+  // (Windows files, 2.1.143–2.1.145): without the mark, line 1 is what the session read. (1.0.x
+  // kept it in both: both are read without it.)
   const original = w.originalFile ?? w.originalFileContents ?? null;
-  const before = original !== null && original.charCodeAt(0) === 0xfeff ? original.slice(1) : original;
+  const before = original !== null ? withoutBom(original) : null;
   if (w.originalFile === undefined && w.originalFileContents === undefined && w.type !== 'create') {
     return undefined;
   }
