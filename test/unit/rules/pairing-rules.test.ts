@@ -124,6 +124,20 @@ function abortNoteAmidBatch(): string {
   return t.result(A, refused, { isError: true }).result(B, refused, { isError: true }).user('[Request interrupted by user for tool use]').say('m2', 'Stopped.').text();
 }
 
+/**
+ * Claude Code 2.1.140: a Skill and a Glob in one message; the skill's instructions, a meta record
+ * naming the Skill call (`sourceToolUseID`), are written before the Glob's result. They go to the
+ * model with the results (the session went on normally).
+ */
+const skillTextAmidResults = cc()
+  .call('m1', A, 'Skill', { skill: 'workspace' })
+  .call('m1', B, 'Glob', { pattern: '**/workspace.md' })
+  .result(A, 'Launching skill: workspace')
+  .user('Base directory for this skill: /home/dev/.claude/skills/workspace', { isMeta: true, sourceToolUseID: A })
+  .linkedResult(B, '/home/dev/proj/workspace.md')
+  .say('m2', 'found it')
+  .text();
+
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -207,6 +221,7 @@ ruleTester(misplacedResult, {
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
+    { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
   ],
   invalid: [
     {
@@ -256,6 +271,7 @@ ruleTester(missingResult, {
     { name: 'Claude Code: a result written a line before its call', input: resultWrittenFirst() },
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
+    { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
   ],
   invalid: [
     {

@@ -503,6 +503,7 @@ class ClaudeParser implements FormatParser {
   }
 
   private user(value: Record<string, unknown>, raw: RawLine, released = false): void {
+    const sourceToolUseId = value['sourceToolUseID'];
     if (!isUserLine(value)) {
       this.invalid(raw, 'a user record without message.content');
       return;
@@ -530,8 +531,12 @@ class ClaudeParser implements FormatParser {
     }
     const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid) };
     const content = line.message.content;
+    // Text Claude Code writes for a tool (a Skill's instructions, meta and naming the call in
+    // `sourceToolUseID`) goes to the model with the results, like text typed while tools ran:
+    // a sibling call's result after it is still in place.
+    const forTool = line.isMeta === true && typeof sourceToolUseId === 'string';
     if (typeof content === 'string') {
-      this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common);
+      this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common, forTool);
       return;
     }
     let resultBlocks = 0;
@@ -566,7 +571,7 @@ class ClaudeParser implements FormatParser {
         // Text in a record of results is what the person typed while the tools ran: Claude
         // Code hands it to the model with the results (real sessions go on normally after
         // it, even with another call of the batch still to answer).
-        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0);
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0 || forTool);
       }
     }
   }
