@@ -692,14 +692,27 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       const noTargetDir = args.some((a) => a.text === '-T' || a.text === '--no-target-directory');
       // A move carries the file (or a folder's files) with what the session knew of it.
       const from = (src: Word): { from?: string } => (cmd === 'mv' && literal(src) ? { from: src.text.replace(/\/+$/, '') } : {});
-      if (targetDir === undefined && (noTargetDir || (sources.length === 1 && !dest.text.endsWith('/')))) {
+      // (A pattern moves any number of files: the destination is a folder.)
+      const onePath = sources.length === 1 && !dest.text.endsWith('/') && !(cmd === 'mv' && sources[0]!.glob !== undefined);
+      if (targetDir === undefined && (noTargetDir || onePath)) {
         push({ path: dest.text, op: 'write', ...from(sources[0]!) });
         return undefined;
       }
+      const destDir = dest.text.replace(/\/+$/, '');
       for (const src of sources) {
         const name = src.text.replace(/\/+$/, '').split('/').pop();
         if (literal(src) && name) {
-          push({ path: `${dest.text.replace(/\/+$/, '')}/${name}`, op: 'write', ...from(src) });
+          push({ path: `${destDir}/${name}`, op: 'write', ...from(src) });
+        } else if (cmd === 'mv' && src.glob !== undefined) {
+          // `mv src/nav/*.jsx src/layout/`: which files moved is not in the command. They are the
+          // session's at their new paths as they were at the old ones, as a literal move leaves
+          // them; so the move counts as seeing every file the pattern names in the new folder
+          // (a file already there that the pattern names counts too, which no command tells apart).
+          const slash = src.glob.lastIndexOf('/');
+          const base = src.glob.slice(slash + 1);
+          if (!/(?:^|[^\\])[*?[]/.test(src.glob.slice(0, Math.max(slash, 0))) && base !== '') {
+            push({ path: `${destDir}/${base}`, op: 'read', glob: true });
+          }
         }
       }
       return undefined;

@@ -213,6 +213,15 @@ void describe('moves', () => {
     assert.deepEqual(moves('cp a.md b.md'), ['b.md<-']);
     assert.deepEqual(moves('mv "$x" b.md'), ['b.md<-']);
   });
+
+  void test('mv through a pattern: every file the pattern names in the destination folder is the session\'s', () => {
+    assert.deepEqual(ops('mv apps/nav/components/*.jsx apps/components/layout/'), ['read(glob):apps/components/layout/*.jsx']);
+    assert.deepEqual(ops('mv apps/nav/*.jsx apps/layout'), ['read(glob):apps/layout/*.jsx']);
+    assert.deepEqual(ops('git mv src/old/*.ts src/new/'), ['read(glob):src/new/*.ts']);
+    // A pattern in a folder part (which folder each file came from is lost), or a copy: nothing carried.
+    assert.deepEqual(ops('mv src/*/index.ts dest/'), []);
+    assert.deepEqual(ops('cp src/*.jsx dest/'), []);
+  });
 });
 
 void describe('PowerShell (Codex on Windows)', () => {

@@ -204,6 +204,19 @@ ruleTester(writeBeforeRead, {
       input: new ClaudeTranscript().user('See @"src/app.ts" and fix it').edit('m1', A, f, v1, 'two', '2').text(),
     },
     { name: 'a failed edit changes nothing', input: cc().call('m1', A, 'Edit', { file_path: f, old_string: 'x', new_string: 'y' }).result(A, '<tool_use_error>File has not been read yet.</tool_use_error>', { isError: true }).text() },
+    {
+      // Codex 0.58: the file read in full, then moved with others through a pattern, then patched.
+      name: 'Codex: a file read, moved by `mv DIR/*.jsx DEST/`, then patched at its new path',
+      input: new CodexRollout()
+        .user('move the layout components')
+        .shell('c1', "sed -n '1,200p' apps/nav/components/app-header.jsx")
+        .output('c1', 'export function AppHeader() {}')
+        .shell('c2', 'mv apps/nav/components/*.jsx apps/components/layout/')
+        .output('c2', '')
+        .patch('c3', updatePatch('apps/components/layout/app-header.jsx'))
+        .output('c3', 'Success. Updated the following files:\nM apps/components/layout/app-header.jsx', true)
+        .text(),
+    },
     { name: 'Codex: sed -n read, then update patch', input: new CodexRollout().user('go').shell('c1', "sed -n '1,80p' src/app.ts").output('c1', 'x').patch('c2', updatePatch('src/app.ts')).output('c2', 'Done!', true).text() },
     {
       name: 'Codex on Windows: Get-Content, then an update patch',
