@@ -146,8 +146,25 @@ const interrupted = cc()
   .user('[Request interrupted by user for tool use]')
   .text();
 
+/**
+ * Claude Code 2.1.71's plan mode: the person accepts a plan with "clear context", and the new
+ * session's file starts with the old session's pending ExitPlanMode result (hung from the old
+ * file's call), then the conversation from a root. `partway` keeps the records hung from it.
+ */
+function clearedContext(partway = false): string {
+  const t = new ClaudeTranscript()
+    .from('aaaaaaaa-0ld0-4000-8000-000000000723')
+    .result(A, 'The user doesn\u2019t want to proceed with this tool use.', { isError: true })
+    .user('[Request interrupted by user for tool use]');
+  if (!partway) {
+    t.root().progress('toolu_hook');
+  }
+  return t.user('Implement the following plan:\n\n# Plan: close the gaps').say('m1', 'Reading the files first.').text();
+}
+
 ruleTester(orphanResult, {
   valid: [
+    { name: "Claude Code plan mode's cleared context: the old session's result, then a new root", input: clearedContext() },
     {
       // Claude Code's compaction helper writes the main conversation's last records first, hung
       // from that conversation (here a Task's result): its context, not its own conversation.
@@ -178,6 +195,7 @@ ruleTester(orphanResult, {
     { name: 'error results still pair', input: interrupted },
   ],
   invalid: [
+    { name: 'a file that starts partway: its first result hangs from a record it does not hold, and the rest from it', input: clearedContext(true), errors: [{ messageId: 'unknown', line: 1 }] },
     { name: 'result before any call', input: new ClaudeTranscript().result(A, 'x').text(), errors: [{ messageId: 'unknown', line: 1, column: 0 + 1 + new ClaudeTranscript().result(A, 'x').lines[0]!.indexOf(A) }] },
     {
       // Held for its call's record, which never comes: still an orphan, at its own line.

@@ -170,6 +170,9 @@ class ClaudeParser implements FormatParser {
     if (raw.lineNo - this.earliestHeld > maxEarlyResultLines) {
       this.releaseOld(raw.lineNo);
     }
+    if (this.early.size > 0 && value['parentUuid'] === null && !this.answered) {
+      this.dropForeignResults();
+    }
     this.record(value, raw);
     if (this.early.size > 0 && typeof value['uuid'] === 'string') {
       const waiting = this.early.get(value['uuid']);
@@ -207,6 +210,22 @@ class ClaudeParser implements FormatParser {
     for (const h of due) {
       this.user(h.value, h.raw, true);
     }
+  }
+
+  /**
+   * A new root before the model has spoken, while results wait for a record this file never
+   * held: those results are another session's. Claude Code's plan mode, when the person accepts a
+   * plan with "clear context", starts the new session's file with the old session's pending
+   * `ExitPlanMode` result (hung from the old file's call), then begins the conversation from a
+   * root; nothing descends from that result, and the API never sees it.
+   */
+  private dropForeignResults(): void {
+    for (const key of [...this.early.keys()]) {
+      if (!this.seenUuids.has(key) && !this.chainLinks.has(key)) {
+        this.early.delete(key);
+      }
+    }
+    this.earliestHeld = this.oldestHeld();
   }
 
   private oldestHeld(): number {
