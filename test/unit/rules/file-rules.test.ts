@@ -200,6 +200,15 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     {
+      // A custom command's or a Skill's text, which Claude Code writes as a meta record, reads the
+      // files it names with @ into the context too (the model then quoted one word for word).
+      name: "Claude Code: a file named with @ in a command's or a skill's text",
+      input: cc()
+        .user('<objective>Execute the plan.</objective>\n**Load project state first:** @.planning/STATE.md', { isMeta: true })
+        .edit('m1', A, '/home/dev/proj/.planning/STATE.md', v1, 'two', '2')
+        .text(),
+    },
+    {
       name: 'Claude Code: an @"quoted path" in the prompt',
       input: new ClaudeTranscript().user('See @"src/app.ts" and fix it').edit('m1', A, f, v1, 'two', '2').text(),
     },

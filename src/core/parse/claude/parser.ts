@@ -555,7 +555,7 @@ class ClaudeParser implements FormatParser {
     // a sibling call's result after it is still in place.
     const forTool = line.isMeta === true && typeof sourceToolUseId === 'string';
     if (typeof content === 'string') {
-      this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common, forTool);
+      this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common, forTool, line.isMeta === true);
       return;
     }
     let resultBlocks = 0;
@@ -590,7 +590,7 @@ class ClaudeParser implements FormatParser {
         // Text in a record of results is what the person typed while the tools ran: Claude
         // Code hands it to the model with the results (real sessions go on normally after
         // it, even with another call of the batch still to answer).
-        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0 || forTool);
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0 || forTool, line.isMeta === true);
       }
     }
   }
@@ -613,9 +613,15 @@ class ClaudeParser implements FormatParser {
     return parent !== undefined && !this.seenUuids.has(parent);
   }
 
-  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, attached = false): void {
+  /**
+   * `expanded`: meta text Claude Code wrote from a command or skill file (a custom slash command's
+   * content, a Skill's instructions): it reads the files such text names with `@` into the
+   * context, as it does a prompt's (a model quoted such a file word for word with no read in the
+   * transcript).
+   */
+  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, attached = false, expanded = false): void {
     const prompt = !attached && !meta && !nonPromptText.test(text.trimStart());
-    const mentions = prompt && text.includes('@') ? mentionedFiles(text, this.cwd) : undefined;
+    const mentions = (prompt || expanded) && text.includes('@') ? mentionedFiles(text, this.cwd) : undefined;
     this.ctx.emit({
       kind: 'text',
       at: lineSpan(raw),
