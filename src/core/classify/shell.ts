@@ -40,7 +40,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -527,6 +527,15 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
   };
 
   const lower = cmd.toLowerCase();
+  if (lower === 'move-item' || lower === 'copy-item') {
+    // PowerShell's mv and cp: `Move-Item [-Path] SRC [-Destination] DEST`.
+    const moved = psMove(args);
+    if (moved) {
+      const as = lower === 'move-item' ? 'mv' : 'cp';
+      return interpret([{ kind: 'word', text: as, dynamic: false }, moved.from, moved.to], heredocs, cwd, out);
+    }
+    return undefined;
+  }
   if (psReaders.has(lower) || psWriters.has(lower) || (psAliasReaders.has(lower) && cwd !== undefined && isWindowsPath(cwd))) {
     const write = psWriters.has(lower);
     const lines = write ? undefined : psHead(args);
@@ -1061,6 +1070,32 @@ function psPaths(args: Word[]): string[] {
     }
   }
   return out;
+}
+
+/** The source and destination of `Move-Item`/`Copy-Item`, named or by position; undefined for anything else. */
+function psMove(args: Word[]): { from: Word; to: Word } | undefined {
+  let from: Word | undefined;
+  let to: Word | undefined;
+  const positional: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const name = a.text.toLowerCase();
+    if (name === '-path' || name === '-literalpath' || name === '-lp') {
+      from = args[++i];
+    } else if (name === '-destination') {
+      to = args[++i];
+    } else if (name.startsWith('-') && a.text.length > 1) {
+      // -Force, -Recurse, -PassThru: switches. Anything that takes a value is not moved here.
+      if (!['-force', '-recurse', '-passthru', '-confirm:$false'].includes(name)) {
+        return undefined;
+      }
+    } else {
+      positional.push(a);
+    }
+  }
+  from ??= positional.shift();
+  to ??= positional.shift();
+  return from && to && positional.length === 0 ? { from, to } : undefined;
 }
 
 /** `Get-Content -TotalCount N` (or -Head/-First N): the first N lines. */

@@ -212,6 +212,10 @@ void describe('moves', () => {
     assert.deepEqual(moves('mv a.md b.md dir/'), ['dir/a.md<-a.md', 'dir/b.md<-b.md']);
     assert.deepEqual(moves('cp a.md b.md'), ['b.md<-']);
     assert.deepEqual(moves('mv "$x" b.md'), ['b.md<-']);
+    // PowerShell's Move-Item and Copy-Item, by position or named.
+    assert.deepEqual(moves('Move-Item web/public/index.html web/index.html; Move-Item web/public/styles web/styles'), ['web/index.html<-web/public/index.html', 'web/styles<-web/public/styles']);
+    assert.deepEqual(moves('Move-Item -Path a.md -Destination docs/ -Force'), ['docs/a.md<-a.md']);
+    assert.deepEqual(moves('Copy-Item a.md b.md'), ['b.md<-']);
   });
 
   void test('mv through a pattern: every file the pattern names in the destination folder is the session\'s', () => {
