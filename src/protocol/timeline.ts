@@ -40,7 +40,7 @@ export const rowSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), ...rowBase, role: z.enum(['user', 'assistant']), count: bounded(1, 1e9) }),
   z.object({ kind: z.literal('batch'), ...rowBase, lanes: list(laneSchema, 10_000) }),
   z.object({ kind: z.literal('results'), ...rowBase, lanes: list(laneSchema, 10_000) }),
-  z.object({ kind: z.literal('reset'), ...rowBase, reason: z.enum(['compaction', 'rewind', 'replace', 'restart']) }),
+  z.object({ kind: z.literal('reset'), ...rowBase, reason: z.enum(['compaction', 'rewind', 'replace', 'restart', 'partway']) }),
   z.object({ kind: z.literal('note'), ...rowBase, tone: z.enum(['error', 'info']), text: text(2_000) }),
 ]);
 export type Row = z.infer<typeof rowSchema>;

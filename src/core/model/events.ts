@@ -175,9 +175,11 @@ export interface ResetEvent {
   at: Span;
   /**
    * `restart`: Claude Code began a new `parentUuid` tree (a root line after the model had spoken),
-   * writing the history again from its start.
+   * writing the history again from its start. `partway`: the file starts partway through a
+   * session (its first record hangs from one the file does not hold), its history before that
+   * kept elsewhere (always with `elsewhere`).
    */
-  reason: 'compaction' | 'rewind' | 'replace' | 'restart';
+  reason: 'compaction' | 'rewind' | 'replace' | 'restart' | 'partway';
   /**
    * The history before the reset is in another file (Claude Code's compaction helper copies a
    * session from its last compaction on): what the session knew before is not here.

@@ -79,7 +79,7 @@ export interface ResultsRow extends RowBase {
 
 export interface ResetRow extends RowBase {
   kind: 'reset';
-  reason: 'compaction' | 'rewind' | 'replace' | 'restart';
+  reason: 'compaction' | 'rewind' | 'replace' | 'restart' | 'partway';
 }
 
 export interface NoteRow extends RowBase {

@@ -183,6 +183,12 @@ ruleTester(writeBeforeRead, {
         })
         .text(),
     },
+    {
+      // Claude Code 2.0.1: the file starts partway (its first message hangs from a record it does
+      // not hold); the session read the file before, elsewhere, and Claude Code took the edit.
+      name: 'Claude Code: an edit in a file that starts partway through its session',
+      input: new ClaudeTranscript().from('aaaaaaaa-0000-4000-8000-0000000f0e11').user('go on with the plan').edit('m1', A, f, v1, 'two', '2').text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {

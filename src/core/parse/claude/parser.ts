@@ -159,6 +159,8 @@ class ClaudeParser implements FormatParser {
   private compactHelper: boolean;
   /** An assistant record was read: a root line after it starts the history again. */
   private answered = false;
+  /** A message record was read (see `record`: a first one hung from outside the file). */
+  private started = false;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
 
@@ -301,6 +303,16 @@ class ClaudeParser implements FormatParser {
       return;
     }
     this.noteSession(value, raw);
+    if (!this.started && type !== 'system') {
+      // The first message hangs from a record this file does not hold: the file starts partway
+      // through the session (a copy cut short, a session continued from another file), and what
+      // the session read before is not here (Claude Code 2.0.1 accepted edits of files read there).
+      this.started = true;
+      const up = typeof parent === 'string' ? this.parentOf(parent) : parent;
+      if (typeof up === 'string' && !this.seenUuids.has(up) && !this.chainLinks.has(up) && !this.compactHelper) {
+        this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'partway', elsewhere: true });
+      }
+    }
     if (type !== 'system' && parent === null && this.answered) {
       // A new root after the model has spoken: the history written again from its start (Claude
       // Code 2.0.x replays it under new uuids when a session resumes after its process died).
