@@ -30,6 +30,11 @@ interface ToolSpec {
    * input's `path` (the project root) when it has one.
    */
   extracts?: string;
+  /**
+   * Input field holding a list of tool invocations the tool runs itself (Claude Code 0.2.x's
+   * `Batch`: `{tool_name, input}` each): their files, as those tools' own calls would name them.
+   */
+  batch?: string;
 }
 
 /**
@@ -74,6 +79,8 @@ const claudeCode: Record<string, ToolSpec> = {
   runInTerminal: { category: 'exec', shell: 'command' },
   mcp__probe__extract_code: probeExtract,
   ...desktopCommander,
+  // Claude Code 0.2.x ran several tools in one call.
+  Batch: { category: 'other', batch: 'invocations' },
 };
 
 const codex: Record<string, ToolSpec> = {
@@ -206,6 +213,17 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     if (Array.isArray(v)) {
       const base = typeof obj['path'] === 'string' ? resolveAgainst(obj['path'], cwd) : cwd;
       extractAccesses(v.filter((x): x is string => typeof x === 'string'), base, accesses);
+    }
+  }
+  if (spec.batch) {
+    const v = obj[spec.batch];
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        // (Not a Batch within a Batch: one level, as Claude Code ran it.)
+        if (isRecord(item) && typeof item['tool_name'] === 'string' && item['tool_name'] !== tool) {
+          accesses.push(...classifyToolCall(agent, item['tool_name'], item['input'], cwd).accesses);
+        }
+      }
     }
   }
   const out: Classification = { category: spec.category, accesses };

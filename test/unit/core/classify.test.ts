@@ -375,6 +375,21 @@ void describe('tool tables', () => {
     assert.deepEqual(classifyToolCall('codex', 'mcp__probe__search_code', { path: '/w', query: 'MapEnvelope' }, '/w').accesses, []);
   });
 
+  void test("Claude Code 0.2.x's Batch: the files of the tools it ran", () => {
+    const input = {
+      description: 'Search for Server class',
+      invocations: [
+        { tool_name: 'Read', input: { file_path: '/w/src/server.py' } },
+        { tool_name: 'Bash', input: { command: 'cat cli.py' } },
+        { tool_name: 'Batch', input: { invocations: [{ tool_name: 'Read', input: { file_path: '/w/x.py' } }] } },
+      ],
+    };
+    assert.deepEqual(classifyToolCall('claude-code', 'Batch', input, '/w').accesses, [
+      { path: '/w/src/server.py', op: 'read' },
+      { path: '/w/cli.py', op: 'read', viaShell: true },
+    ]);
+  });
+
   void test('Desktop Commander (an MCP server): read_file windows, read_multiple_files, write_file, edit_block', () => {
     for (const agent of ['codex', 'claude-code'] as const) {
       const dc = (tool: string, input: unknown): unknown => classifyToolCall(agent, `mcp__desktop-commander__${tool}`, input, '/w').accesses;
