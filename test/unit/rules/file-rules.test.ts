@@ -353,6 +353,21 @@ ruleTester(writeBeforeRead, {
   ],
   invalid: [
     {
+      // Plan mode's "clear context": the file starts with the old session's result, hung from the
+      // old file, but the conversation starts at the root after it; nothing was read before.
+      name: 'Claude Code: an edit after plan mode cleared the context (the file does not start partway)',
+      input: new ClaudeTranscript()
+        .from('aaaaaaaa-0ld0-4000-8000-000000000723')
+        .result(A, 'The user doesn\u2019t want to proceed with this tool use.', { isError: true })
+        .user('[Request interrupted by user for tool use]')
+        .root()
+        .progress('toolu_hook')
+        .user('Implement the following plan')
+        .edit('m1', B, f, v1, 'two', '2')
+        .text(),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
+    {
       // The summary as a prompt of a session under way (not its first message): the reads of
       // this file are in it, and the file after that summary is judged as ever.
       name: 'Claude Code: a compaction summary that is not the root of the file',

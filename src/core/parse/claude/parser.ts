@@ -161,6 +161,8 @@ class ClaudeParser implements FormatParser {
   private answered = false;
   /** A message record was read (see `record`: a first one hung from outside the file). */
   private started = false;
+  /** The first message hung from outside the file, until the model speaks or a root comes first. */
+  private partwayAt: Span | undefined;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
 
@@ -172,8 +174,12 @@ class ClaudeParser implements FormatParser {
     if (raw.lineNo - this.earliestHeld > maxEarlyResultLines) {
       this.releaseOld(raw.lineNo);
     }
-    if (this.early.size > 0 && value['parentUuid'] === null && !this.answered) {
-      this.dropForeignResults();
+    if (value['parentUuid'] === null && !this.answered) {
+      // A root before the model has spoken: the conversation starts here, whatever came before.
+      this.partwayAt = undefined;
+      if (this.early.size > 0) {
+        this.dropForeignResults();
+      }
     }
     this.record(value, raw);
     if (this.early.size > 0 && typeof value['uuid'] === 'string') {
@@ -307,11 +313,16 @@ class ClaudeParser implements FormatParser {
       // The first message hangs from a record this file does not hold: the file starts partway
       // through the session (a copy cut short, a session continued from another file), and what
       // the session read before is not here (Claude Code 2.0.1 accepted edits of files read there).
+      // Said when the model first speaks: a root before that starts the conversation after all.
       this.started = true;
       const up = typeof parent === 'string' ? this.parentOf(parent) : parent;
       if (typeof up === 'string' && !this.seenUuids.has(up) && !this.chainLinks.has(up) && !this.compactHelper) {
-        this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'partway', elsewhere: true });
+        this.partwayAt = lineSpan(raw);
       }
+    }
+    if (type === 'assistant' && this.partwayAt !== undefined) {
+      this.ctx.emit({ kind: 'reset', at: this.partwayAt, reason: 'partway', elsewhere: true });
+      this.partwayAt = undefined;
     }
     if (type !== 'system' && parent === null && this.answered) {
       // A new root after the model has spoken: the history written again from its start (Claude
