@@ -50,6 +50,8 @@ if (tests) {
   await Promise.all([
     esbuild.build({ ...node, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
     esbuild.build({ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+    // check's worker threads (src/io/checkPool.ts looks for it beside the CLI's bundle).
+    esbuild.build({ ...node, entryPoints: ['src/io/checkWorker.ts'], outfile: 'dist/checkWorker.js' }),
     // The hook runs before every tool call of every agent: it must start fast, so it
     // is its own small bundle that never pulls in chokidar or the rules engine.
     esbuild.build({ ...node, entryPoints: ['src/cli/hook.ts'], outfile: 'dist/hook.js', banner: { js: '#!/usr/bin/env node' } }),

@@ -11,7 +11,9 @@
  *    JSON.parses them, and the real engine (`checkFile` with every adapter and rule, what
  *    `agent-guard check` runs per file); prints MB/s and the ratio check / baseline.
  *    With stages (the default), the pipeline is also timed cut after the line reader and
- *    before the rules, to show where check's time goes.
+ *    before the rules, to show where check's time goes. On a machine with more than one core,
+ *    `agent-guard check` as it runs (a file per worker thread) is timed too: shown, not judged,
+ *    since the baseline uses one thread.
  * 3. Measures peak RSS of `check` in fresh child processes over a quarter of the corpus and
  *    over all of it: memory must be bounded, not proportional to the corpus.
  * 4. When the ratio is under target (or with --profile), CPU-profiles check children (one per
@@ -35,7 +37,9 @@ import type { Finding } from '../src/core/model/finding';
 import { LineSplitter, type RawLine } from '../src/core/parse/lineSplitter';
 import { adapters } from '../src/core/parse/registry';
 import { allRules } from '../src/core/rules/all';
+import { emptyRuleConfig } from '../src/core/config/ruleConfig';
 import { checkFile } from '../src/io/checkFile';
+import { checkFiles, defaultJobs } from '../src/io/checkPool';
 import { prng } from '../test/unit/support/run';
 import { log, table } from './support/report';
 import { idTemplate, instantiate, randomUuid, shuffle, type IdTemplate } from './support/seedCopies';
@@ -931,6 +935,8 @@ async function main(o: Options): Promise<number> {
     // 2. Throughput, interleaved, alternating order
     const workloads: Workload[] = o.stages ? ['baseline', ...stages, 'check'] : ['baseline', 'check'];
     const passes = new Map<Workload, PassResult[]>(workloads.map((w) => [w, []]));
+    const threadJobs = defaultJobs();
+    const threadRuns: { rate: number; threads: number; findings: number }[] = [];
     for (let r = 0; r < o.rounds; r++) {
       // Forwards in odd rounds, backwards in even ones: no workload always runs first.
       const order = r % 2 === 0 ? workloads : [...workloads].reverse();
@@ -940,6 +946,17 @@ async function main(o: Options): Promise<number> {
         passes.get(kind)!.push(res);
         log(`round ${r + 1}/${o.rounds} ${kind.padEnd(8)} ${fmtRate(res.bytes / res.seconds)} (${res.seconds.toFixed(2)} s)`);
       }
+      if (threadJobs > 1) {
+        collect?.();
+        const t = process.hrtime.bigint();
+        const run = await checkFiles(
+          files.map((f) => path.join(corpusDir, f.path)),
+          { config: emptyRuleConfig, jobs: threadJobs },
+        );
+        const seconds = Number(process.hrtime.bigint() - t) / 1e9;
+        threadRuns.push({ rate: manifest.totalBytes / seconds, threads: run.threads, findings: run.outcomes.reduce((n, x) => n + ('result' in x ? x.result.findings.length : 0), 0) });
+        log(`round ${r + 1}/${o.rounds} threads  ${fmtRate(manifest.totalBytes / seconds)} (${seconds.toFixed(2)} s, ${run.threads} worker threads${run.threadProblem ? `; ${run.threadProblem}` : ''})`);
+      }
     }
     const base = passes.get('baseline')!;
     const check = passes.get('check')!;
@@ -948,6 +965,7 @@ async function main(o: Options): Promise<number> {
     const baseRate = median(baseRates);
     const checkRate = median(checkRates);
     const ratio = checkRate / baseRate;
+    const threadRate = threadRuns.length > 0 ? median(threadRuns.map((x) => x.rate)) : undefined;
     const roundRatios = checkRates.map((c, i) => c / baseRates[i]!);
     const unsteady = steadiness(baseRates, roundRatios);
     const stageRows = o.stages ? stageBreakdown(workloads, passes, manifest.totalBytes) : [];
@@ -1038,6 +1056,14 @@ async function main(o: Options): Promise<number> {
       ]),
     );
     lines.push(`throughput ratio ${ratio.toFixed(2)} (target >= ${throughputTarget.toFixed(2)}): ${throughputPass ? 'PASS' : 'FAIL'}`);
+    if (threadRate !== undefined) {
+      const threads = Math.max(...threadRuns.map((x) => x.threads));
+      const sameFindings = threadRuns.every((x) => x.findings === check[0]!.findingCount);
+      lines.push(
+        `agent-guard check as it runs, a file per worker thread (${threads} threads): ${fmtRate(threadRate)}, ${(threadRate / checkRate).toFixed(2)}x check in one thread, ` +
+          `${(threadRate / baseRate).toFixed(2)}x the one-thread baseline (not judged: the baseline uses one core); findings ${sameFindings ? 'identical' : 'DIFFERENT'}`,
+      );
+    }
     if (unsteady) {
       lines.push(`UNRELIABLE: ${unsteady}; the machine was busy with something else. Run it again before reading anything into this ratio.`);
     }
@@ -1144,6 +1170,7 @@ async function main(o: Options): Promise<number> {
         roundCheckMBps: checkRates.map((x) => x / MB),
         roundRatios,
         unreliable: unsteady ?? null,
+        threaded: threadRate === undefined ? null : { jobs: threadJobs, MBps: threadRate / MB, ratioToBaseline: threadRate / baseRate, ratioToCheck: threadRate / checkRate },
         byFamily: famRates.map((f) => ({ family: f.family, baselineMBps: f.baseline / MB, checkMBps: f.check / MB, ratio: f.ratio })),
         stages: stageRows.map((x) => ({ stage: x.stage, seconds: x.seconds, MBps: x.rate / MB, ratio: x.ratio, shareOfCheck: x.share })),
       },

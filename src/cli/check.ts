@@ -2,12 +2,11 @@ import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
 import { allRules } from '../core/rules/all';
-import { adapters } from '../core/parse/registry';
 import type { Finding } from '../core/model/finding';
-import { checkFile, type CheckedFile } from '../io/checkFile';
-import { HookLedger } from '../io/guard/ledger';
+import type { CheckedFile } from '../io/checkFile';
+import { checkFiles, defaultJobs } from '../io/checkPool';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
-import { findTranscripts, findWorkspaceSessions, type Found, type IoProblem } from '../io/discovery';
+import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
 import { exitCodes, UsageError, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
 import { renderSarif } from './output/sarif';
@@ -26,6 +25,8 @@ Options:
                              (~/.claude, ~/.codex, ~/.gemini, ~/.amplifier; CLAUDE_CONFIG_DIR,
                              CODEX_HOME, GEMINI_CLI_HOME are honoured)
   --rule ID=LEVEL            set a rule's severity: error, warning, info or off (repeatable)
+  -j, --jobs N               check up to N files at once, each in its own thread
+                             (default: the CPU cores, at most 8; 1 checks one file at a time)
   -h, --help                 show this help
 
 Exit status: 0 no error findings, 1 error findings, 2 usage or I/O error.
@@ -41,6 +42,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
         format: { type: 'string', default: 'text' },
         workspace: { type: 'string' },
         rule: { type: 'string', multiple: true },
+        jobs: { type: 'string', short: 'j' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -56,6 +58,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`unknown --format '${format}' (expected text, json or sarif)`);
   }
   const config = ruleConfigFromFlags(args.values.rule ?? []);
+  const jobs = args.values.jobs === undefined ? defaultJobs() : jobsFromFlag(args.values.jobs);
   const targets = args.positionals;
   if (targets.length === 0 && args.values.workspace === undefined) {
     throw new UsageError('nothing to check: give transcript files or folders, or --workspace DIR');
@@ -80,25 +83,27 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   }
 
   // With --workspace, the guard hook's ledger of that workspace binds calls to approvals.
-  let hookLedger: HookLedger | undefined;
-  if (args.values.workspace !== undefined) {
-    const ledger = await HookLedger.load(ledgerPathFor(nodePath.resolve(io.cwd, args.values.workspace), guardDir(io.env)));
-    hookLedger = ledger.all().length > 0 ? ledger : undefined;
-  }
+  const ledgerFile = args.values.workspace !== undefined ? ledgerPathFor(nodePath.resolve(io.cwd, args.values.workspace), guardDir(io.env)) : undefined;
 
   const results: CheckedFile[] = [];
-  for (const t of found.transcripts) {
-    try {
-      const r = await checkFile(t.file, { adapters, rules: allRules, config, ...(hookLedger ? { services: { hookLedger } } : {}) });
-      // A folder may hold JSONL that is not a transcript: only files named on the command
-      // line are reported as being of an unknown format.
-      if (r.agent === undefined && !explicitFiles.has(t.file)) {
-        continue;
-      }
-      results.push(r);
-    } catch (e) {
-      found.problems.push(ioProblem(t.file, e));
+  const run = await checkFiles(
+    found.transcripts.map((t) => t.file),
+    { config, jobs, ...(ledgerFile ? { ledgerFile } : {}) },
+  );
+  if (run.threadProblem) {
+    io.stderr.write(`agent-guard: checked one file at a time: ${run.threadProblem}\n`);
+  }
+  for (const o of run.outcomes) {
+    if ('error' in o) {
+      found.problems.push({ path: o.file, code: o.error.code, message: `${o.file}: ${o.error.message}` });
+      continue;
     }
+    // A folder may hold JSONL that is not a transcript: only files named on the command
+    // line are reported as being of an unknown format.
+    if (o.result.agent === undefined && !explicitFiles.has(o.file)) {
+      continue;
+    }
+    results.push(o.result);
   }
 
   const findings: Finding[] = results.flatMap((r) => r.findings);
@@ -134,9 +139,12 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   return errors > 0 ? exitCodes.findings : exitCodes.ok;
 }
 
-function ioProblem(path: string, e: unknown): IoProblem {
-  const code = typeof e === 'object' && e !== null && 'code' in e ? String((e).code) : 'EIO';
-  return { path, code, message: `${path}: ${e instanceof Error ? e.message : String(e)}` };
+function jobsFromFlag(flag: string): number {
+  const n = Number(flag);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`--jobs expects a whole number of at least 1, got '${flag}'`);
+  }
+  return n;
 }
 
 const levels = new Set(['error', 'warning', 'info', 'off']);

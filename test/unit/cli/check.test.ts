@@ -71,8 +71,19 @@ void describe('agent-guard check', () => {
     assert.deepEqual((JSON.parse(off.stdout) as { findings: unknown[] }).findings, []);
   });
 
+  void test('--jobs: the same report however many files are checked at once', () => {
+    const files = [codexBroken, healthy, path.join(tmp, 'nope.jsonl'), codexBroken];
+    const one = cli(['check', '--format', 'json', '-j', '1', ...files]);
+    assert.equal(one.code, 2);
+    assert.equal((JSON.parse(one.stdout) as { findings: unknown[] }).findings.length, 4);
+    for (const jobs of ['2', '8']) {
+      const many = cli(['check', '--format', 'json', '--jobs', jobs, ...files]);
+      assert.deepEqual([many.code, many.stdout, many.stderr], [one.code, one.stdout, one.stderr], `--jobs ${jobs}`);
+    }
+  });
+
   void test('usage errors: exit 2 and a clear message, no stack', () => {
-    for (const args of [['check'], ['check', '--format', 'xml', healthy], ['check', '--rule', 'nope=error', healthy], ['check', '--bogus', healthy], ['frobnicate']]) {
+    for (const args of [['check'], ['check', '--format', 'xml', healthy], ['check', '--rule', 'nope=error', healthy], ['check', '--bogus', healthy], ['check', '--jobs', '0', healthy], ['check', '-j', 'two', healthy], ['frobnicate']]) {
       const r = cli(args);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, /^agent-guard: /, args.join(' '));
