@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import type { RuleModule } from '../../../src/core/engine/rule';
 import { forkedSession } from '../../../src/core/rules/forked-session';
 import { overlappingExecutions } from '../../../src/core/rules/overlapping-executions';
+import { BranchTracker } from '../../../src/core/rules/support/branches';
+import type { Span } from '../../../src/core/model/events';
 import { ClaudeTranscript } from '../support/claude';
 import { run } from '../support/run';
 
@@ -101,5 +103,111 @@ void describe("Claude Code's own note when it resumes a session whose process di
   void test('if the old run writes on after all, the overlap is still reported', () => {
     const rules = found(resumed(true), [forkedSession, overlappingExecutions]);
     assert.ok(rules.some((r) => r.startsWith('forked-session:')), rules.join(', '));
+  });
+});
+
+void describe('BranchTracker.entersBefore: where in an API message a record hangs', () => {
+  const at = (line: number): Span => ({ line, start: 0, end: 0 });
+  /**
+   * One API message `msg:m1` (text on line 2, a call on line 3) after a prompt on line 1, as
+   * Claude Code 2.1 writes it: one block per line, each hung from the one before.
+   */
+  function message(): BranchTracker {
+    const t = new BranchTracker();
+    t.add('go', null, 'go', at(1));
+    t.add('text', 'go', 'msg:m1', at(2), 'text');
+    t.add('call', 'text', 'msg:m1', at(3), 'call');
+    return t;
+  }
+
+  void test('a prompt hung from the text before the call, and what descends from it, enter the message before the call', () => {
+    const t = message();
+    t.add('ping', 'text', 'ping', at(4));
+    t.add('pong', 'ping', 'msg:m2', at(5), 'text');
+    t.add('again', 'pong', 'again', at(6));
+    assert.equal(t.entersBefore('text', 'msg:m1', 3), true);
+    assert.equal(t.entersBefore('ping', 'msg:m1', 3), true);
+    assert.equal(t.entersBefore('again', 'msg:m1', 3), true);
+    // Not before the text itself, and the tree still has the prompt below the message.
+    assert.equal(t.entersBefore('ping', 'msg:m1', 2), false);
+    assert.equal(t.descends('again', 'msg:m1'), true);
+  });
+
+  void test('hung from the call, its result, or a text block after the call: not before it', () => {
+    const t = message();
+    t.add('result', 'call', undefined, at(4));
+    t.add('after', 'result', 'msg:m1', at(5), 'text');
+    t.add('p1', 'call', 'p1', at(6));
+    t.add('p2', 'result', 'p2', at(7));
+    t.add('p3', 'after', 'p3', at(8));
+    for (const line of ['call', 'result', 'after', 'p1', 'p2', 'p3']) {
+      assert.equal(t.entersBefore(line, 'msg:m1', 3), false, line);
+    }
+    // The text block after the call is before a later call of the same message.
+    assert.equal(t.entersBefore('after', 'msg:m1', 9), true);
+  });
+
+  void test('parallel calls: a record hung from the first call’s result is not before the second call', () => {
+    const t = message();
+    t.add('call2', 'call', 'msg:m1', at(4), 'call');
+    t.add('result1', 'call', undefined, at(5));
+    t.add('result2', 'call2', undefined, at(6));
+    t.add('next', 'result1', 'msg:m2', at(7), 'text');
+    assert.equal(t.entersBefore('result1', 'msg:m1', 4), false);
+    assert.equal(t.entersBefore('next', 'msg:m1', 4), false);
+  });
+
+  void test('a line hung from the text (a meta line) sits where the text does, and so does what hangs from it', () => {
+    const t = message();
+    t.add('meta', 'text', undefined, at(4));
+    t.add('reply', 'meta', 'msg:m2', at(5), 'text');
+    assert.equal(t.entersBefore('meta', 'msg:m1', 3), true);
+    assert.equal(t.entersBefore('reply', 'msg:m1', 3), true);
+  });
+
+  void test('one record holding the text and the call (Claude Code 2.0.x): nothing hangs before the call', () => {
+    const t = new BranchTracker();
+    t.add('go', null, 'go', at(1));
+    t.add('both', 'go', 'msg:m1', at(2), 'text');
+    t.add('both', 'go', 'msg:m1', at(2), 'call');
+    t.add('ping', 'both', 'ping', at(3));
+    assert.equal(t.entersBefore('both', 'msg:m1', 2), false);
+    assert.equal(t.entersBefore('ping', 'msg:m1', 2), false);
+  });
+
+  void test('a record on another branch, or hung from a line the tree never saw, does not enter the message', () => {
+    const t = message();
+    t.add('other', 'go', 'other', at(4));
+    assert.equal(t.entersBefore('other', 'msg:m1', 3), false);
+    assert.equal(t.entersBefore('lost', 'msg:m1', 3), false);
+    assert.equal(t.entersBefore(null, 'msg:m1', 3), false);
+    assert.equal(t.entersBefore('text', 'msg:never', 3), false);
+  });
+
+  void test('a prompt hung from the last block of a message with no call after it yet is the next turn, not a cut', () => {
+    const t = new BranchTracker();
+    t.add('go', null, 'go', at(1));
+    t.add('text', 'go', 'msg:m1', at(2), 'text');
+    t.add('ping', 'text', 'ping', at(3));
+    // A call of that message written only after the prompt (a second writer): the prompt came first.
+    t.add('call', 'text', 'msg:m1', at(4), 'call');
+    assert.equal(t.entersBefore('ping', 'msg:m1', 4), false);
+  });
+
+  void test('bounded: text blocks older than the newest 256 are forgotten and tell nothing', () => {
+    const t = message();
+    // Other messages' text blocks, each hung from the one before, after the call's result.
+    t.add('result', 'call', undefined, at(4));
+    let parent = 'result';
+    const newer = (from: number, count: number): void => {
+      for (let i = from; i < from + count; i++) {
+        t.add(`t${i}`, parent, `msg:x${i}`, at(10 + i), 'text');
+        parent = `t${i}`;
+      }
+    };
+    newer(0, 255);
+    assert.equal(t.entersBefore('text', 'msg:m1', 3), true);
+    newer(255, 1);
+    assert.equal(t.entersBefore('text', 'msg:m1', 3), false);
   });
 });

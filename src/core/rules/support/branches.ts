@@ -20,6 +20,17 @@ export interface BranchGrowth {
   copy?: true;
 }
 
+/** What a line is in an assistant API message, where that matters to `entersBefore`. */
+export type BlockKind = 'text' | 'call';
+
+/**
+ * Lines remembered at a text block of their API message (the newest): a session resumed from
+ * inside a message hangs from one of the last messages.
+ */
+const maxTextLinesKept = 256;
+/** API messages whose last call line is remembered (the newest), for the same reason. */
+const maxCallMessagesKept = 256;
+
 interface Branch {
   id: number;
   tip: string;
@@ -42,12 +53,36 @@ export class BranchTracker {
   private readonly nodeAt = new Map<string, Span>();
   private readonly branches: Branch[] = [];
   private lastBranch: number | undefined;
+  /**
+   * Where the newest lines sit in their node, when that is at an assistant text or thinking
+   * block: the block's line (the block itself, or a result or other line hung from it).
+   */
+  private readonly textLine = new Map<string, number>();
+  /** The line of the last call written in each of the newest API messages with calls. */
+  private readonly lastCallLine = new Map<string, number>();
+  /**
+   * Nodes that entered their parent node at a text block with a call written after it: that
+   * block's line. Claude Code rebuilds the message from the chain, so the calls after the block
+   * are not in it (a session resumed from before a call that never returned). Only such nodes
+   * are kept, so this grows with those resumes, not with the file.
+   */
+  private readonly entryLine = new Map<string, number>();
 
   /**
    * Records one line. `node` is the line's node id when it is a conversation node (assistant
-   * message id, user prompt uuid), undefined for results and other lines.
+   * message id, user prompt uuid), undefined for results and other lines. `block` says what the
+   * line is in an assistant message, for `entersBefore`.
    */
-  add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
+  add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind): BranchGrowth | undefined {
+    const growth = this.place(uuid, parentUuid, node, at);
+    if (uuid !== undefined) {
+      this.noteEntry(uuid, parentUuid, at, block, growth !== undefined);
+    }
+    return growth;
+  }
+
+  /** `add` without the entries: places the line in the tree of nodes. */
+  private place(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
     const parentNode = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
     let copied = false;
     if (node === undefined) {
@@ -124,6 +159,30 @@ export class BranchTracker {
     return growth;
   }
 
+  /** Records where the line `uuid`, just placed, sits in its node and where a new node entered its parent. */
+  private noteEntry(uuid: string, parentUuid: string | null | undefined, at: Span, block: BlockKind | undefined, newNode: boolean): void {
+    const node = this.nodeOfUuid.get(uuid);
+    if (node === undefined) {
+      return;
+    }
+    const from = parentUuid ? this.textLine.get(parentUuid) : undefined;
+    if (newNode && from !== undefined) {
+      const parent = this.parentNode.get(node);
+      const lastCall = parent !== undefined ? this.lastCallLine.get(parent) : undefined;
+      if (lastCall !== undefined && lastCall > from) {
+        this.entryLine.set(node, from);
+      }
+    }
+    if (block === 'text') {
+      remember(this.textLine, uuid, at.line, maxTextLinesKept);
+    } else if (block === 'call') {
+      remember(this.lastCallLine, node, at.line, maxCallMessagesKept);
+    } else if (!newNode && from !== undefined && parentUuid && this.nodeOfUuid.get(parentUuid) === node) {
+      // A result or another line hung from a text block sits where that block does.
+      remember(this.textLine, uuid, from, maxTextLinesKept);
+    }
+  }
+
   /** The node a line belongs to, once added. */
   nodeOfLine(uuid: string): string | undefined {
     return this.nodeOfUuid.get(uuid);
@@ -161,10 +220,52 @@ export class BranchTracker {
     return false;
   }
 
+  /**
+   * Does a line hanging from `parentUuid` reach node `node` at one of its text or thinking
+   * blocks written before line `line`: hung from such a block (or from a result or other line
+   * hung from it), or descending from a node that was? Claude Code rebuilds an API message from
+   * the blocks on the chain, so a block written after that point, a call on `line`, is not in
+   * this line's history. A node counts as hung there only if a call of the message had been
+   * written after the block when the node was added (the ordinary next turn hangs from a
+   * message's last block). False when the chain does not reach `node`, reaches it at or after
+   * `line` or at a call or its result, or reaches it at a block the tracker no longer remembers
+   * (it keeps the newest few hundred; a resume hangs from one of the last messages).
+   */
+  entersBefore(parentUuid: string | null | undefined, node: string, line: number): boolean {
+    const limit = this.order.get(node);
+    let at = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
+    if (limit === undefined || at === undefined) {
+      return false;
+    }
+    // Where the chain sits in the node it is in: first the parent line's own place, then, up
+    // the tree, where each node entered its parent.
+    let entry = this.textLine.get(parentUuid!);
+    while (at !== undefined) {
+      if (at === node) {
+        return entry !== undefined && entry < line;
+      }
+      // An ancestor is placed before its descendants: below its place in the order, stop.
+      if ((this.order.get(at) ?? -1) < limit) {
+        return false;
+      }
+      entry = this.entryLine.get(at);
+      at = this.parentNode.get(at);
+    }
+    return false;
+  }
+
   /** Forget everything (a compaction starts a new root). */
   reset(): void {
     this.lastBranch = undefined;
   }
+}
+
+/** Sets `key` in `map`, dropping the oldest entry once it holds `max` (a Map iterates in insertion order). */
+function remember(map: Map<string, number>, key: string, value: number, max: number): void {
+  if (map.size >= max && !map.has(key)) {
+    map.delete(map.keys().next().value!);
+  }
+  map.set(key, value);
 }
 
 /**
@@ -191,10 +292,10 @@ export class SharedBranchTracker {
   private lastGrowth: BranchGrowth | undefined;
 
   /** `BranchTracker.add` for the line of `event`; the same event again returns the same answer. */
-  add(event: object, uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
+  add(event: object, uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind): BranchGrowth | undefined {
     if (event !== this.lastEvent) {
       this.lastEvent = event;
-      this.lastGrowth = this.tracker.add(uuid, parentUuid, node, at);
+      this.lastGrowth = this.tracker.add(uuid, parentUuid, node, at, block);
     }
     return this.lastGrowth;
   }
@@ -211,6 +312,10 @@ export class SharedBranchTracker {
     return this.tracker.nodeOfLine(uuid);
   }
 
+  entersBefore(parentUuid: string | null | undefined, node: string, line: number): boolean {
+    return this.tracker.entersBefore(parentUuid, node, line);
+  }
+
   reset(): void {
     this.tracker.reset();
   }
@@ -218,7 +323,7 @@ export class SharedBranchTracker {
   // The lines of each event kind, as every rule that shares the tracker adds them. Only lines
   // with a uuid are links of a tree (Claude Code's); other agents' events leave it empty.
   addCall(rec: CallRecord): BranchGrowth | undefined {
-    return rec.call.uuid === undefined ? undefined : this.add(rec, rec.call.uuid, rec.call.parentUuid, callNode(rec.call), rec.call.at);
+    return rec.call.uuid === undefined ? undefined : this.add(rec, rec.call.uuid, rec.call.parentUuid, callNode(rec.call), rec.call.at, 'call');
   }
 
   addText(e: TextEvent): BranchGrowth | undefined {
@@ -226,7 +331,8 @@ export class SharedBranchTracker {
       return undefined;
     }
     const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
-    return this.add(e, e.uuid, e.parentUuid, node, e.at);
+    // (A block of an API message only: an assistant line without a message id is a node of its own.)
+    return this.add(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' && e.messageKey ? 'text' : undefined);
   }
 
   addResult(rec: ResultRecord): BranchGrowth | undefined {
@@ -251,6 +357,19 @@ export function followsCall(branches: SharedBranchTracker, parentUuid: string | 
   // calls and puts a message's blocks back together by its id, so a record hung from one block
   // of a message follows all of it.)
   return node === undefined || branches.descends(parentUuid, node) !== false;
+}
+
+/**
+ * Does a record hung from `parentUuid` hang from the call's API message at a point before the
+ * call: from a text or thinking block written before it, or below a record that does? Claude
+ * Code then sent that message without the call (it resumed the session from there): the record
+ * does not come after the call, though `followsCall` says it does. False when the tree does not
+ * tell. (A block of the call's own message is put back together with it by message id: ask this
+ * of records of other messages.)
+ */
+export function hangsBeforeCall(branches: SharedBranchTracker, parentUuid: string | null | undefined, call: ToolCall): boolean {
+  const node = callNodeOf(branches, call);
+  return node !== undefined && branches.entersBefore(parentUuid, node, call.at.line);
 }
 
 /** The node of a call's own line in the tree: a copy of its message written elsewhere is a node of its own. */
