@@ -1,7 +1,7 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
-import { followsCall, sharedBranchTracker } from './support/branches';
+import { followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
 import { docsUrl, providerError } from './support/docs';
 
 /** Malformed lines that lose the record written there (a line read despite bad bytes loses nothing). */
@@ -9,8 +9,6 @@ const lostRecord = new Set(['invalid-json', 'not-an-object', 'invalid-shape', 'l
 
 /** Unreadable lines remembered (the newest): a call's result is due within a few lines of it. */
 const maxUnreadableKept = 64;
-/** Assistant text blocks remembered (the newest): a resume hangs from one of the last messages. */
-const maxTextBlocksKept = 256;
 
 export const missingResult = defineRule({
   meta: {
@@ -63,37 +61,13 @@ export const missingResult = defineRule({
      */
     const passedBy = new Map<CallRecord, { at: Span; gap: boolean }>();
     /**
-     * The newest assistant text and thinking blocks, by uuid: their message and line. A record
-     * hung from a block of the call's own message written before the call continues that message
-     * without it: Claude Code resumed an interrupted call's session from there (2.1.87 hung the
-     * next prompt from the text before an MCP call that never returned, and the model answered).
+     * Does a record hung from `parentUuid` follow `c`? Where it does not, the conversation passed
+     * the call by: it went on on another branch, or from a block of the call's own message written
+     * before the call (Claude Code 2.1.87 resumed a session from the text before an MCP call that
+     * never returned, and the model answered).
      */
-    const textBlocks = new Map<string, { key: string; line: number }>();
-    /** Is the line `parentUuid` a block of `c`'s message written before it? */
-    const cutBefore = (c: CallRecord, parentUuid: string | null | undefined): boolean => {
-      const block = parentUuid ? textBlocks.get(parentUuid) : undefined;
-      return block !== undefined && block.key === c.call.messageKey && block.line < c.call.at.line;
-    };
-    /**
-     * The nodes hung from such a block, with the call they cut: the tree places them under the
-     * call's message (it knows messages, not the order of their blocks), and so would what
-     * hangs from them.
-     */
-    const cuts: { call: CallRecord; node: string }[] = [];
-    const noteCut = (parentUuid: string | null | undefined, uuid: string | undefined): void => {
-      const node = uuid !== undefined && parentUuid && textBlocks.has(parentUuid) ? branches.nodeOfLine(uuid) : undefined;
-      if (node !== undefined) {
-        for (const c of open) {
-          if (cutBefore(c, parentUuid)) {
-            cuts.push({ call: c, node });
-          }
-        }
-      }
-    };
-    /** Does a record hung from `parentUuid` follow `c`? Where it does not, the conversation passed the call by. */
     const follows = (c: CallRecord, parentUuid: string | null | undefined, at: Span): boolean => {
-      const cut = cutBefore(c, parentUuid) || cuts.some((x) => x.call === c && branches.descends(parentUuid, x.node) === true);
-      if (!cut && followsCall(branches, parentUuid, c.call)) {
+      if (followsCall(branches, parentUuid, c.call) && !hangsBeforeCall(branches, parentUuid, c.call)) {
         return true;
       }
       if (!passedBy.has(c) && c.results.length === 0) {
@@ -150,7 +124,6 @@ export const missingResult = defineRule({
     return {
       onCall(rec) {
         branches.addCall(rec);
-        noteCut(rec.call.parentUuid, rec.call.uuid);
         open.push(rec);
       },
       onMessage(msg) {
@@ -171,14 +144,6 @@ export const missingResult = defineRule({
       },
       onText(e, msg) {
         branches.addText(e);
-        noteCut(e.parentUuid, e.uuid);
-        if (e.role === 'assistant' && e.uuid !== undefined && e.messageKey !== undefined) {
-          if (textBlocks.size >= maxTextBlocksKept) {
-            // Oldest first: a Map iterates in insertion order.
-            textBlocks.delete(textBlocks.keys().next().value!);
-          }
-          textBlocks.set(e.uuid, { key: e.messageKey, line: e.at.line });
-        }
         if (e.role === 'user' && !e.attached && open.length > 0) {
           // A prompt typed while the call ran (hung from its progress output) goes to the model
           // after the call's result: nothing is missing yet; the next assistant turn judges.
@@ -205,7 +170,6 @@ export const missingResult = defineRule({
         branches.reset();
         // The calls of the old history are no longer sent: nothing is missing any more.
         open = [];
-        cuts.length = 0;
         passedBy.clear();
         tentative.clear();
       },
