@@ -1,7 +1,7 @@
 import { Conversation, type CallRecord, type ResultRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { ResetEvent } from '../model/events';
-import { callNodeOf, followsCall, sharedBranchTracker } from './support/branches';
+import { callNodeOf, followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
 import { docsUrl, providerError } from './support/docs';
 
 /** Every epoch after the first begins with a reset the rule saw; this stands in should one not. */
@@ -105,7 +105,11 @@ export const misplacedResult = defineRule({
           const slot = ctx.conversation.messages[call.message.index + 1];
           const between = slot?.role === 'assistant' ? slot : (slot?.promptAt ? slot : ctx.conversation.messages[call.message.index + 2]);
           const betweenLine = (between?.role === 'user' ? between.promptAt?.line : undefined) ?? between?.at.line ?? 0;
-          if (betweenLine >= runningFrom || (between && !followsCall(branches, between.parentUuid, call.call))) {
+          // A message on another branch, or hung from a block of the call's message written
+          // before the call (the session resumed from there, without it), did not come between
+          // the call and its result.
+          const cameBetween = between === undefined || (followsCall(branches, between.parentUuid, call.call) && !hangsBeforeCall(branches, between.parentUuid, call.call));
+          if (betweenLine >= runningFrom || !cameBetween) {
             return;
           }
           ctx.report({

@@ -240,8 +240,26 @@ ruleTester(misplacedResult, {
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
+    {
+      // The prompt hangs from the text before the call in its message: the session went on
+      // without the call, and its result, hung from the call, comes after nothing of its own.
+      name: 'Claude Code: the prompt in between hangs from the text before the call',
+      input: (() => {
+        const t = cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' });
+        return t.from(t.uuidAt(2)).user('PING').say('m2', 'PONG').from(t.uuidAt(3)).result(A, 'late').text();
+      })(),
+    },
   ],
   invalid: [
+    {
+      // The same shape with the prompt hung from the call itself: it came between the call and its result.
+      name: 'Claude Code: the prompt in between hangs from the call',
+      input: (() => {
+        const t = cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' });
+        return t.user('PING').say('m2', 'PONG').from(t.uuidAt(3)).result(A, 'late').text();
+      })(),
+      errors: [{ messageId: 'late', line: 6 }],
+    },
     {
       name: 'result after the next assistant turn',
       input: cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on').result(A, 'late').text(),
