@@ -105,6 +105,8 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   let lastCommandStart = 0;
   /** Variables the script set: to a literal, or to something computed (undefined). */
   const vars = new Map<string, string | undefined>();
+  /** The variables of `vars` whose value is a pathname pattern (as `Word.glob` spells one). */
+  const patternVars = new Set<string>();
   /** The files a `find` piped into this command lists (through `sort`), for an `xargs` here. */
   let piped: string[] | undefined;
   const flush = (separator?: string): void => {
@@ -113,7 +115,16 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     if (assigned.length > 0 && heredocs.length === 0 && isAssignments(assigned)) {
       for (const w of assigned) {
         const eq = w.text.indexOf('=');
-        vars.set(w.text.slice(0, eq), w.dynamic ? undefined : w.text.slice(eq + 1));
+        const name = w.text.slice(0, eq);
+        // A value that is a pathname pattern (a date in a file name): as a pattern, where it
+        // names a file (`r=out-$(date +%F).md; cat > "$r"`).
+        const pattern = w.glob?.startsWith(name + '=') ? w.glob.slice(eq + 1) : undefined;
+        vars.set(name, w.dynamic ? pattern : w.text.slice(eq + 1));
+        if (pattern !== undefined) {
+          patternVars.add(name);
+        } else {
+          patternVars.delete(name);
+        }
       }
     } else if (cmd === 'xargs' && piped) {
       xargsOnFound(words.slice(1), piped, dir, out);
@@ -145,12 +156,16 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       if (redirects.has(t.text)) {
         const next = tokens[i + 1];
         // A variable the command line set to a literal names the file here too (`r=out.md; cat > "$r"`).
-        const target = next?.kind === 'word' && next.dynamic && vars.size > 0 ? withVariables(next, vars) : next;
+        const target = next?.kind === 'word' && next.dynamic && vars.size > 0 ? withVariables(next, vars, patternVars) : next;
         i++;
         if (target?.kind === 'word' && !target.dynamic && t.text !== '<' && t.text !== '<<<') {
           if (isRealFile(target.text)) {
             out.push(withCwd({ path: target.text, op: 'write' }, dir));
           }
+        } else if (target?.kind === 'word' && target.glob !== undefined && (t.text === '>' || t.text === '>|')) {
+          // Written whole, to a name the transcript does not spell out (a date): the session
+          // knows the file it wrote as it knows one it read whole, whichever file matched.
+          out.push(withCwd({ path: target.glob, op: 'read', glob: true }, dir));
         } else if (target?.kind === 'word' && !target.dynamic && t.text === '<' && isRealFile(target.text)) {
           out.push(withCwd({ path: target.text, op: 'read' }, dir));
         }
@@ -158,7 +173,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       }
       continue;
     }
-    words.push(vars.size > 0 && t.dynamic ? withVariables(t, vars) : t);
+    words.push(vars.size > 0 && t.dynamic ? withVariables(t, vars, patternVars) : t);
   }
   flush();
   for (let i = 0; i < lastCommandStart; i++) {
@@ -209,16 +224,31 @@ function isAssignments(words: readonly Word[]): boolean {
 }
 
 /** A word with the script's literal variables put in (still computed if anything else is). */
-function withVariables(w: Word, vars: ReadonlyMap<string, string | undefined>): Word {
+function withVariables(w: Word, vars: ReadonlyMap<string, string | undefined>, patterns: ReadonlySet<string> = noPatterns): Word {
   let out = w;
   for (const [name, value] of vars) {
-    if (value !== undefined && out.dynamic && out.text.includes('$' + name)) {
-      out = substitute(out, name, value);
-    } else if (value !== undefined && out.dynamic && out.text.includes('${' + name + '}')) {
-      out = substitute(out, name, value);
+    if (value !== undefined && out.dynamic && (out.text.includes('$' + name) || out.text.includes('${' + name + '}'))) {
+      out = patterns.has(name) ? substitutePattern(out, name, value) : substitute(out, name, value);
     }
   }
   return out;
+}
+
+const noPatterns: ReadonlySet<string> = new Set();
+
+/**
+ * `substitute` for a variable whose value is a pathname pattern: the word is that pattern when
+ * the rest of it is literal (the characters a pattern treats specially escaped), else as computed
+ * as before.
+ */
+function substitutePattern(w: Word, name: string, pattern: string): Word {
+  const marker = '\uE002';
+  const marked = substitute(w, name, marker);
+  if (marked === w || /[$`*?[{~]/.test(marked.text)) {
+    return w;
+  }
+  const text = marked.text.replace(/[*?[\]\\]/g, '\\$&').split(marker).join(pattern);
+  return { kind: 'word', text, dynamic: true, glob: text };
 }
 
 const loopVariable = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -1275,9 +1305,11 @@ function withPattern(w: Word, raw: string): Word {
  * quoted or escaped is a literal character (escaped with a backslash in the pattern). Undefined
  * when the word has no wildcard, or something else the shell computes (`$`, `` ` ``, `{`, `~`).
  */
-function globPattern(raw: string): string | undefined {
+function globPattern(written: string): string | undefined {
+  const dates: string[] = [];
+  const raw = written.includes('date') ? withoutDates(written, dates) : written;
   let out = '';
-  let wild = false;
+  let wild = dates.length > 0;
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (c === "'" || c === '"' || c === '\\') {
@@ -1297,7 +1329,58 @@ function globPattern(raw: string): string | undefined {
       out += c;
     }
   }
-  return wild ? out : undefined;
+  return !wild ? undefined : dates.length > 0 ? out.replace(/\uE000(\d+)\uE001/g, (_, k: string) => dates[Number(k)]!) : out;
+}
+
+/**
+ * `$(date +FORMAT)` (or in backquotes) where FORMAT prints only numbers: the date the command
+ * ran, which the transcript does not say (the machine's time zone is not recorded). As a
+ * pattern it matches any such date: `report-$(date +%F).md` is `report-[0-9][0-9][0-9][0-9]-…`.
+ */
+const dateSubstitution = /\$\(date \+(['"]?)([%A-Za-z0-9_.:-]+)\1\)|`date \+(['"]?)([%A-Za-z0-9_.:-]+)\3`/g;
+const digits = (n: number): string => '[0-9]'.repeat(n);
+const dateFields: Record<string, string> = {
+  F: `${digits(4)}-${digits(2)}-${digits(2)}`,
+  T: `${digits(2)}:${digits(2)}:${digits(2)}`,
+  Y: digits(4),
+  y: digits(2),
+  m: digits(2),
+  d: digits(2),
+  H: digits(2),
+  M: digits(2),
+  S: digits(2),
+  j: digits(3),
+  s: `[0-9]*`,
+  '%': '%',
+};
+
+/** The pattern of a `date` format, or undefined when it prints anything but numbers and separators. */
+function datePattern(format: string): string | undefined {
+  let out = '';
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] !== '%') {
+      out += format[i];
+      continue;
+    }
+    const field = dateFields[format[++i] ?? ''];
+    if (field === undefined) {
+      return undefined;
+    }
+    out += field;
+  }
+  return out;
+}
+
+/** `raw` with each date substitution (see dateSubstitution) replaced by a marker of its pattern in `dates`. */
+function withoutDates(raw: string, dates: string[]): string {
+  return raw.replace(dateSubstitution, (all, _q1: string, f1: string | undefined, _q3: string, f3: string | undefined) => {
+    const pattern = datePattern(f1 ?? f3 ?? '');
+    if (pattern === undefined) {
+      return all;
+    }
+    dates.push(pattern);
+    return `\uE000${dates.length - 1}\uE001`;
+  });
 }
 
 /** Brace expansion can multiply words (`{a,b}{c,d}…`): past this many, the word stays as written. */
@@ -1462,6 +1545,14 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
           text += src[i];
           i++;
         }
+        continue;
+      }
+      if (c === '`') {
+        // The same for the old form, up to its closing backquote.
+        const end = src.indexOf('`', i + 1);
+        const stop = end === -1 ? n : end + 1;
+        text += src.slice(i, stop);
+        i = stop;
         continue;
       }
     }

@@ -103,6 +103,15 @@ void describe('shell classification', () => {
     ['export f=src/a.ts; cat "${f}"', ['read:src/a.ts']],
     ["report=docs/r.md; cat > \"$report\" <<'EOF'\nstepsCompleted: [1]\nEOF", ['write:docs/r.md']],
     ['d=out; echo done >> "$d/log.txt"', ['write:out/log.txt']],
+    // A date the command computes in a file name: any file that date could name.
+    [
+      "report=/w/out/readiness-$(date +%F).md; cat > \"$report\" <<'EOF'\nstepsCompleted: [1]\nEOF",
+      ['read(glob):/w/out/readiness-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md'],
+    ],
+    ['echo x > "logs/run-$(date +\'%Y%m%d-%H%M\').log"', ['read(glob):logs/run-[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9].log']],
+    ['echo x > notes-`date +%s`.txt; cat "a-$(date +%F)"/*.md', ['read(glob):notes-[0-9]*.txt', 'read(glob):a-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/*.md']],
+    // Anything else computed, or a date printed in words, is not a pattern.
+    ['echo x > "report-$(date +%B).md"; echo x > "r-$(hostname).md"; f=$(date +%F).md; echo x >> "$f"; echo x > "$f.$USER"', []],
     ['echo hi > "$unset"', []],
     ['d=$(mktemp -d); cp a.md "$d/a.md"', []],
     ['d=out; d=$(pwd); cat "$d/a.md"', []],

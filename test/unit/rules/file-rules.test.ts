@@ -20,6 +20,16 @@ const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
 /** A Codex patch envelope that changes one line of `path`. */
 const updatePatch = (path: string, from = 'two', to = '2'): string => `*** Begin Patch\n*** Update File: ${path}\n@@\n-${from}\n+${to}\n*** End Patch`;
 
+/** A Codex session writing `out/readiness-$(date +%F).md` with a heredoc, then patching `out/<updated>`. */
+const dated = (updated: string): string =>
+  new CodexRollout()
+    .user('write the report')
+    .shell('c1', "report=/home/dev/proj/out/readiness-$(date +%F).md; cat > \"$report\" <<'EOF'\nstepsCompleted: [1]\nEOF")
+    .output('c1', 'Exit code: 0\nOutput:\n')
+    .patch('c2', updatePatch(`out/${updated}`, 'stepsCompleted: [1]', 'stepsCompleted: [1, 2]'))
+    .output('c2', `Success. Updated the following files:\nM out/${updated}`, true)
+    .text();
+
 /** Claude Code's note to the model that a file changed under it: numbered lines of it. */
 const shown = (path: string, snippet: string, isSidechain = false): string =>
   JSON.stringify({ parentUuid: null, isSidechain, attachment: { type: 'edited_text_file', filename: path, snippet }, type: 'attachment', uuid: `att-${snippet.length}`, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
@@ -134,6 +144,11 @@ ruleTester(writeBeforeRead, {
         .patch('c2', updatePatch('specs/002-mealmind/spec.md'))
         .output('c2', 'Success. Updated the following files:\nM specs/002-mealmind/spec.md', true)
         .text(),
+    },
+    {
+      // The session wrote the report whole, under a name with the day's date the command computed.
+      name: 'Codex: an update of a report the session wrote through `$(date +%F)` in its name',
+      input: dated('readiness-2026-01-30.md'),
     },
     {
       // spec-kit's create-new-feature.sh copies the spec template to the SPEC_FILE it prints.
@@ -352,6 +367,12 @@ ruleTester(writeBeforeRead, {
     },
   ],
   invalid: [
+    {
+      // The date covers dates only: another report of that folder is still a file never read.
+      name: 'Codex: an update of another report than the one written through `$(date +%F)`',
+      input: dated('readiness-final.md'),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
     {
       // Plan mode's "clear context": the file starts with the old session's result, hung from the
       // old file, but the conversation starts at the root after it; nothing was read before.
