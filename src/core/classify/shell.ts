@@ -1214,6 +1214,12 @@ function tokenize(src: string, windows = false): Token[] {
       i++;
       continue;
     }
+    // (PowerShell continues a line with a backquote; its backslash is a folder separator.)
+    const continued = windows ? 0 : lineContinuation(src, i);
+    if (continued > 0) {
+      i += continued;
+      continue;
+    }
     if (c === '#') {
       while (i < n && src[i] !== '\n') {
         i++;
@@ -1448,6 +1454,17 @@ function unquotedIndex(raw: string, ch: string, from: number): number {
   return -1;
 }
 
+/**
+ * The length of a line continuation at `i` (a backslash before the end of the line, which the
+ * shell removes, joining the lines: `cd dir && \⏎ mv a b` is `cd dir && mv a b`), else 0.
+ */
+function lineContinuation(src: string, i: number): number {
+  if (src[i] !== '\\') {
+    return 0;
+  }
+  return src[i + 1] === '\n' ? 2 : src[i + 1] === '\r' && src[i + 2] === '\n' ? 3 : 0;
+}
+
 /** The index of the last character of the quoted part or escape starting at `i` (`i` itself when none starts there). */
 function skipQuoted(raw: string, i: number): number {
   const c = raw[i];
@@ -1513,6 +1530,11 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
       continue;
     }
     if (c === '\\' && i + 1 < n) {
+      const continued = windows ? 0 : lineContinuation(src, i);
+      if (continued > 0) {
+        i += continued;
+        continue;
+      }
       if (windows && /[\w.[-]/.test(src[i + 1]!)) {
         text += c;
         i++;

@@ -103,6 +103,10 @@ void describe('shell classification', () => {
     ['export f=src/a.ts; cat "${f}"', ['read:src/a.ts']],
     ["report=docs/r.md; cat > \"$report\" <<'EOF'\nstepsCompleted: [1]\nEOF", ['write:docs/r.md']],
     ['d=out; echo done >> "$d/log.txt"', ['write:out/log.txt']],
+    // A backslash at the end of a line joins it to the next (Gemini CLI, Codex and Claude Code
+    // models write long commands so), also inside a word and before CRLF.
+    ['cd /w/infra && \\\nmkdir -p config/homepage && \\\nmv config/a.yaml config/homepage/ 2>/dev/null || true', ['write:config/homepage/a.yaml@/w/infra']],
+    ['cat src/\\\r\na.ts \\\n  b.ts', ['read:src/a.ts', 'read:b.ts']],
     // A date the command computes in a file name: any file that date could name.
     [
       "report=/w/out/readiness-$(date +%F).md; cat > \"$report\" <<'EOF'\nstepsCompleted: [1]\nEOF",
