@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
@@ -77,6 +78,10 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   }
   if (args.values.workspace !== undefined) {
     const ws = nodePath.resolve(io.cwd, args.values.workspace);
+    // A mistyped folder (or a wrong HOME in CI) must not pass as a workspace without problems.
+    if (!isDirectory(ws)) {
+      throw new UsageError(`the workspace ${ws} is not a folder`);
+    }
     const more = await findWorkspaceSessions(ws, { home: io.home, env: io.env });
     found.transcripts.push(...more.transcripts);
     found.problems.push(...more.problems);
@@ -137,6 +142,14 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write('agent-guard: no transcripts found in the given paths\n');
   }
   return errors > 0 ? exitCodes.findings : exitCodes.ok;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function jobsFromFlag(flag: string): number {

@@ -83,7 +83,7 @@ void describe('agent-guard check', () => {
   });
 
   void test('usage errors: exit 2 and a clear message, no stack', () => {
-    for (const args of [['check'], ['check', '--format', 'xml', healthy], ['check', '--rule', 'nope=error', healthy], ['check', '--bogus', healthy], ['check', '--jobs', '0', healthy], ['check', '-j', 'two', healthy], ['frobnicate']]) {
+    for (const args of [['check'], ['check', '--format', 'xml', healthy], ['check', '--rule', 'nope=error', healthy], ['check', '--bogus', healthy], ['check', '--jobs', '0', healthy], ['check', '--workspace', path.join(tmp, 'no-such-workspace')], ['check', '--workspace', healthy], ['check', '-j', 'two', healthy], ['frobnicate']]) {
       const r = cli(args);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, /^agent-guard: /, args.join(' '));
