@@ -103,6 +103,12 @@ export interface ToolCall {
    * `git pull`, `git stash`): what the session knew of any file in them is no longer sure.
    */
   rewrites?: string[];
+  /**
+   * The agent ran this call only after the calls before it in its batch had finished (Gemini
+   * CLI's builds that ran a batch one call at a time, or a call the model marked
+   * `wait_for_previous`).
+   */
+  inOrder?: true;
   messageKey?: string;
   timestamp?: string;
   /** sha256 of the canonical JSON of the call's input (for the hook-bound rules). */

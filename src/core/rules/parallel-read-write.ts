@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
-import { batchSiblings, isWrite, runsAlone } from './support/batch';
+import { batchSiblings, isWrite, runsAfterEarlier, runsAlone } from './support/batch';
 
 export const parallelReadWrite = defineRule({
   meta: {
@@ -27,8 +27,9 @@ export const parallelReadWrite = defineRule({
           // A call of the batch whose result was already written when this call was has run
           // before it: Claude Code runs the blocks of one message as they stream in, and then
           // records a result before the message's next tool_use. Those two are ordered.
-          // And a call that runs alone (Codex's apply_patch) is ordered with the rest of its batch.
-          const others = runsAlone(ctx.agent, rec)
+          // And a call that runs alone (Codex's apply_patch) is ordered with the rest of its batch,
+          // as is one that ran after the calls before it (see ToolCall.inOrder).
+          const others = runsAfterEarlier(ctx.agent, rec)
             ? []
             : batchSiblings(rec, a.path, (x) => (mine === 'write' ? x.op === 'read' : isWrite(x))).filter((o) => o.sibling.results.length === 0 && !runsAlone(ctx.agent, o.sibling));
           const first = others[0];

@@ -2,6 +2,8 @@ import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
 import { batchSiblings, isWrite, writesInOrder } from './support/batch';
 
+const agentNames: Record<string, string> = { codex: 'Codex', 'claude-code': 'Claude Code', gemini: 'Gemini CLI', amplifier: 'Amplifier' };
+
 export const parallelWriteWrite = defineRule({
   meta: {
     id: 'parallel-write-write',
@@ -44,7 +46,7 @@ export const parallelWriteWrite = defineRule({
               path: shortPath(ctx, a.path),
               otherTool: first.sibling.call.tool,
               otherLine: first.sibling.call.at.line,
-              agent: ctx.agent === 'codex' ? 'Codex' : 'Claude Code',
+              agent: agentNames[ctx.agent] ?? ctx.agent,
             },
             related: [{ at: first.access.span ?? first.sibling.call.at, message: `the ${first.sibling.call.tool} call in the same batch` }],
             subject: { path: a.path },

@@ -8,6 +8,7 @@ import type { Finding } from '../../../src/core/model/finding';
 import { claudeAdapter } from '../../../src/core/parse/claude/parser';
 import { codexAdapter } from '../../../src/core/parse/codex/parser';
 import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
+import { sha256 } from '../../../src/core/lib/hash';
 import { streamRules } from '../../../src/core/rules/registry';
 
 /** The directory holding package.json and test/fixtures (tests run from out/test/unit/parse). */
@@ -499,5 +500,88 @@ void describe('legacy sessions: one JSON document (session-*.json)', () => {
     const line = JSON.stringify(JSON.parse(legacy('executing', null))) + '\n';
     const r = runBytes('/tmp/x/session.jsonl', [new TextEncoder().encode(line)]);
     assert.deepEqual(r.findings.map((f) => `${f.rule}@${f.line}`), ['missing-result@1']);
+  });
+});
+
+void describe('legacy sessions of tool-heavy runs (shapes of the nineteenth real set)', () => {
+  const file = '/home/jules/.gemini/tmp/446d/chats/session-2026-02-23T19-20-a27c5d52.json';
+  interface Call {
+    id: string;
+    name: string;
+    args: Record<string, unknown>;
+    output: string;
+    at: string;
+  }
+  const call = (id: string, name: string, args: Record<string, unknown>, at: string, output = 'ok'): Call => ({ id, name, args, output, at });
+  /** A legacy session with one prompt and one `gemini` record holding `calls`, all answered. */
+  const session = (calls: readonly Call[], projectHash = sha256('/home/jules')): string =>
+    JSON.stringify(
+      {
+        sessionId: 'a27c5d52-e41d-451b-a2e9-caf69739f137',
+        projectHash,
+        startTime: calls[0]!.at,
+        lastUpdated: calls[calls.length - 1]!.at,
+        messages: [
+          { id: 'm1', timestamp: calls[0]!.at, type: 'user', content: [{ text: 'fix the bot' }] },
+          {
+            id: 'm2',
+            timestamp: calls[0]!.at,
+            type: 'gemini',
+            content: '',
+            toolCalls: calls.map((c) => ({
+              id: c.id,
+              name: c.name,
+              args: c.args,
+              result: [{ functionResponse: { id: c.id, name: c.name, response: { output: c.output } } }],
+              status: 'success',
+              timestamp: c.at,
+            })),
+          },
+        ],
+      },
+      null,
+      2,
+    ) + '\n';
+  const check = (text: string): string[] => runBytes(file, [new TextEncoder().encode(text)]).findings.map((f) => `${f.rule}:${f.severity}`);
+
+  void test('tool-only turns appended to one record are turns of their own, not one parallel batch', () => {
+    // Gemini CLI appends a tool-only turn's calls to the last `gemini` record; the index that ends
+    // a call id restarts at 0 with each response. (April 2026: a build that runs batches in parallel.)
+    const turns = [
+      call('run_shell_command_1775000000000_0', 'run_shell_command', { command: 'nohup python3 bot.py > /tmp/pi_bot.log 2>&1 &' }, '2026-04-01T10:00:00.000Z'),
+      call('read_file_1775000010000_0', 'read_file', { file_path: '/home/jules/bot.py' }, '2026-04-01T10:00:10.000Z'),
+      call('run_shell_command_1775000019000_0', 'run_shell_command', { command: 'cat /tmp/pi_bot.log' }, '2026-04-01T10:00:19.000Z'),
+    ];
+    assert.deepEqual(check(session(turns)), []);
+    // The same three calls as one response (indexes 0, 1, 2) are one batch: the log is read while written.
+    const batch = turns.map((c, i) => ({ ...c, id: c.id.replace(/_0$/, `_${i}`) }));
+    assert.deepEqual(check(session(batch)), ['parallel-read-write:warning']);
+  });
+
+  void test('two replaces of one file in one batch: ordered where Gemini CLI ran batches one call at a time', () => {
+    const pair = (at: string, wait?: boolean): Call[] => [
+      call('replace_1771881219998_0', 'replace', { file_path: '/home/jules/scripts/pi_bot.py', old_string: "'get', ", new_string: '' }, at),
+      call('replace_1771881220069_1', 'replace', { file_path: '/home/jules/scripts/pi_bot.py', old_string: 'def main', new_string: 'def handle_get_command():\n    pass\n\ndef main', ...(wait ? { wait_for_previous: true } : {}) }, at),
+    ];
+    const read = call('read_file_1771881114396_0', 'read_file', { file_path: '/home/jules/scripts/pi_bot.py' }, '2026-02-23T21:11:00.000Z');
+    // February 2026: the sequential scheduler; the second replace applies to what the first left.
+    assert.deepEqual(check(session([read, ...pair('2026-02-23T21:13:40.000Z')])), []);
+    // April 2026: the parallel scheduler runs them side by side, unless the model made the second wait.
+    const later = { ...read, at: '2026-04-01T10:00:00.000Z' };
+    assert.deepEqual(check(session([later, ...pair('2026-04-01T10:00:05.000Z')])), ['parallel-write-write:error']);
+    assert.deepEqual(check(session([later, ...pair('2026-04-01T10:00:05.000Z', true)])), []);
+  });
+
+  void test('no `directories`: relative paths are resolved against the folder whose hash the session records', () => {
+    const calls = [
+      call('read_file_1771880000000_0', 'read_file', { file_path: 'docker-compose.yml' }, '2026-04-01T10:00:00.000Z', 'services: {}'),
+      call('replace_1771880100000_0', 'replace', { file_path: '/home/jules/infra/ai/docker-compose.yml', old_string: 'services: {}', new_string: 'services: {a: 1}' }, '2026-04-01T10:01:40.000Z'),
+    ];
+    const r = runBytes(file, [new TextEncoder().encode(session(calls, sha256('/home/jules/infra/ai')))]);
+    assert.deepEqual(r.findings, []);
+    const s = r.events.find((e) => e.kind === 'session');
+    assert.equal(s?.kind === 'session' ? s.cwd : undefined, '/home/jules/infra/ai');
+    // Another folder's hash (no folder of the session matches): the read is not placed, as before.
+    assert.deepEqual(check(session(calls, sha256('/srv/elsewhere'))), ['write-before-read:warning']);
   });
 });

@@ -1,5 +1,5 @@
 import { classifyToolCall, isRecord } from '../../classify/tools';
-import { inputHash } from '../../lib/hash';
+import { inputHash, sha256 } from '../../lib/hash';
 import type { FileAccess, Span, ToolResult } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
@@ -66,6 +66,83 @@ export const geminiAdapter: FormatAdapter = {
   },
 };
 
+/**
+ * When Gemini CLI ran a batch one call at a time: from its sequential scheduler (approval and
+ * execution in line, google-gemini/gemini-cli#11593, October 2025; released builds a few weeks
+ * later) until the parallel scheduler of #21933 (10 March 2026), which runs a batch in parallel
+ * waves. The file does not record the CLI's version: the call's date stands in for it, with the
+ * window kept inside what released builds did (later builds only report more).
+ */
+const sequentialFrom = '2025-11-15';
+const sequentialUntil = '2026-03-10';
+
+/** Did Gemini CLI run this call after the calls before it in its batch (see ToolCall.inOrder)? */
+function ranInOrder(tc: GeminiToolCall, args: unknown): boolean {
+  // The parallel scheduler's barrier: the model asks the call to wait for the ones before it.
+  if (isRecord(args) && args['wait_for_previous'] === true) {
+    return true;
+  }
+  return tc.timestamp !== undefined && tc.timestamp >= sequentialFrom && tc.timestamp < sequentialUntil;
+}
+
+/** Folders tried against a legacy session's project hash, at most (each costs a SHA-256). */
+const maxRootCandidates = 4096;
+/** An absolute path in JSON text: POSIX, or a Windows drive (its backslashes JSON-escaped). */
+const absolutePathText = /(?<![\w.~-])(\/[\w.@+-]+(?:\/[\w.@+-]+)*|[A-Za-z]:(?:\\\\[\w.@+ -]+)+)/g;
+
+/**
+ * The project folder of a legacy session: Gemini CLI names a project's folder by the SHA-256 of
+ * its path (`projectHash`), so of the folders the session's text names (the paths it read and
+ * wrote, the `Directory listing for …` of its listings), the one whose hash matches.
+ */
+function rootOfHash(projectHash: string, text: string): string | undefined {
+  const tried = new Set<string>();
+  for (const m of text.matchAll(absolutePathText)) {
+    const windows = m[1]!.includes(':');
+    let p = windows ? m[1]!.replace(/\\\\/g, '\\') : m[1]!;
+    const sep = windows ? '\\' : '/';
+    while (p.length > 1) {
+      if (tried.has(p)) {
+        break;
+      }
+      if (tried.size >= maxRootCandidates) {
+        return undefined;
+      }
+      tried.add(p);
+      if (sha256(p) === projectHash) {
+        return p;
+      }
+      const up = p.lastIndexOf(sep);
+      if (up <= 0 || (windows && up <= 2)) {
+        break;
+      }
+      p = p.slice(0, up);
+    }
+  }
+  return undefined;
+}
+
+/** A call id as Gemini CLI makes them: `<tool>_<epoch ms>_<index in the model's response>`. */
+const callIdIndex = /_\d{10,}_(\d+)$/;
+
+/**
+ * The model turns among a record's calls. Gemini CLI appends the calls of a tool-only turn to
+ * the last `gemini` record (ChatRecordingService.recordToolCalls, when no thoughts are queued),
+ * so one record can hold turns minutes apart, each run after the results of the one before. The
+ * index at the end of a call id counts within one response: a call numbered 0 after others
+ * starts the next turn.
+ */
+function turnsOf(calls: ValidCall[]): ValidCall[][] {
+  const turns: ValidCall[][] = [];
+  for (const c of calls) {
+    if (turns.length === 0 || callIdIndex.exec(c.tc.id)?.[1] === '0') {
+      turns.push([]);
+    }
+    turns[turns.length - 1]!.push(c);
+  }
+  return turns;
+}
+
 class GeminiParser implements FormatParser {
   private cwd: string | undefined;
   private sessionId: string | undefined;
@@ -86,6 +163,11 @@ class GeminiParser implements FormatParser {
       return;
     }
     if (typeof value['sessionId'] === 'string' && typeof value['projectHash'] === 'string') {
+      if (Array.isArray(value['messages']) && !Array.isArray(value['directories'])) {
+        // A legacy session names no folder, but the whole document is here: its root is the
+        // folder whose hash it records.
+        this.cwd ??= rootOfHash(value['projectHash'], raw.text);
+      }
       this.metadata(value, raw);
       // A legacy session (`session-*.json`) is the metadata with every message in it.
       const messages = value['messages'];
@@ -234,17 +316,21 @@ class GeminiParser implements FormatParser {
       this.ctx.emit({ kind: 'text', ...textPlace(rec, raw, place), role: 'assistant', prompt: false, messageKey: key });
     }
     const calls = this.validCalls(rec, state, raw, place.from);
-    for (const c of calls) {
-      if (state.calls.has(c.key)) {
-        continue;
+    // One record can hold several model turns (see turnsOf): each is a message, a batch of its own.
+    turnsOf(calls).forEach((turn, t) => {
+      const turnKey = t === 0 ? key : `${key}~${t + 1}`;
+      for (const c of turn) {
+        if (state.calls.has(c.key)) {
+          continue;
+        }
+        state.calls.add(c.key);
+        this.call(c, turnKey, raw);
       }
-      state.calls.add(c.key);
-      this.call(c, key, raw);
-    }
-    // Results follow the calls of the same copy, so a batch stays call…call, result…result.
-    for (const c of calls) {
-      this.results(c, calls, state, raw);
-    }
+      // Results follow the calls of the same copy, so a batch stays call…call, result…result.
+      for (const c of turn) {
+        this.results(c, calls, state, raw);
+      }
+    });
   }
 
   private validCalls(rec: GeminiMessage, state: RecordState, raw: RawLine, from: number): ValidCall[] {
@@ -284,6 +370,7 @@ class GeminiParser implements FormatParser {
       tool: tc.name,
       category: cls.category,
       ...(cls.rewrites ? { rewrites: cls.rewrites } : {}),
+      ...(ranInOrder(tc, args) ? { inOrder: true } : {}),
       accesses,
       messageKey,
       ...(this.ctx.hashInputs ? { inputHash: inputHash(args) } : {}),

@@ -17,13 +17,19 @@ export function runsAlone(agent: string, call: CallRecord): boolean {
   return agent === 'codex' && call.call.tool === 'apply_patch';
 }
 
+/** Did this call run after the calls before it in its batch had finished? */
+export function runsAfterEarlier(agent: string, call: CallRecord): boolean {
+  return runsAlone(agent, call) || call.call.inOrder === true;
+}
+
 /**
  * Do this call's writes happen after those dispatched before it in its batch, one at a time?
  * Claude Code runs every call that changes something alone, in the order of the message
- * (only read-only tools run side by side); Codex its apply_patch.
+ * (only read-only tools run side by side); Codex its apply_patch; Gemini CLI the calls the
+ * adapter marks `inOrder`.
  */
 export function writesInOrder(agent: string, call: CallRecord): boolean {
-  return agent === 'claude-code' || runsAlone(agent, call);
+  return agent === 'claude-code' || runsAfterEarlier(agent, call);
 }
 
 /** Earlier calls of the same assistant message (one parallel batch) touching `path`. */
