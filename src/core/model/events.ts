@@ -111,6 +111,8 @@ export interface ToolCall {
   inOrder?: true;
   messageKey?: string;
   timestamp?: string;
+  /** The model that made the call, where the transcript names it (Claude Code's `message.model`). */
+  model?: string;
   /** sha256 of the canonical JSON of the call's input (for the hook-bound rules). */
   inputHash?: string;
   uuid?: string;

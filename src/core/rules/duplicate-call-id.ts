@@ -48,8 +48,16 @@ export const duplicateCallId = defineRule({
           return;
         }
         const first = all[0]!;
+        // Claude Code can run other providers' models (through OpenRouter, say), whose ids are
+        // their own: Kimi numbers its calls `functions.Read:0`, `:1`, … and started again at 0 in
+        // a later response, and the provider took that history. Anthropic's rejection is no claim
+        // to make there, and an id reused in a later response, after the first call's result, is
+        // told apart by its place: a note, not an error.
+        const anthropic = isAnthropicModel(rec.call.model);
+        const answeredBefore = first.message !== rec.message && first.results.some((r) => r.result.at.line < rec.call.at.line);
         ctx.report({
           messageId: 'duplicate',
+          ...(!anthropic && answeredBefore ? { severity: 'info' as const } : {}),
           at: rec.call.at,
           key: `${rec.call.callId}@${rec.call.at.line}`,
           callId: rec.call.callId,
@@ -58,7 +66,7 @@ export const duplicateCallId = defineRule({
             first: first.call.at.line,
             firstTool: first.call.tool,
             // Only Anthropic's rejection is documented (anthropics/claude-code#20901, #21317).
-            provider: ctx.agent === 'claude-code' || ctx.agent === 'amplifier' ? ', and the API rejects the request ("`tool_use` ids must be unique")' : '',
+            provider: (ctx.agent === 'claude-code' || ctx.agent === 'amplifier') && anthropic ? ', and the API rejects the request ("`tool_use` ids must be unique")' : '',
           },
           related: [{ at: first.call.at, message: 'first call with this id' }],
         });
@@ -66,3 +74,8 @@ export const duplicateCallId = defineRule({
     };
   },
 });
+
+/** Is this a Claude model (or unnamed, as in older transcripts)? Claude Code's own notes are `<synthetic>`. */
+function isAnthropicModel(model: string | undefined): boolean {
+  return model === undefined || /claude|anthropic|<synthetic>/i.test(model);
+}

@@ -373,6 +373,10 @@ ruleTester(missingResult, {
   ],
 });
 
+/** Kimi's call ids, and a transcript of Claude Code running Kimi K2.6 through OpenRouter. */
+const K0 = 'functions.Read:0';
+const kimi = (text: string): string => text.replace(/claude-opus-4-6/g, 'moonshotai/kimi-k2.6-20260420');
+
 ruleTester(duplicateCallId, {
   valid: [
     { name: 'distinct ids', input: healthyParallel },
@@ -390,7 +394,18 @@ ruleTester(duplicateCallId, {
     {
       name: 'one id in two turns',
       input: cc().call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').call('m2', A, 'Bash', { command: 'ls' }).result(A, 'a').text(),
-      errors: [{ messageId: 'duplicate', line: 4 }],
+      errors: [{ messageId: 'duplicate', line: 4, severity: 'error', message: /the API rejects the request/ }],
+    },
+    {
+      // Kimi through OpenRouter numbers its calls per response; the provider took the history.
+      name: "Claude Code with another provider's model: an id reused in a later response, after the first call's result",
+      input: kimi(cc().call('m1', K0, 'Read', { file_path: '/w/a.ts' }).result(K0, 'a').call('m2', K0, 'Read', { file_path: '/w/b.ts' }).result(K0, 'b').text()),
+      errors: [{ messageId: 'duplicate', line: 4, severity: 'info', message: /can no longer be told apart\.$/ }],
+    },
+    {
+      name: "Claude Code with another provider's model: one id twice in one response",
+      input: kimi(cc().call('m1', K0, 'Read', { file_path: '/w/a.ts' }).call('m1', K0, 'Read', { file_path: '/w/b.ts' }).result(K0, 'a').text()),
+      errors: [{ messageId: 'duplicate', line: 3, severity: 'error', message: /can no longer be told apart\.$/ }],
     },
   ],
 });

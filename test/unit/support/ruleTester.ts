@@ -15,6 +15,8 @@ export interface ExpectedError {
   column?: number;
   endColumn?: number;
   severity?: Severity;
+  /** What the message must say. */
+  message?: RegExp;
 }
 
 export interface InvalidCase {
@@ -61,6 +63,9 @@ export function ruleTester(rule: RuleModule, cases: { valid: ValidCase[]; invali
           }
           if (e.severity !== undefined) {
             assert.equal(f.severity, e.severity, `severity of finding ${i}`);
+          }
+          if (e.message !== undefined) {
+            assert.match(f.message, e.message, `message of finding ${i}`);
           }
           assert.equal(f.rule, rule.meta.id);
           assert.ok(f.message.length > 20, 'a message a person can read');

@@ -463,7 +463,8 @@ class ClaudeParser implements FormatParser {
     const { timestamp, uuid } = line;
     const parentUuid = this.parentOf(line.parentUuid);
     const content = line.message.content;
-    const synthetic = (line.message as Record<string, unknown>)['model'] === '<synthetic>';
+    const model = (line.message as Record<string, unknown>)['model'];
+    const synthetic = model === '<synthetic>';
     for (let b = 0; b < content.length; b++) {
       const block = content[b]!;
       if (block.type === 'tool_use') {
@@ -518,6 +519,7 @@ class ClaudeParser implements FormatParser {
           timestamp,
           uuid,
           parentUuid,
+          ...(typeof model === 'string' ? { model } : {}),
         });
       } else if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
         const e: TextEvent = { kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid };
