@@ -29,6 +29,8 @@ export interface AgentGuardApi {
   readQuarantined(id: string): Promise<Uint8Array>;
   /** The sockets of the guard services this window runs. */
   guardSockets(): string[];
+  /** What the status bar item shows, after any pending update. */
+  status(): { text: string; tooltip: string };
 }
 
 /** An editor save counts as the user's change for this long (file watchers report it a little later). */
@@ -102,6 +104,7 @@ export class AgentGuard extends Disposable implements Services {
       quarantine: async () => [...(await this.guard.quarantine.list())],
       readQuarantined: (id) => this.guard.quarantine.read(id),
       guardSockets: () => this.current?.guardSockets() ?? [],
+      status: () => this.status.current(),
     };
   }
 

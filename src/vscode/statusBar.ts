@@ -2,10 +2,17 @@ import * as vscode from 'vscode';
 import { viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
+import { Coalescer, countStatus, statusText } from './statusSummary';
+
+/** Like the sessions view's refresh: soon enough to feel live, late enough to batch a burst. */
+const updateDelayMs = 100;
 
 /** Live sessions and findings at a glance; a click focuses the sessions view. */
 export class StatusBar extends Disposable {
   private readonly item = this.register(vscode.window.createStatusBarItem('agentGuard.status', vscode.StatusBarAlignment.Left, 50));
+  private readonly pending = this.register(new Coalescer(() => this.render(), updateDelayMs));
+  private scope: MonitorScope | undefined;
+  private liveMs = 0;
 
   constructor() {
     super();
@@ -16,22 +23,31 @@ export class StatusBar extends Disposable {
     this.item.show();
   }
 
+  /** Coalesced: every finding of a session read from the start asks for an update. */
   update(scope: MonitorScope | undefined, liveMs: number): void {
+    this.scope = scope;
+    this.liveMs = liveMs;
+    this.pending.schedule();
+  }
+
+  /** Renders a pending update now, and returns what the item shows (for the integration tests). */
+  current(): { text: string; tooltip: string } {
+    this.pending.flush();
+    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '' };
+  }
+
+  private render(): void {
+    const scope = this.scope;
     if (!scope) {
       this.item.text = '$(shield)';
       this.item.tooltip = 'Agent Session Guard: no workspace folder';
       this.item.backgroundColor = undefined;
       return;
     }
-    const sessions = scope.sessions();
-    const now = Date.now();
-    const live = sessions.filter((s) => now - s.lastActivity < liveMs).length;
-    const findings = scope.findings();
-    const errors = findings.filter((f) => f.severity === 'error').length;
-    const warnings = findings.filter((f) => f.severity === 'warning').length;
-    const counts = errors + warnings > 0 ? ` $(error) ${errors} $(warning) ${warnings}` : '';
-    this.item.text = `$(shield) ${live} live${counts}`;
-    this.item.tooltip = `Agent Session Guard: ${sessions.length} session${sessions.length === 1 ? '' : 's'} (${live} live), ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'} — click to show the sessions`;
-    this.item.backgroundColor = errors > 0 ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    const counts = countStatus(scope.sessions(), scope.findings(), Date.now(), this.liveMs);
+    const { text, tooltip } = statusText(counts);
+    this.item.text = text;
+    this.item.tooltip = tooltip;
+    this.item.backgroundColor = counts.errors > 0 ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
   }
 }
