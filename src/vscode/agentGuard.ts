@@ -58,7 +58,7 @@ export class AgentGuard extends Disposable implements Services {
     super();
     this.view = this.register(new SessionsView(() => this.liveMs));
     this.timelines = this.register(new TimelinePanels(context.extensionUri, this.log));
-    this.guard = this.register(new GuardHost(context, this.log));
+    this.guard = this.register(new GuardHost(context, this.log, packageVersion(context)));
     const previews = this.register(new RepairPreviews());
     this.register(vscode.workspace.registerTextDocumentContentProvider(repairPreviewScheme, previews));
     for (const d of registerCommands(this, this.timelines, previews)) {

@@ -101,11 +101,70 @@ suite('guard', () => {
     const after = fs.readFileSync(settings, 'utf8');
     assert.ok(after.startsWith('{\n  // my own permission\n  "permissions": { "allow": ["Bash(npm test)"] }'), after);
     assert.match(after, /"PreToolUse"/);
-    assert.match(after, /dist\/hook\.js\\?" --agent-guard --agent claude/);
+    // Through the shim in the global storage, whose path an update keeps, and which loads
+    // this version's dist/hook.js.
+    const shim = installedScript(after);
+    assert.match(shim, /[\\/]agent-session-guard\.agent-session-guard[\\/]hook\.js$/);
+    assert.match(after, /hook\.js\\?" --agent-guard --agent claude/);
+    assert.ok(fs.readFileSync(shim, 'utf8').includes(JSON.stringify(path.join(extensionRoot(), 'dist', 'hook.js'))), 'the shim loads this version’s hook');
     assert.equal(await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false }), 'written');
     assert.equal(fs.readFileSync(settings, 'utf8'), mine, 'uninstall restores the original bytes');
   });
+
+  test('a hook left by a deleted version is reported as broken, and installing repairs it; the repaired hook reaches the guard', async () => {
+    const settings = path.join(workspaceDir(), '.claude', 'settings.local.json');
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    // What 0.1.0 wrote: its own versioned folder, which VS Code deleted after an update.
+    const gone = path.join(workspaceDir(), 'no-such-dir', 'agent-session-guard.agent-session-guard-0.0.1', 'dist', 'hook.js');
+    const stale = `{"hooks": {"PreToolUse": [{"matcher": "Edit|Write|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "node \\"${gone}\\" --agent-guard --agent claude", "timeout": 10}]}]}}\n`;
+    fs.writeFileSync(settings, stale);
+    const file = path.join(workspaceDir(), 'src', 'util.ts');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    try {
+      const before = await hookStatus();
+      assert.deepEqual(before.find((s) => s.file === '.claude/settings.local.json')?.state, { kind: 'missing-script', script: gone });
+      assert.equal(await vscode.commands.executeCommand<string>('agentGuard.installHooks', { confirm: false }), 'written');
+      assert.equal((await hookStatus()).find((s) => s.file === '.claude/settings.local.json')?.state.kind, 'current');
+      const after = fs.readFileSync(settings, 'utf8');
+      assert.ok(!after.includes(gone), after);
+      // The command as the agent runs it: a write to a file with unsaved changes is denied.
+      await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
+      await vscode.workspace.applyEdit(edit);
+      const payload = {
+        session_id: 'e5f6a7b8-0000-4000-8000-000000000006',
+        transcript_path: '/nonexistent/transcript.jsonl',
+        cwd: workspaceDir(),
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: file, content: 'overwritten\n' },
+        tool_use_id: 'toolu_SHIM',
+      };
+      const r = await runHook([installedScript(after), '--agent-guard', '--agent', 'claude'], JSON.stringify(payload), { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /unsaved changes in the editor/);
+    } finally {
+      await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false });
+      fs.rmSync(settings, { force: true });
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+  });
 });
+
+/** The script of our hook command in a settings text: `node "<script>" --agent-guard …`. */
+function installedScript(settingsText: string): string {
+  const command = /"command":\s*"(node \\"[^"\\]*(?:\\.[^"\\]*)*)"/.exec(settingsText)?.[1];
+  assert.ok(command, settingsText);
+  const script = /^node "([^"]+)"/.exec(JSON.parse(`"${command}"`) as string)?.[1];
+  assert.ok(script, command);
+  return script;
+}
+
+async function hookStatus(): Promise<{ folder: string; file: string; state: { kind: string; script?: string } }[]> {
+  return (await vscode.commands.executeCommand<{ folder: string; file: string; state: { kind: string; script?: string } }[]>('agentGuard.hooksStatus', { show: false })) ?? [];
+}
 
 function runHook(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -1,13 +1,15 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { Settings } from '../../core/config/settings';
-import type { Logger } from '../../core/lib/logger';
+import { describeError, type Logger } from '../../core/lib/logger';
 import type { DirtyBuffers } from '../../io/guard/service';
 import { commandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
-import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks } from './hooksCommands';
+import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair } from './hooksCommands';
+import { describeHookState, needsRepair, type HookState } from './hooksState';
+import { writeHookShim } from './hookShim';
 import { QuarantineStore, quarantineScheme, type QuarantineEntry } from './quarantine';
 
 /**
@@ -19,6 +21,18 @@ export class GuardHost extends Disposable {
   private readonly editorGuard: EditorGuard;
   private readonly preview = new HooksPreview();
   private settings: Settings | undefined;
+  /** The script the installed hook commands run: the shim, once written (see hookShim.ts). */
+  private readonly hookScript: Promise<string>;
+  /** The scope attach() last saw; a scope's readiness arriving after a newer one is ignored. */
+  private attached: MonitorScope | undefined;
+  /** Waits for the first session of the attached scope, to offer the hooks then. */
+  private sessionsSubscription: vscode.Disposable | undefined;
+  /**
+   * Once per activation, not per attach: the monitors are rebuilt on every settings change,
+   * and the offers must not come back each time.
+   */
+  private repairChecked = false;
+  private installOffered = false;
 
   /** The guard services ask this before every write: is the file open with unsaved changes? */
   readonly dirtyBuffers: DirtyBuffers = {
@@ -28,50 +42,106 @@ export class GuardHost extends Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: Logger,
+    version: string,
   ) {
     super();
+    const direct = context.asAbsolutePath(nodePath.join('dist', 'hook.js'));
+    this.hookScript = writeHookShim(context.globalStorageUri.fsPath, direct, version).catch((e: unknown) => {
+      // Installing still works, but through a path the next update deletes: hooksStatus says so.
+      log.warn(`[hooks] could not write the hook shim in ${context.globalStorageUri.fsPath}, installing ${direct} directly: ${describeError(e)}`);
+      return direct;
+    });
+    this.register({
+      dispose: () => {
+        this.sessionsSubscription?.dispose();
+      },
+    });
     this.quarantine = new QuarantineStore(context.globalStorageUri);
     this.register(vscode.workspace.registerTextDocumentContentProvider(quarantineScheme, this.quarantine));
     this.register(vscode.workspace.registerTextDocumentContentProvider(hooksPreviewScheme, this.preview));
     this.editorGuard = this.register(
       new EditorGuard('warn', this.quarantine, log, (entry, message) => void offerChoice(this.quarantine, entry, message, log)),
     );
-    const hookScript = context.asAbsolutePath(nodePath.join('dist', 'hook.js'));
     const failClosed = (): boolean => this.settings?.['guard.failClosed'] ?? false;
-    this.register(vscode.commands.registerCommand(commandIds.installHooks, (opts?: { confirm?: boolean }) => changeHooks('install', this.preview, hookScript, failClosed(), log, opts ?? {})));
-    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, (opts?: { confirm?: boolean }) => changeHooks('uninstall', this.preview, hookScript, failClosed(), log, opts ?? {})));
-    this.register(vscode.commands.registerCommand(commandIds.hooksStatus, () => this.showStatus()));
+    this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean }) => changeHooks('install', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
+    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, async (opts?: { confirm?: boolean }) => changeHooks('uninstall', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
+    this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
     this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
   }
 
-  /** A new configuration: follow its working trees once its monitors run, and offer the hooks once. */
+  /**
+   * A new configuration: follow its working trees once its monitors run; once per activation,
+   * offer to repair hooks that no longer run, and to install them once there are sessions.
+   */
   attach(scope: MonitorScope): void {
+    this.attached = scope;
     this.settings = scope.settings;
     this.editorGuard.setMode(scope.settings['editorGuard.mode']);
+    this.sessionsSubscription?.dispose();
+    this.sessionsSubscription = undefined;
     void scope.ready.then(() => {
-      if (scope.all.length === 0) {
+      if (scope.all.length === 0 || this.attached !== scope || this.isDisposed) {
         return;
       }
       this.editorGuard.watch(scope.all.flatMap((m) => (m.tree ? [m.tree] : [])));
-      void offerHooks(this.context.workspaceState, async () => {
-        await vscode.commands.executeCommand(commandIds.installHooks);
-      });
+      void this.checkHooks();
+      if (!this.offerIfSessions(scope)) {
+        this.sessionsSubscription = scope.onDidChangeSessions(() => {
+          if (this.offerIfSessions(scope)) {
+            this.sessionsSubscription?.dispose();
+            this.sessionsSubscription = undefined;
+          }
+        });
+      }
     });
   }
 
-  private async showStatus(): Promise<void> {
-    const lines: string[] = [];
+  private async checkHooks(): Promise<void> {
+    if (this.repairChecked) {
+      return;
+    }
+    this.repairChecked = true;
+    const script = await this.hookScript;
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      await offerRepair(folder, script, () => vscode.commands.executeCommand(commandIds.installHooks));
+    }
+  }
+
+  /** True once the offer is settled for this activation (made, or not to be made). */
+  private offerIfSessions(scope: MonitorScope): boolean {
+    if (this.installOffered) {
+      return true;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder || scope.sessions().length === 0) {
+      return false;
+    }
+    this.installOffered = true;
+    void this.hookScript.then((script) => offerHooks(this.context.workspaceState, folder, script, () => vscode.commands.executeCommand(commandIds.installHooks)));
+    return true;
+  }
+
+  /** The status of every folder's hooks; `show: false` only returns it (integration tests). */
+  private async showStatus(show: boolean): Promise<{ folder: string; file: string; state: HookState }[]> {
+    const script = await this.hookScript;
+    const all: { folder: string; file: string; state: HookState }[] = [];
     for (const f of vscode.workspace.workspaceFolders ?? []) {
-      for (const s of await hooksStatus(f.uri.fsPath)) {
-        lines.push(`${f.name}: ${s.file} — ${s.installed ? 'installed' : 'not installed'}`);
+      for (const s of await hooksStatus(f.uri.fsPath, script)) {
+        all.push({ folder: f.name, file: s.file, state: s.state });
       }
     }
-    const choice = await vscode.window.showInformationMessage('Agent Session Guard hooks', { modal: true, detail: lines.join('\n') }, 'Install…', 'Remove…');
-    if (choice === 'Install…') {
+    if (!show) {
+      return all;
+    }
+    const lines = all.map((s) => `${s.folder}: ${s.file} — ${describeHookState(s.state)}`);
+    const repair = all.some((s) => needsRepair(s.state));
+    const choice = await vscode.window.showInformationMessage('Agent Session Guard hooks', { modal: true, detail: lines.join('\n') }, repair ? 'Repair…' : 'Install…', 'Remove…');
+    if (choice === 'Install…' || choice === 'Repair…') {
       await vscode.commands.executeCommand(commandIds.installHooks);
     } else if (choice === 'Remove…') {
       await vscode.commands.executeCommand(commandIds.uninstallHooks);
     }
+    return all;
   }
 
   /** Every version the editor guard set aside: compare, or take it. */

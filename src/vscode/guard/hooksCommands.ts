@@ -1,9 +1,10 @@
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
-import { findOurHooks, hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
+import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
+import { hookState, needsRepair, type HookState } from './hooksState';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
 export const hooksPreviewScheme = 'agent-guard-hooks';
@@ -121,48 +122,64 @@ export async function changeHooks(
   return 'written';
 }
 
-/** Where the hooks are installed in a folder (for the status command and the first-run offer). */
-export async function hooksStatus(workspace: string): Promise<{ agent: InstallAgent; file: string; installed: boolean }[]> {
-  const out: { agent: InstallAgent; file: string; installed: boolean }[] = [];
+/** What each agent's settings in a folder hold, compared with what `script` would install. */
+export async function hooksStatus(workspace: string, script: string): Promise<{ agent: InstallAgent; file: string; state: HookState }[]> {
+  const out: { agent: InstallAgent; file: string; state: HookState }[] = [];
   for (const agent of installAgents) {
     const spec = hookSpecs[agent];
     const text = await readIfExists(nodePath.join(workspace, ...spec.file.split('/')));
-    let installed: boolean;
-    try {
-      installed = findOurHooks(text).length > 0;
-    } catch {
-      // A settings file we cannot parse holds no hook of ours that could run.
-      installed = false;
-    }
-    out.push({ agent, file: spec.file, installed });
+    out.push({ agent, file: spec.file, state: hookState(text, spec, { script, exists: existsSync }) });
   }
   return out;
 }
 
+/** Answered per workspace: "Not Now" counts, the offer is made once (the commands stay). */
 const offeredKey = 'agentGuard.hooksOffered';
 
 /**
- * On first run in a workspace, offer to install the hooks — never silently, and once: the
- * answer is remembered per workspace.
+ * The first time a workspace has agent sessions and no hooks, offer to install them — never
+ * silently, and once: the answer is remembered per workspace. Closing the notification
+ * without an answer asks again in a later window.
  */
-export async function offerHooks(state: vscode.Memento, install: () => Promise<unknown>): Promise<void> {
+export async function offerHooks(state: vscode.Memento, folder: vscode.WorkspaceFolder, script: string, install: () => Thenable<unknown>): Promise<void> {
   if (state.get<boolean>(offeredKey) === true) {
     return;
   }
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder || (await hooksStatus(folder.uri.fsPath)).some((s) => s.installed)) {
+  if ((await hooksStatus(folder.uri.fsPath, script)).some((s) => s.state.kind !== 'not-installed')) {
     return;
   }
   const choice = await vscode.window.showInformationMessage(
     'Agent Session Guard can block stale writes before they land: install its hook for Claude Code, Gemini CLI and Codex in this workspace?',
     'Preview and Install…',
     'Not Now',
-    "Don't Ask Again",
   );
+  if (choice !== undefined) {
+    await state.update(offeredKey, true);
+  }
   if (choice === 'Preview and Install…') {
-    await state.update(offeredKey, true);
     await install();
-  } else if (choice === "Don't Ask Again") {
-    await state.update(offeredKey, true);
+  }
+}
+
+/**
+ * Hooks of ours that do not run what this version installs and will not (their script is
+ * gone) or soon will not (it is in a versioned extension folder): say so, and offer to
+ * re-install them through the shim. The fix is shown as a diff first, like any install.
+ */
+export async function offerRepair(folder: vscode.WorkspaceFolder, script: string, repair: () => Thenable<unknown>): Promise<void> {
+  const broken = (await hooksStatus(folder.uri.fsPath, script)).filter((s) => needsRepair(s.state));
+  if (broken.length === 0) {
+    return;
+  }
+  const missing = broken.some((s) => s.state.kind === 'missing-script');
+  const files = broken.map((s) => s.file).join(', ');
+  const choice = await vscode.window.showWarningMessage(
+    missing
+      ? `The guard hook in ${files} runs a script that no longer exists (an older version of the extension): agent writes are not checked. Repair it?`
+      : `The guard hook in ${files} runs this version's own folder, which the next update of the extension deletes. Repair it so that it keeps working?`,
+    'Preview and Repair…',
+  );
+  if (choice === 'Preview and Repair…') {
+    await repair();
   }
 }

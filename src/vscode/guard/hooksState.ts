@@ -1,0 +1,86 @@
+/**
+ * What a workspace's hook settings hold, compared with what the extension would install now —
+ * as `agent-guard hooks status` compares them. "Some entry of ours exists" is not enough: an
+ * entry naming a hook script that is gone lets every write through. vscode-free (unit-tested).
+ */
+import { findOurHooks, hookCommand, planInstall, type AgentHookSpec } from '../../core/hooks/install';
+
+export type HookState =
+  | { kind: 'not-installed' }
+  /** As this version installs it (with or without `--fail-closed`). */
+  | { kind: 'current' }
+  /** Ours, but its script is missing: the agents run it, it fails, and they write unchecked. */
+  | { kind: 'missing-script'; script: string }
+  /** Ours, naming a versioned extension folder that the next update deletes. */
+  | { kind: 'versioned'; script: string }
+  /** Ours, installed another way (e.g. `agent-guard hooks install` from the npm package). */
+  | { kind: 'other'; command: string }
+  | { kind: 'unreadable'; error: string };
+
+export interface HookStateContext {
+  /** The hook script the extension installs (the shim). */
+  script: string;
+  exists(path: string): boolean;
+}
+
+/** The script a hook command of ours runs: `node "<script>" --agent-guard …`. */
+export function scriptOf(command: string): string | undefined {
+  return /^\s*node\s+"([^"]+)"/.exec(command)?.[1];
+}
+
+/** A dist/hook.js inside one version's extension folder (`<publisher>.<name>-<version>`). */
+export function isVersionedScript(script: string): boolean {
+  return /[\\/]agent-session-guard\.agent-session-guard-[^\\/]+[\\/]dist[\\/]hook\.js$/i.test(script);
+}
+
+export function hookState(text: string | undefined, spec: AgentHookSpec, ctx: HookStateContext): HookState {
+  let ours;
+  try {
+    ours = findOurHooks(text);
+  } catch (e) {
+    return { kind: 'unreadable', error: e instanceof Error ? e.message : String(e) };
+  }
+  if (ours.length === 0) {
+    return { kind: 'not-installed' };
+  }
+  const current = [false, true].some((failClosed) => !planInstall(text, spec, hookCommand(ctx.script, spec.agent, { failClosed })).changed);
+  if (current) {
+    return { kind: 'current' };
+  }
+  for (const o of ours) {
+    const script = scriptOf(o.command);
+    if (script !== undefined && !ctx.exists(script)) {
+      return { kind: 'missing-script', script };
+    }
+  }
+  for (const o of ours) {
+    const script = scriptOf(o.command);
+    if (script !== undefined && isVersionedScript(script)) {
+      return { kind: 'versioned', script };
+    }
+  }
+  return { kind: 'other', command: ours[0]!.command };
+}
+
+/** An entry the extension should offer to repair (re-install through the shim). */
+export function needsRepair(s: HookState): s is Extract<HookState, { kind: 'missing-script' | 'versioned' }> {
+  return s.kind === 'missing-script' || s.kind === 'versioned';
+}
+
+export function describeHookState(s: HookState): string {
+  switch (s.kind) {
+    case 'not-installed':
+      return 'not installed';
+    case 'current':
+      return 'installed';
+    case 'missing-script':
+      return `installed, but its script ${s.script} is missing: the agents write unchecked — repair it`;
+    case 'versioned':
+      return `installed, but through ${s.script}, which the next update of the extension deletes — repair it`;
+    case 'other':
+      return `installed another way: ${s.command}`;
+    case 'unreadable':
+      return `cannot read: ${s.error}`;
+  }
+  return s satisfies never;
+}
