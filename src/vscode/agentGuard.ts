@@ -27,6 +27,8 @@ export interface AgentGuardApi {
   /** The versions the editor guard set aside, and their bytes. */
   quarantine(): Promise<QuarantineEntry[]>;
   readQuarantined(id: string): Promise<Uint8Array>;
+  /** The folder of the quarantine's blobs and index. */
+  quarantineDir(): string;
   /** The sockets of the guard services this window runs. */
   guardSockets(): string[];
   /** What the status bar item shows, after any pending update. */
@@ -103,6 +105,7 @@ export class AgentGuard extends Disposable implements Services {
       flushDiagnostics: () => this.diagnostics.flush(),
       quarantine: async () => [...(await this.guard.quarantine.list())],
       readQuarantined: (id) => this.guard.quarantine.read(id),
+      quarantineDir: () => this.guard.quarantine.dir,
       guardSockets: () => this.current?.guardSockets() ?? [],
       status: () => this.status.current(),
     };

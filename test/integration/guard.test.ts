@@ -43,6 +43,19 @@ suite('guard', () => {
       assert.equal(entry.reason, 'dirty-buffer');
       assert.equal(new TextDecoder().decode(await api.readQuarantined(entry.id)), agents, 'retrievable byte for byte');
       await waitFor(() => fs.readFileSync(file, 'utf8') === original, 5000, 'the previous content back on disk');
+      // The index on disk says it was put back (it used to be written before the put-back).
+      const indexed = await waitFor(
+        () =>
+          fs
+            .readFileSync(path.join(api.quarantineDir(), 'index.jsonl'), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { id: string; restoredHash?: string })
+            .find((e) => e.id === entry.id && e.restoredHash !== undefined),
+        5000,
+        'the index entry with restoredHash',
+      );
+      assert.match(indexed.restoredHash!, /^[0-9a-f]{64}$/);
       assert.ok(doc.isDirty, 'the buffer is still unsaved');
       assert.equal(doc.getText(), users, 'the buffer is untouched');
       // The notification offers the diff (checked in the browser, in the notification centre).
@@ -51,6 +64,39 @@ suite('guard', () => {
       await vscode.commands.executeCommand('notifications.hideList');
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     } finally {
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('the quarantine cannot be written: the user is told which file, nothing is left unhandled', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    const dir = api.quarantineDir();
+    const aside = `${dir}.aside`;
+    try {
+      await api.ready();
+      // A file where the quarantine's folder should be: keeping the agent's version fails.
+      fs.renameSync(dir, aside);
+      fs.writeFileSync(dir, 'not a folder');
+      const file = path.join(workspaceDir(), 'src', 'unguardable.ts');
+      fs.writeFileSync(file, 'export const owner = "me";\n');
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      await vscode.window.showTextDocument(doc);
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(doc.uri, new vscode.Position(1, 0), 'export const mine = "unsaved";\n');
+      await vscode.workspace.applyEdit(edit);
+      await new Promise((r) => setTimeout(r, 1000));
+      fs.writeFileSync(file, 'export const owner = "the agent";\n');
+      await vscode.commands.executeCommand('notifications.showList');
+      await uiCheck({ id: 'editor-guard-failed', selector: '.notifications-center .notification-list-item', text: 'could not guard the write to src/unguardable.ts', screenshot: 'editor-guard-failed.png' });
+      await vscode.commands.executeCommand('notifications.hideList');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'export const owner = "the agent";\n', 'nothing put back without the agent’s version kept');
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      if (fs.existsSync(aside)) {
+        fs.rmSync(dir, { force: true });
+        fs.renameSync(aside, dir);
+      }
       await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
     }
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/lib/logger';
+import { describeError, type Logger } from '../../core/lib/logger';
 import { describeAuthor } from '../../core/rules/support/author';
 import type { TreeChange, WorkTree } from '../../io/workTree';
 import { Disposable } from '../lifecycle';
@@ -59,7 +59,7 @@ export class EditorGuard extends Disposable {
     this.trees.clear();
     for (const t of trees) {
       this.trees.add(t);
-      this.treeSubscriptions.push(t.onDidChange((c) => void this.onChange(t, c)));
+      this.treeSubscriptions.push(t.onDidChange((c) => void this.onChange(t, c).catch((e: unknown) => this.failed(c.path, e))));
     }
     for (const d of vscode.workspace.textDocuments) {
       void this.remember(d);
@@ -143,25 +143,56 @@ export class EditorGuard extends Disposable {
       return;
     }
     const author = describeAuthor(c.by);
-    const entry = await this.store.put(agentVersion, { path: c.path, at: c.at, author, reason });
+    const name = vscode.workspace.asRelativePath(c.path);
+    // The agent's version is stored before anything is put back: neither side is ever lost.
+    const kept = await this.store.keep(agentVersion, c.path);
     const baseline = this.baselines.get(c.path);
-    let restored = false;
+    let restoredHash: string | undefined;
+    let restoreError: unknown;
     if (this.mode === 'block' && baseline) {
       const hash = createHash('sha256').update(baseline).digest('hex');
       this.ownWrites.set(c.path, hash);
-      await fsp.writeFile(c.path, baseline);
-      entry.restoredHash = hash;
-      restored = true;
+      try {
+        await fsp.writeFile(c.path, baseline);
+        restoredHash = hash;
+      } catch (e) {
+        this.ownWrites.delete(c.path);
+        restoreError = e;
+        this.log.error(`[editor-guard] could not put back the previous content of ${c.path}: ${describeError(e)}`);
+      }
     }
-    const name = vscode.workspace.asRelativePath(c.path);
+    // Recorded after the put-back, so that the index says whether it happened.
+    const entry: QuarantineEntry = { ...kept, path: c.path, at: c.at, author, reason, ...(restoredHash !== undefined ? { restoredHash } : {}) };
+    try {
+      await this.store.record(entry);
+    } catch (e) {
+      this.log.error(`[editor-guard] could not add ${entry.id} (${c.path}) to the quarantine index; it is listed until the window closes: ${describeError(e)}`);
+    }
+    const restored = restoredHash !== undefined;
     this.log.warn(`[editor-guard] ${reason}: ${author} wrote ${c.path}; its version is quarantined as ${entry.id}${restored ? '; the previous content was put back' : ''}`);
     const what =
       reason === 'dirty-buffer'
         ? `${capitalize(author)} wrote ${name}, which has unsaved changes in your editor.`
         : `${capitalize(author)} wrote ${name} over content it never saw (it changed after the session last read it).`;
-    const outcome = restored ? ' Its version was set aside and the file put back as it was; your editor keeps your version.' : ' Its version is kept aside as well; your editor keeps your version.';
+    const outcome = restored
+      ? ' Its version was set aside and the file put back as it was; your editor keeps your version.'
+      : restoreError !== undefined
+        ? ` Its version was set aside, but the file could not be put back (${errorMessage(restoreError)}): the agent's version is on disk; your editor keeps yours.`
+        : ' Its version is kept aside as well; your editor keeps your version.';
     this.notify(entry, what + outcome, restored);
   }
+
+  /** The guard could not do its job for a write: the user must know, the agent's version stays on disk. */
+  private failed(path: string, e: unknown): void {
+    this.log.error(`[editor-guard] could not guard the write to ${path}: ${describeError(e)}`);
+    void vscode.window.showWarningMessage(
+      `Agent Session Guard could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`,
+    );
+  }
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 function capitalize(s: string): string {

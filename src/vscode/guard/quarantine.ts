@@ -29,14 +29,20 @@ export const quarantineScheme = 'agent-guard-quarantine';
  * the extension: neither side of a conflict is lost.
  */
 export class QuarantineStore implements vscode.TextDocumentContentProvider {
-  private readonly dir: string;
+  /** Where the blobs and the index live (integration tests look at the index). */
+  readonly dir: string;
   private entries: QuarantineEntry[] | undefined;
 
   constructor(storage: vscode.Uri) {
     this.dir = nodePath.join(storage.fsPath, 'quarantine');
   }
 
-  async put(content: Uint8Array, meta: Omit<QuarantineEntry, 'id' | 'bytes'>): Promise<QuarantineEntry> {
+  /**
+   * Stores a version's bytes (content-addressed; read back to be sure) without listing it yet:
+   * the caller records the entry once it knows everything about it (e.g. whether the previous
+   * content was put back).
+   */
+  async keep(content: Uint8Array, path: string): Promise<{ id: string; bytes: number }> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const id = createHash('sha256').update(content).digest('hex');
     const blob = nodePath.join(this.dir, `${id}.blob`);
@@ -50,12 +56,15 @@ export class QuarantineStore implements vscode.TextDocumentContentProvider {
     // Read it back: a version we say is kept must really be there, byte for byte.
     const check = createHash('sha256').update(await fsp.readFile(blob)).digest('hex');
     if (check !== id) {
-      throw new Error(`the quarantined copy of ${meta.path} does not read back as written`);
+      throw new Error(`the quarantined copy of ${path} does not read back as written`);
     }
-    const entry: QuarantineEntry = { id, bytes: content.length, ...meta };
-    await fsp.appendFile(nodePath.join(this.dir, 'index.jsonl'), JSON.stringify(entry) + '\n', { mode: 0o600 });
+    return { id, bytes: content.length };
+  }
+
+  /** Lists a kept version: in memory first, so it is offered even if the index cannot be written. */
+  async record(entry: QuarantineEntry): Promise<void> {
     (await this.list()).push(entry);
-    return entry;
+    await fsp.appendFile(nodePath.join(this.dir, 'index.jsonl'), JSON.stringify(entry) + '\n', { mode: 0o600 });
   }
 
   async list(): Promise<QuarantineEntry[]> {
