@@ -13,6 +13,8 @@ export class StatusBar extends Disposable {
   private readonly pending = this.register(new Coalescer(() => this.render(), updateDelayMs));
   private scope: MonitorScope | undefined;
   private liveMs = 0;
+  /** Times the item was recomputed (the integration tests check a burst is batched). */
+  private renders = 0;
 
   constructor() {
     super();
@@ -31,12 +33,13 @@ export class StatusBar extends Disposable {
   }
 
   /** Renders a pending update now, and returns what the item shows (for the integration tests). */
-  current(): { text: string; tooltip: string } {
+  current(): { text: string; tooltip: string; renders: number } {
     this.pending.flush();
-    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '' };
+    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '', renders: this.renders };
   }
 
   private render(): void {
+    this.renders++;
     const scope = this.scope;
     if (!scope) {
       this.item.text = '$(shield)';

@@ -13,8 +13,12 @@ import { claudeProjectDir, workspaceDir } from './support/transcripts';
 import { waitFor } from './support/ui';
 
 const broken = 15_000;
-/** Well above the ~2.5 s the burst takes with coalesced updates, well below the ~20 s without. */
-const budgetMs = 8000;
+/**
+ * Recomputations of the status bar allowed for the burst: one per 100 ms window batches it into a
+ * few dozen, where recounting per finding did it 15,000 times. (Counted, not timed: time on
+ * these machines is noise.)
+ */
+const maxRenders = 1000;
 
 /** Does the status bar's text show these findings' counts? */
 function shows(text: string, findings: readonly Finding[]): boolean {
@@ -41,6 +45,7 @@ suite('status bar', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     try {
       const started = Date.now();
+      const rendersBefore = api.status().renders;
       fs.writeFileSync(file, t.lines.join('\n') + '\n');
       await waitFor(() => api.findings().filter((f) => f.file === file).length >= broken, 120_000, `${broken} findings on the session`);
       const elapsed = Date.now() - started;
@@ -48,7 +53,9 @@ suite('status bar', () => {
       const text = api.status().text;
       assert.ok(shows(text, api.findings()), `${text}: not the counts of the findings`);
       assert.match(text, /\$\(error\) \d{5}/);
-      assert.ok(elapsed < budgetMs, `${elapsed} ms for ${broken} findings (budget ${budgetMs} ms)`);
+      const renders = api.status().renders - rendersBefore;
+      console.log(`[status bar] recomputed ${renders} times for the burst`);
+      assert.ok(renders > 0 && renders <= maxRenders, `${renders} recomputations for ${broken} findings (at most ${maxRenders})`);
     } finally {
       fs.rmSync(file, { force: true });
       await waitFor(() => api.findings().every((f) => f.file !== file), 30_000, 'the findings gone with the file');
