@@ -200,6 +200,15 @@ export class LiveMonitor implements Disposable {
     return (await this.awake(file))?.engine.conversation.call(callId)?.call.at;
   }
 
+  /**
+   * Where a tool call sits, from what is in memory now: never wakes a hibernated session
+   * (undefined then, as for a call the transcript does not have yet). Rebuilding a sleeping
+   * session re-reads its whole transcript, which a hook waiting on a verdict cannot afford.
+   */
+  knownCallLocation(file: string, callId: string): Span | undefined {
+    return this.sessions.get(file)?.stream?.engine.conversation.call(callId)?.call.at;
+  }
+
   /** Where the session last read (or else wrote) a file: the transcript line holding what it saw. */
   async lastSeen(file: string, path: string): Promise<{ at: Span; how: 'read' | 'write' } | undefined> {
     const k = (await this.awake(file))?.engine.knowledge.get(path);

@@ -6,9 +6,10 @@ import { defaultGuardPolicy, type GuardFileState, type GuardPolicy, type HookAge
 import type { Disposable } from '../../core/lib/disposable';
 import { AgentGuardError } from '../../core/lib/errors';
 import { Emitter } from '../../core/lib/event';
-import { nullLogger, type Logger } from '../../core/lib/logger';
+import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
 import type { AgentKind } from '../../core/model/agent';
 import type { AccessOp } from '../../core/model/events';
+import type { Finding } from '../../core/model/finding';
 import { guardFinding } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
 import { hookCallPrefix, type WorkTree } from '../workTree';
@@ -44,6 +45,13 @@ export interface GuardServiceOptions {
   version?: string;
 }
 
+/** Guard findings reported on a stand-in line, waiting for their call's line. */
+interface Unplaced {
+  file: string;
+  callId: string;
+  findings: Finding[];
+}
+
 /** One decision, as the host sees it (status bar, logs). */
 export interface GuardDecisionEvent {
   request: PreRequest;
@@ -68,6 +76,7 @@ export class GuardService implements Disposable {
   private readonly tree: WorkTree;
   private lock: Promise<unknown> = Promise.resolve();
   private server: GuardServer | undefined;
+  private closed = false;
   private readonly decided = new Emitter<GuardDecisionEvent>();
   readonly onDidDecide = this.decided.event;
   readonly info: ServiceInfo;
@@ -163,54 +172,92 @@ export class GuardService implements Disposable {
   private async pre(r: PreRequest): Promise<Verdict> {
     const key = this.sessionKey(r);
     await this.catchUp(key);
-    return this.exclusive(async () => {
-      const targets = unique(r.paths.filter((p) => writeOps.has(p.op)).map((p) => p.path));
-      const files: GuardFileState[] = [];
+    const { verdict, unplaced } = await this.exclusive(() => this.judge(r, key));
+    if (unplaced) {
+      // After the verdict: the hook gives up (and lets the write through) long before a
+      // sleeping session's transcript is read again.
+      void this.place(unplaced);
+    }
+    return verdict;
+  }
+
+  /**
+   * Decides one call and reports it. Runs in the exclusive section, so it only looks at what
+   * is in memory; findings whose call line is not known yet come back to be placed later.
+   */
+  private async judge(r: PreRequest, key: string): Promise<{ verdict: Verdict; unplaced: Unplaced | undefined }> {
+    const targets = unique(r.paths.filter((p) => writeOps.has(p.op)).map((p) => p.path));
+    const files: GuardFileState[] = [];
+    for (const path of targets) {
+      await this.tree.refresh(path);
+      files.push(this.fileState(key, path));
+    }
+    const verdict = decide(r, { files }, this.policy);
+    const at = this.clock();
+    const seq = this.opts.ledger.nextSeq();
+    if (verdict.action !== 'deny') {
+      const callId = r.toolUseId ?? hookCallPrefix + seq;
       for (const path of targets) {
-        await this.tree.refresh(path);
-        files.push(this.fileState(key, path));
+        this.tree.writeStarted(key, path, callId, { sessionId: r.sessionId });
       }
-      const verdict = decide(r, { files }, this.policy);
-      const at = this.clock();
-      const seq = this.opts.ledger.nextSeq();
-      if (verdict.action !== 'deny') {
-        const callId = r.toolUseId ?? hookCallPrefix + seq;
-        for (const path of targets) {
-          this.tree.writeStarted(key, path, callId, { sessionId: r.sessionId });
-        }
-      }
-      const records = this.opts.ledger.record({
-        kind: 'pre',
-        at,
-        ...ledgerCall(r, key),
-        seq,
-        verdict: { action: verdict.action, hits: verdict.hits },
-      });
-      const monitor = this.opts.monitor;
-      const file = r.transcriptPath ? key : undefined;
-      for (const rec of records) {
-        const callLine = file && r.toolUseId !== undefined ? (await monitor.callLocation(file, r.toolUseId))?.line : undefined;
-        monitor.findings.add(
-          guardFinding(rec, {
-            // With no transcript to point into, the finding sits on the file it protected.
-            file: file ?? rec.path,
-            line: file ? (callLine ?? monitor.lastLine(file) ?? 1) : 1,
-            agent: agentKind(r.agent),
-            session: r.sessionId,
-            ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}),
-            displayPath: displayPath(rec.path, r.cwd),
-          }),
-        );
-      }
-      const what = `${r.tool} of ${targets.map((p) => displayPath(p, r.cwd)).join(', ') || '(no file)'} by ${r.agent} session ${r.sessionId}`;
-      if (verdict.action === 'allow') {
-        this.logger.info(`[guard] allow ${what}`);
-      } else {
-        this.logger.info(`[guard] ${verdict.action} ${what}: ${verdict.hits.map((h) => h.decision).join(', ')}: ${verdict.reason}`);
-      }
-      this.decided.fire({ request: r, verdict, at });
-      return verdict;
+    }
+    const records = this.opts.ledger.record({
+      kind: 'pre',
+      at,
+      ...ledgerCall(r, key),
+      seq,
+      verdict: { action: verdict.action, hits: verdict.hits },
     });
+    const monitor = this.opts.monitor;
+    const file = r.transcriptPath ? key : undefined;
+    const callLine = file && r.toolUseId !== undefined ? monitor.knownCallLocation(file, r.toolUseId)?.line : undefined;
+    const reported: Finding[] = [];
+    for (const rec of records) {
+      const finding = guardFinding(rec, {
+        // With no transcript to point into, the finding sits on the file it protected.
+        file: file ?? rec.path,
+        line: file ? (callLine ?? monitor.lastLine(file) ?? 1) : 1,
+        agent: agentKind(r.agent),
+        session: r.sessionId,
+        ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}),
+        displayPath: displayPath(rec.path, r.cwd),
+      });
+      monitor.findings.add(finding);
+      reported.push(finding);
+    }
+    const what = `${r.tool} of ${targets.map((p) => displayPath(p, r.cwd)).join(', ') || '(no file)'} by ${r.agent} session ${r.sessionId}`;
+    if (verdict.action === 'allow') {
+      this.logger.info(`[guard] allow ${what}`);
+    } else {
+      this.logger.info(`[guard] ${verdict.action} ${what}: ${verdict.hits.map((h) => h.decision).join(', ')}: ${verdict.reason}`);
+    }
+    this.decided.fire({ request: r, verdict, at });
+    const unplaced =
+      file && r.toolUseId !== undefined && callLine === undefined && reported.length > 0 ? { file, callId: r.toolUseId, findings: reported } : undefined;
+    return { verdict, unplaced };
+  }
+
+  /**
+   * Moves findings reported on the transcript's last line to their call's line, waking the
+   * session if it sleeps (its state is rebuilt from the whole transcript). For a session that
+   * is awake and has not recorded the call yet this finds nothing: the guard rule moves the
+   * finding when the call's line is read.
+   */
+  private async place(u: Unplaced): Promise<void> {
+    try {
+      const at = await this.opts.monitor.callLocation(u.file, u.callId);
+      if (!at || this.closed) {
+        return;
+      }
+      const store = this.opts.monitor.findings;
+      // Only moved, never brought back: a re-check may have dropped it meanwhile.
+      const present = new Set(store.forFile(u.file).map((f) => f.id));
+      for (const f of u.findings.filter((x) => present.has(x.id))) {
+        store.add({ ...f, line: at.line, endLine: at.line });
+      }
+    } catch (e) {
+      this.logger.warn(`[guard] cannot find call ${u.callId} in ${u.file}: ${describeError(e)}`);
+    }
   }
 
   private fileState(key: string, path: string): GuardFileState {
@@ -270,6 +317,7 @@ export class GuardService implements Disposable {
 
   /** Stops listening (removes the socket) and waits for the ledger to be written. */
   async close(): Promise<void> {
+    this.closed = true;
     const server = this.server;
     this.server = undefined;
     this.decided.dispose();
