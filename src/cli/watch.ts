@@ -6,7 +6,7 @@ import { agentLabels } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
 import { guardDecisions, guardLevels, type GuardDecision, type GuardLevel } from '../core/guard/types';
 import { HookLedger } from '../io/guard/ledger';
-import { GuardService } from '../io/guard/service';
+import { GuardService, servedLedgerView } from '../io/guard/service';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
@@ -79,6 +79,8 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   const guarded = args.values['no-guard'] !== true && args.values['no-tree'] !== true;
   const dir = guardDir(io.env);
   const ledger = guarded ? await HookLedger.open(ledgerPathFor(workspace, dir), logger) : undefined;
+  // Only the host serving the workspace keeps the ledger current (see ServedLedgerView).
+  const rulesLedger = ledger ? await servedLedgerView(ledger, workspace, dir) : undefined;
   const monitor = new LiveMonitor({
     workspace,
     environment: { home: io.home, env: io.env },
@@ -86,7 +88,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     logger,
     watchTree: args.values['no-tree'] !== true,
     extraFolders: (args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f)),
-    ...(ledger ? { hookLedger: ledger } : {}),
+    ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
   });
   const print = (f: Finding): void => {
     io.stdout.write(format === 'jsonl' ? JSON.stringify(findingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
@@ -105,6 +107,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
       guard = await GuardService.start({ workspace, monitor, ledger, logger, policy, dir, version });
       guardLine = guard.socketPath ?? '';
     } catch (e) {
+      rulesLedger?.withdraw();
       guardLine = `not started: ${e instanceof Error ? e.message : String(e)}`;
     }
   }

@@ -6,7 +6,7 @@ import type { GuardPolicy } from '../core/guard/types';
 import type { Finding } from '../core/model/finding';
 import type { FindingChange } from '../io/findingStore';
 import { HookLedger } from '../io/guard/ledger';
-import { GuardService, type DirtyBuffers, type GuardDecisionEvent } from '../io/guard/service';
+import { GuardService, servedLedgerView, type DirtyBuffers, type GuardDecisionEvent } from '../io/guard/service';
 import { ensureGuardDir, guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { LiveMonitor, type SessionSummary } from '../io/liveMonitor';
 import type { WatchedRoot } from '../io/sessionWatcher';
@@ -70,6 +70,8 @@ export class MonitorScope extends Disposable {
         ledger = await HookLedger.open(ledgerPathFor(folder, dir), scoped(this.log, 'guard'));
       }
     }
+    // Only the host serving the workspace keeps the ledger current (see ServedLedgerView).
+    const rulesLedger = ledger ? await servedLedgerView(ledger, folder, dir) : undefined;
     if (this.isDisposed) {
       return;
     }
@@ -83,7 +85,7 @@ export class MonitorScope extends Disposable {
       watchTree: settings.watchWorkingTree,
       treeIgnore: settings.ignoredPaths,
       isUserSave: (p, at) => this.hooks.isUserSave(p, at),
-      ...(ledger ? { hookLedger: ledger } : {}),
+      ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
     });
     this.monitors.set(folder, monitor);
     const a = monitor.findings.onDidChange((c) => this.findingsChanged.fire(c));
@@ -120,6 +122,7 @@ export class MonitorScope extends Disposable {
       this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
     } catch (e) {
       // Typically `agent-guard watch` already serves this workspace: its guard answers the hooks.
+      rulesLedger?.withdraw();
       this.log.warn(`[guard] not serving ${folder}: ${describeError(e)}`);
     }
   }

@@ -225,6 +225,50 @@ export class HookLedger implements HookLedgerView {
   }
 }
 
+/**
+ * The ledger as one host's rules see it: the ledger while this host's guard service answers
+ * the hooks, nothing once it is known not to. Only the host that serves a workspace records
+ * what its hooks ask; any other host's copy is a snapshot of the file that falls further
+ * behind with every call, and rules bound to approvals would call each later call
+ * unapproved. Without a ledger those rules judge nothing, which is what they do where no
+ * guard runs.
+ */
+export class ServedLedgerView implements HookLedgerView {
+  private ledger: HookLedgerView | undefined;
+
+  constructor(ledger: HookLedgerView) {
+    this.ledger = ledger;
+  }
+
+  /** This host does not (or no longer) serve the workspace: its rules see no approvals from now on. */
+  withdraw(): void {
+    this.ledger = undefined;
+  }
+
+  get withdrawn(): boolean {
+    return this.ledger === undefined;
+  }
+
+  covers(sessionId: string): boolean {
+    return this.ledger?.covers(sessionId) ?? false;
+  }
+
+  lookup(sessionId: string, callId: string): { tool: string; inputHash: string; at: number } | undefined {
+    return this.ledger?.lookup(sessionId, callId);
+  }
+
+  sawTool(sessionId: string, tool: string): boolean {
+    return this.ledger?.sawTool?.(sessionId, tool) ?? false;
+  }
+
+  sawInput(sessionId: string, inputHash: string): boolean {
+    return this.ledger?.sawInput?.(sessionId, inputHash) ?? false;
+  }
+
+  decisionsFor(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[] {
+    return this.ledger?.decisionsFor?.(session, call) ?? [];
+  }
+}
 
 function addTo(m: Map<string, Set<string>>, key: string, value: string): void {
   let set = m.get(key);

@@ -47,7 +47,7 @@ export class GuardServer {
         throw new AgentGuardError('io', `the guard socket path ${path} is longer than a Unix socket path may be; set AGENT_GUARD_DIR to a shorter directory`);
       }
       if (exists(path)) {
-        if (await answers(path)) {
+        if (await serviceAnswers(path)) {
           throw new AgentGuardError('refused', `another guard service is already listening for this workspace on ${path}`);
         }
         unlinkSync(path);
@@ -160,7 +160,7 @@ export class GuardServer {
 }
 
 /** Does something answer on this socket? (A crashed run's file refuses connections.) */
-function answers(path: string, timeoutMs = 500): Promise<boolean> {
+export function serviceAnswers(path: string, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const c = createConnection(path);
     const done = (v: boolean): void => {

@@ -13,8 +13,8 @@ import type { Finding } from '../../core/model/finding';
 import { guardFinding } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
 import { hookCallPrefix, type WorkTree } from '../workTree';
-import type { HookLedger } from './ledger';
-import { GuardServer } from './server';
+import { ServedLedgerView, type HookLedger } from './ledger';
+import { GuardServer, serviceAnswers } from './server';
 import { guardDir, realWorkspace, socketPathFor } from './socketPath';
 
 /** The host's editors: does a file have unsaved changes? (The extension provides it; the CLI has none.) */
@@ -26,7 +26,7 @@ export interface GuardServiceOptions {
   workspace: string;
   /** Feeds the guard: the working tree, and what each session read and wrote per its transcript. */
   monitor: LiveMonitor;
-  /** The same ledger the monitor's rules read (LiveMonitorOptions.hookLedger). */
+  /** The ledger the monitor's rules read (through `servedLedgerView`, LiveMonitorOptions.hookLedger). */
   ledger: HookLedger;
   dirtyBuffers?: DirtyBuffers;
   policy?: Partial<GuardPolicy>;
@@ -324,6 +324,20 @@ export class GuardService implements Disposable {
     await server?.close();
     await this.opts.ledger.flush();
   }
+}
+
+/**
+ * The ledger as a host's rules should see it, before the host's own guard service starts
+ * (the service needs the monitor, and the monitor's rules need the ledger from the first
+ * read): withdrawn at once when another host already answers this workspace's hooks. A host
+ * whose service then fails to start withdraws it too (`ServedLedgerView.withdraw`).
+ */
+export async function servedLedgerView(ledger: HookLedger, workspace: string, dir: string = guardDir()): Promise<ServedLedgerView> {
+  const view = new ServedLedgerView(ledger);
+  if (await serviceAnswers(socketPathFor(workspace, dir))) {
+    view.withdraw();
+  }
+  return view;
 }
 
 function agentKind(a: HookAgent): AgentKind | 'unknown' {

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from './repo';
@@ -30,4 +30,30 @@ export function cli(args: string[], opts: { env?: Record<string, string | undefi
   }
   const r = spawnSync(command, argv, { env, cwd: opts.cwd ?? repoRoot(), encoding: 'utf8', input: opts.input ?? '', timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A CLI process left running (`watch`), with what it printed so far. */
+export interface CliProcess {
+  child: ChildProcess;
+  out(): string;
+  err(): string;
+  /** "exit N" or "killed by SIGNAL". */
+  exited: Promise<string>;
+}
+
+/** Starts the built CLI as a real process and leaves it running. */
+export function spawnCli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): CliProcess {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...opts.env })) {
+    if (v !== undefined) {
+      env[k] = v;
+    }
+  }
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), ...args], { env, cwd: opts.cwd ?? repoRoot() });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (err += b.toString()));
+  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
+  return { child, out: () => out, err: () => err, exited };
 }
