@@ -36,6 +36,8 @@ interface DecisionEntry {
 const maxEntries = 50_000;
 /** The file is rotated (to `<file>.1`) past this size. */
 const maxFileBytes = 8 * 1024 * 1024;
+/** The previous part of a rotated ledger (one is kept: it is read back with the current one). */
+const rotatedSuffix = '.1';
 
 /**
  * Per session, the calls the guard hook saw (tool, input hash, when) and the guard's
@@ -65,30 +67,40 @@ export class HookLedger implements HookLedgerView {
     return new HookLedger(undefined, nullLogger);
   }
 
-  /** Opens (creating on first write) the ledger file and loads what it holds. */
+  /** Opens (creating on first write) the ledger file and loads what it and its rotated part hold. */
   static async open(file: string, logger: Logger = nullLogger): Promise<HookLedger> {
     const ledger = new HookLedger(file, logger);
-    await ledger.loadFrom(file);
+    await ledger.loadAll(file);
     return ledger;
   }
 
-  /** A read-only view of a ledger file (`check`); a missing file is an empty ledger. */
+  /** A read-only view of a ledger file and its rotated part (`check`); a missing file is an empty ledger. */
   static async load(file: string): Promise<HookLedger> {
     const ledger = new HookLedger(undefined, nullLogger);
-    await ledger.loadFrom(file);
+    await ledger.loadAll(file);
     return ledger;
   }
 
-  private async loadFrom(file: string): Promise<void> {
+  /**
+   * Rotation splits a session's records between `<file>.1` and `<file>`: read the older part
+   * first. Read alone, the newer part says the hook covers the session while forgetting the
+   * calls it approved before the rotation, and each of those would look unapproved.
+   */
+  private async loadAll(file: string): Promise<void> {
+    await this.loadFrom(file + rotatedSuffix);
+    this.bytes = await this.loadFrom(file);
+  }
+
+  /** Loads one file's records; returns its size (0 when missing). */
+  private async loadFrom(file: string): Promise<number> {
     let text: string;
     try {
       text = await readFile(file, 'utf8');
-      this.bytes = Buffer.byteLength(text);
     } catch (e) {
       if (errnoCode(e) !== 'ENOENT') {
         this.logger.warn(`[guard] cannot read the hook ledger ${file}: ${describeError(e)}`);
       }
-      return;
+      return 0;
     }
     for (const line of text.split('\n')) {
       if (line.trim() === '') {
@@ -103,6 +115,7 @@ export class HookLedger implements HookLedgerView {
         // A torn last line of a crashed run: the rest is still good.
       }
     }
+    return Buffer.byteLength(text);
   }
 
   /** A sequence id for a call the hook names no id for. */
@@ -119,7 +132,7 @@ export class HookLedger implements HookLedgerView {
       this.writes = this.writes.then(async () => {
         try {
           if (this.bytes + line.length > maxFileBytes) {
-            await rename(file, file + '.1').catch(() => undefined);
+            await rename(file, file + rotatedSuffix).catch(() => undefined);
             this.bytes = 0;
           }
           await appendFile(file, line, { mode: 0o600 });

@@ -1,5 +1,8 @@
 /** The hook ledger as the rules see it (HookLedgerView) and the guard rule's findings from it. */
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { inputHash } from '../../../src/core/lib/hash';
 import { HookLedger } from '../../../src/io/guard/ledger';
@@ -27,6 +30,36 @@ void describe('hook ledger', () => {
     assert.equal(l.covers('s1'), true);
     assert.deepEqual(l.lookup('s1', 'toolu_1'), { tool: 'Edit', inputHash: 'ab'.repeat(16), at: 5 });
     assert.equal(l.lookup('s1', 'toolu_2'), undefined);
+  });
+
+  void test('a rotated ledger still knows the calls approved before the rotation', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-ledger-'));
+    try {
+      const f = path.join(dir, 'ledger.jsonl');
+      const pre = (l: HookLedger, id: string): void => {
+        l.record({ kind: 'pre', at: 5, agent: 'claude', sessionId: 's1', tool: 'Edit', toolUseId: id, inputHash: 'ab'.repeat(16), seq: l.nextSeq(), paths: [{ path: file, op: 'edit' }], verdict: { action: 'allow', hits: [] } });
+      };
+      const before = await HookLedger.open(f);
+      pre(before, 'toolu_before');
+      await before.flush();
+      // Other records fill the file up to just under the rotation size (8 MB): the next one rotates it.
+      const head = readFileSync(f, 'utf8');
+      const frame = '{"v":0,"pad":""}\n';
+      writeFileSync(f, head + frame.replace('""', `"${'p'.repeat(8 * 1024 * 1024 - 50 - head.length - frame.length)}"`));
+      const during = await HookLedger.open(f);
+      pre(during, 'toolu_after');
+      await during.flush();
+      assert.ok(existsSync(f + '.1'), 'rotated');
+      assert.ok(!readFileSync(f, 'utf8').includes('toolu_before'), 'the session’s records are split between the two files');
+
+      for (const reloaded of [await HookLedger.open(f), await HookLedger.load(f)]) {
+        assert.equal(reloaded.covers('s1'), true);
+        assert.deepEqual(reloaded.lookup('s1', 'toolu_before'), { tool: 'Edit', inputHash: 'ab'.repeat(16), at: 5 });
+        assert.ok(reloaded.lookup('s1', 'toolu_after'));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   void test('the guard rule reports a decision on its call’s line (by call id), and `check` without a ledger stays silent', () => {
