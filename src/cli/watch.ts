@@ -153,6 +153,11 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
     if (typeof started === 'number') {
       return started;
     }
+    // The watchers' timers do not hold the process up (the extension host, and tests, decide
+    // how long a monitor lives). With no agent folder there yet and no guard socket, nothing
+    // else would, and watch would end the moment it said it was waiting: it holds on itself
+    // until it is stopped.
+    const keepAlive = setInterval(() => undefined, 1 << 30);
     return await new Promise<number>((resolve) => {
       let stopping = false;
       onSignal = (signal: string): void => {
@@ -174,7 +179,7 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
       if (requested !== undefined) {
         onSignal(requested);
       }
-    });
+    }).finally(() => clearInterval(keepAlive));
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
