@@ -21,7 +21,10 @@ import type { AgentKind } from '../core/model/agent';
 import { codexCwd } from './discovery';
 
 /** A folder watched for one agent's sessions. */
-/** How often (about once a second) a file that cannot be judged yet is asked about again. */
+/**
+ * How often (about once a second) a file that cannot be judged yet is asked about again;
+ * after that only a change of the file makes it be asked again.
+ */
 const maxUndecidedTries = 60;
 
 export interface WatchedRoot {
@@ -69,6 +72,12 @@ export class SessionWatcher implements Disposable {
   private readonly rejected = new Set<string>();
   /** Files `accepts` could not judge yet, with how often it was asked. */
   private readonly undecided = new Map<string, { root: WatchedRoot; tries: number }>();
+  /**
+   * Files still undecided after `maxUndecidedTries` (a legacy Codex rollout has no
+   * session_meta, ever): no longer polled, only looked at again when they change. Not
+   * `rejected`, which a change does not undo.
+   */
+  private readonly shelved = new Set<string>();
   private readonly events = new Emitter<SessionFileEvent>();
   readonly onDidChange = this.events.event;
   private pollTimer: ReturnType<typeof setInterval> | undefined;
@@ -282,7 +291,7 @@ export class SessionWatcher implements Disposable {
       const p = nodePath.join(dir, e.name);
       if (e.isDirectory() && depth > 0) {
         await this.rescan(root, p, depth - 1);
-      } else if (e.isFile() && p.endsWith('.jsonl') && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p)) {
+      } else if (e.isFile() && p.endsWith('.jsonl') && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
         await this.onFile(root, p, 'add');
       }
     }
@@ -353,11 +362,18 @@ export class SessionWatcher implements Disposable {
       return;
     }
     if (ok === 'later') {
+      if (this.shelved.has(file) || this.disposed) {
+        return;
+      }
       // Asked again shortly, not only on its next change: chokidar reports a file created
       // and written at once as an empty "add", and may miss the write that followed if it
       // landed before its watch of the file was in place.
       const tries = this.undecided.get(file)?.tries ?? 0;
-      if (tries < maxUndecidedTries && !this.disposed) {
+      if (tries >= maxUndecidedTries) {
+        this.undecided.delete(file);
+        this.shelved.add(file);
+        this.logger.debug(`cannot tell whose session ${file} is; looking again only when it changes`);
+      } else {
         this.undecided.set(file, { root, tries: tries + 1 });
         if (tries === 0) {
           // The first look again is soon: the writer is usually a few milliseconds behind.
@@ -371,6 +387,7 @@ export class SessionWatcher implements Disposable {
       return;
     }
     this.undecided.delete(file);
+    this.shelved.delete(file);
     if (!ok || this.known.has(file) || this.disposed) {
       return;
     }
@@ -390,6 +407,7 @@ export class SessionWatcher implements Disposable {
     const agent = this.known.get(file);
     this.rejected.delete(file);
     this.undecided.delete(file);
+    this.shelved.delete(file);
     if (agent === undefined) {
       return;
     }

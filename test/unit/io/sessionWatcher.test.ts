@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { SessionWatcher, type SessionFileEvent } from '../../../src/io/sessionWatcher';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -50,5 +50,51 @@ void describe('session watcher', () => {
     appendFileSync(rollout, meta.slice(40) + '\n');
     await waitFor(() => events.length > 0, 10_000, 'the rollout to be taken up');
     assert.deepEqual(events, [{ type: 'add', file: rollout, agent: 'codex' }]);
+  });
+
+  void test('a rollout that cannot be judged (legacy, no session_meta) is no longer read on every poll; a change still brings it back', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
+    const workspace = path.join(root, 'ws');
+    const codexHome = path.join(root, 'codex');
+    const day = path.join(codexHome, 'sessions', '2025', '05', '01');
+    mkdirSync(workspace, { recursive: true });
+    mkdirSync(day, { recursive: true });
+    const legacy = (id: string): string =>
+      [
+        JSON.stringify({ id, timestamp: '2025-05-01T10:00:00.000Z', instructions: null }),
+        JSON.stringify({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }),
+      ].join('\n') + '\n';
+    const meta = (id: string): string => JSON.stringify({ timestamp: '2025-05-01T10:00:00.000Z', type: 'session_meta', payload: { id, cwd: workspace } }) + '\n';
+    const polled = path.join(day, 'rollout-2025-05-01T10-00-00-p1.jsonl');
+    const watched = path.join(day, 'rollout-2025-05-01T10-00-00-w1.jsonl');
+    writeFileSync(polled, legacy('p1'));
+    writeFileSync(watched, legacy('w1'));
+    const env = { home: root, env: { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: path.join(root, 'claude') } };
+    const agents = { 'claude-code': false, gemini: false, amplifier: false };
+    // Both look again every 5 ms: their 60 tries are over well within the 1.5 s waited below.
+    // One watcher whose chokidar polls only once a minute: only its own retries could see a change.
+    const quiet = new SessionWatcher({ workspace, environment: env, agents, usePolling: true, pollIntervalMs: 60_000, pendingPollMs: 5 });
+    // One with native file events: a change is seen.
+    const live = new SessionWatcher({ workspace, environment: env, agents, pendingPollMs: 5 });
+    const quietEvents: SessionFileEvent[] = [];
+    const liveEvents: SessionFileEvent[] = [];
+    quiet.onDidChange((e) => quietEvents.push(e));
+    live.onDidChange((e) => liveEvents.push(e));
+    cleanup = async () => {
+      await Promise.all([quiet.close(), live.close()]);
+      rmSync(root, { recursive: true, force: true });
+    };
+    await Promise.all([quiet.start(), live.start()]);
+    await sleep(1500);
+
+    // The file becomes judgeable without an event the quiet watcher would see: were it still
+    // polled, the next poll would take it up.
+    writeFileSync(polled, meta('p1'));
+    await sleep(500);
+    assert.deepEqual(quietEvents, [], 'given up on: no longer read on every poll');
+
+    writeFileSync(watched, meta('w1'));
+    await waitFor(() => liveEvents.some((e) => e.file === watched), 10_000, 'the changed rollout taken up');
+    assert.deepEqual(liveEvents.filter((e) => e.file === watched), [{ type: 'add', file: watched, agent: 'codex' }]);
   });
 });
