@@ -1,6 +1,13 @@
+import type { Event } from '../core/lib/event';
+
 /** What a CLI command may touch, injected so commands can be run in-process by tests. */
 export interface CliIo {
   stdout: { write(s: string): unknown; isTTY?: boolean };
+  /**
+   * Fires once when stdout's reader has gone (EPIPE; at once for a listener added after).
+   * Writes after that go nowhere: `check` still finishes for its exit code, `watch` stops.
+   */
+  onStdoutClosed?: Event<void>;
   stderr: { write(s: string): unknown; isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;

@@ -1,4 +1,5 @@
 import * as os from 'node:os';
+import { Emitter, type Event } from '../core/lib/event';
 import { checkUsage, runCheck } from './check';
 import { runHookCommand } from './hook';
 import { hooksUsage, runHooks } from './hooks';
@@ -84,15 +85,26 @@ if (require.main === module) {
   // The reader may stop reading before the report ends (`agent-guard check … | head`): the
   // rest of the output has nowhere to go, which is no error. The check still finishes, so the
   // exit code still says whether it found errors.
+  // A long-running command (`watch … | head`) stops instead: see CliIo.onStdoutClosed.
   let pipeClosed = false;
+  const closed = new Emitter<void>();
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE' || pipeClosed) {
-      pipeClosed = true;
+      if (!pipeClosed) {
+        pipeClosed = true;
+        closed.fire();
+      }
       return;
     }
     throw e;
   });
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: os.homedir() };
+  const onStdoutClosed: Event<void> = (listener) => {
+    if (pipeClosed) {
+      queueMicrotask(() => listener());
+    }
+    return closed.event(listener);
+  };
+  const io: CliIo = { stdout: process.stdout, onStdoutClosed, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: os.homedir() };
   void main(process.argv.slice(2), io).then((code) => {
     process.exitCode = code;
   });

@@ -18,7 +18,8 @@ import { version } from './version';
 export const watchUsage = `Usage: agent-guard watch [options]
 
 Watches the agent sessions of a workspace and its working tree, and prints each problem
-once, as soon as it is found. Runs until interrupted (Ctrl-C).
+once, as soon as it is found. Runs until interrupted (Ctrl-C), or until its output is closed
+(as by 'watch | head'; it notices at the next finding it prints).
 
 Options:
   --workspace DIR          the workspace (default: the current folder)
@@ -148,6 +149,10 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
   const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  // `watch | head`: once the reader is gone nothing watch finds can be shown, and a watch
+  // left running would hold the workspace's guard socket for nobody. Node ignores SIGPIPE,
+  // so the closed pipe is seen at the next write; it stops watch like a signal.
+  const piped = io.onStdoutClosed?.(() => onSignal('EPIPE'));
   try {
     const started = await startWatch(argv, io);
     if (typeof started === 'number') {
@@ -161,13 +166,16 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
     return await new Promise<number>((resolve) => {
       let stopping = false;
       onSignal = (signal: string): void => {
+        if (stopping && signal === 'EPIPE') {
+          return;
+        }
         if (stopping) {
           // A second Ctrl-C while a stop hangs is the user insisting: leave now.
           io.stderr.write(`agent-guard: ${signal} again, exiting without waiting\n`);
           process.exit(signal === 'SIGINT' ? 130 : 143);
         }
         stopping = true;
-        io.stderr.write(`agent-guard: ${signal}, stopping\n`);
+        io.stderr.write(signal === 'EPIPE' ? 'agent-guard: the output was closed, stopping\n' : `agent-guard: ${signal}, stopping\n`);
         started.stop().then(
           () => resolve(exitCodes.ok),
           (e: unknown) => {
@@ -181,6 +189,7 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
       }
     }).finally(() => clearInterval(keepAlive));
   } finally {
+    piped?.dispose();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }

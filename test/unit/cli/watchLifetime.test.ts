@@ -1,9 +1,12 @@
 /** How long `agent-guard watch` runs: until it is stopped, and no longer. */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { encodeClaudeProject } from '../../../src/core/discovery/locations';
+import { socketPathFor } from '../../../src/io/guard/socketPath';
+import { ClaudeTranscript } from '../support/claude';
 import { spawnCli } from '../support/cli';
 import { sleep, waitFor } from '../support/wait';
 
@@ -32,5 +35,40 @@ void describe('agent-guard watch lifetime', () => {
     }
     assert.equal(await w.exited, 'exit 0', w.err());
     assert.match(w.err(), /SIGTERM, stopping/);
+  });
+
+  void test('stops (and gives up the guard socket) once the reader of its output is gone', async () => {
+    const ws = path.join(tmp, 'ws-pipe');
+    const claude = path.join(tmp, 'claude-pipe');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    const gd = path.join(tmp, 'gd-pipe');
+    const transcript = path.join(proj, 's.jsonl');
+    const t = new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray');
+    writeFileSync(transcript, t.text());
+    const w = spawnCli(['watch', '--format', 'jsonl', '--rule', 'unbound-result=off'], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), AGENT_GUARD_DIR: gd } });
+    let exited: string | undefined;
+    void w.exited.then((e) => (exited = e));
+    try {
+      // The findings of existing sessions may come before the banner, which follows the first read.
+      await waitFor(() => (w.out().includes('\n') && w.err().includes('Press Ctrl-C')) || exited, 10_000, 'the first finding and the banner');
+      assert.match(w.err(), /guard +\S+\.sock\n/);
+      const socket = socketPathFor(ws, gd);
+      assert.ok(existsSync(socket));
+      // The reader reads one line and goes (`| head -1`).
+      w.child.stdout!.destroy();
+      await sleep(200);
+      assert.equal(exited, undefined, 'nothing written yet: nothing noticed');
+      // The next finding has nowhere to go.
+      t.result('toolu_Y', 'stray');
+      appendFileSync(transcript, t.lines.at(-1)! + '\n');
+      await waitFor(() => exited, 5000, () => `watch to stop: ${w.err()}`);
+      assert.equal(exited, 'exit 0', w.err());
+      assert.match(w.err(), /the output was closed, stopping/);
+      assert.equal(existsSync(socket), false, 'the guard socket is free for another host');
+    } finally {
+      w.child.kill('SIGKILL');
+    }
   });
 });
