@@ -29,9 +29,9 @@ Options:
   --format text|json   output format (default: text)
   -h, --help           show this help
 
-A session is live when its file changed in the last --live-seconds, or when the guard hook has
-a call of it in flight (the hook keeps a marker file <tmpdir>/agent-guard-<uid>/inflight/<session
-id> while it runs). --write refuses a live session unless --force is given.
+A session is live when its file changed in the last --live-seconds. --write refuses a live
+session unless --force is given. Nothing else is checked: stop the agent's session before
+writing (a call it is running, or one waiting for the user's permission, is not seen).
 
 Exit status: 0 nothing to repair, 1 changes needed (dry run) or written, 2 usage or I/O error,
 or a repair that was refused.

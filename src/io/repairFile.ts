@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, type Stats } from 'node:fs';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { AgentGuardError, errnoCode } from '../core/lib/errors';
 import type { RepairPlan } from '../core/repair/plan';
@@ -9,8 +8,6 @@ import type { RepairPlan } from '../core/repair/plan';
 export interface Liveness {
   /** Seconds since the file last changed, when within the live window. */
   writtenSecondsAgo?: number;
-  /** The in-flight marker of the guard hook that was found. */
-  inflight?: string;
 }
 
 /**
@@ -94,51 +91,28 @@ function stamp(d: Date): string {
 }
 
 /**
- * Is the session still running? Its file changed within the live window, or the guard hook
- * has a call of it in flight: the hook (another component) keeps the file
- * `<os.tmpdir()>/agent-guard-<uid>/inflight/<session id>` while it runs; only its existence is
- * checked. The session id is Claude Code's `sessionId` (the main session's, for a sub-agent
- * file) or, for Amplifier, the session folder's name.
+ * Is the session still running? Only its file's age tells: a file changed within the live
+ * window may still be written. Which hook calls are in flight is known only to the guard
+ * service, which is not asked (no marker file records them). `file` and `plan` stay in the
+ * signature for the hosts that call it.
  */
-export async function liveness(file: string, plan: RepairPlan, stat: Stats, liveSeconds: number): Promise<Liveness> {
+export function liveness(_file: string, _plan: RepairPlan, stat: Stats, liveSeconds: number): Promise<Liveness> {
   const live: Liveness = {};
   const age = (Date.now() - stat.mtimeMs) / 1000;
   if (age < liveSeconds) {
     live.writtenSecondsAgo = Math.max(0, Math.round(age));
   }
-  const ids = new Set([plan.session, plan.session.split('/')[0]!]);
-  if (nodePath.basename(file) === 'transcript.jsonl') {
-    ids.add(nodePath.basename(nodePath.dirname(file)));
-  }
-  const uid = process.getuid?.() ?? os.userInfo().username;
-  const dir = nodePath.join(os.tmpdir(), `agent-guard-${uid}`, 'inflight');
-  for (const id of ids) {
-    if (id === '' || id === '.' || id === '..' || /[\\/]/.test(id)) {
-      continue;
-    }
-    const marker = nodePath.join(dir, id);
-    try {
-      await fsp.access(marker);
-      live.inflight = marker;
-      break;
-    } catch {
-      // No marker: no call of this session is in flight.
-    }
-  }
-  return live;
+  return Promise.resolve(live);
 }
 
 export function isLive(l: Liveness): boolean {
-  return l.writtenSecondsAgo !== undefined || l.inflight !== undefined;
+  return l.writtenSecondsAgo !== undefined;
 }
 
 export function describeLive(l: Liveness): string {
   const parts: string[] = [];
   if (l.writtenSecondsAgo !== undefined) {
     parts.push(`the file was written ${l.writtenSecondsAgo} s ago`);
-  }
-  if (l.inflight !== undefined) {
-    parts.push(`the guard hook has a call in flight (${l.inflight})`);
   }
   return `the session looks live: ${parts.join(', and ')}`;
 }
