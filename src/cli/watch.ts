@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { encodeClaudeProject } from '../core/discovery/locations';
+import { AgentGuardError } from '../core/lib/errors';
 import { describeError, type Logger } from '../core/lib/logger';
 import { agentLabels } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
@@ -8,6 +9,7 @@ import { guardDecisions, guardLevels, type GuardDecision, type GuardLevel } from
 import { HookLedger } from '../io/guard/ledger';
 import { GuardService, servedLedgerView } from '../io/guard/service';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
+import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
 import { exitCodes, UsageError, type CliIo } from './io';
@@ -37,8 +39,8 @@ Options:
 
 export interface WatchHandle {
   monitor: LiveMonitor;
-  /** The guard service the hooks ask, when it started. */
-  guard: GuardService | undefined;
+  /** The guard service the hooks ask, while this watch runs it (from the start, or since it took it over). */
+  readonly guard: GuardService | undefined;
   stop(): Promise<void>;
 }
 
@@ -101,18 +103,36 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     }
   });
   await monitor.start();
+  const info = io.stderr;
   let guard: GuardService | undefined;
+  let standby: GuardStandby | undefined;
   let guardLine = args.values['no-tree'] ? 'off (--no-tree)' : 'off (--no-guard)';
-  if (ledger) {
+  if (ledger && rulesLedger) {
+    const startGuard = (l: HookLedger): Promise<GuardService> => GuardService.start({ workspace, monitor, ledger: l, logger, policy, dir, version });
     try {
-      guard = await GuardService.start({ workspace, monitor, ledger, logger, policy, dir, version });
+      guard = await startGuard(ledger);
       guardLine = guard.socketPath ?? '';
     } catch (e) {
-      rulesLedger?.withdraw();
+      rulesLedger.withdraw();
       guardLine = `not started: ${e instanceof Error ? e.message : String(e)}`;
+      if (AgentGuardError.is(e, 'refused')) {
+        // Another host serves the workspace; once it stops, this one answers the hooks.
+        guardLine += ' (taking over when it stops)';
+        standby = new GuardStandby({
+          workspace,
+          dir,
+          logger,
+          start: startGuard,
+          onServe: (service, fresh) => {
+            standby = undefined;
+            guard = service;
+            rulesLedger.serve(fresh);
+            info.write(`agent-guard: the other guard service stopped; this one now answers the hooks on ${service.socketPath ?? ''}\n`);
+          },
+        });
+      }
     }
   }
-  const info = io.stderr;
   info.write(`agent-guard watching ${displayFile(workspace, io.cwd) || '.'}${args.values['no-tree'] ? '' : ' (and its working tree)'}\n`);
   const counts = new Map<string, number>();
   for (const s of monitor.sessionList()) {
@@ -128,8 +148,11 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   info.write(`  found ${total} session${total === 1 ? '' : 's'}${total > 0 ? ' (' + [...counts].map(([a, n]) => `${agentLabels[a as keyof typeof agentLabels]} ${n}`).join(', ') + ')' : ''}; ${monitor.findings.size} finding${monitor.findings.size === 1 ? '' : 's'} so far. Press Ctrl-C to stop.\n`);
   return {
     monitor,
-    guard,
+    get guard() {
+      return guard;
+    },
     stop: async () => {
+      await standby?.close();
       await guard?.close();
       await monitor.close();
     },

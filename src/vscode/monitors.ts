@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { enabledAgents, ruleConfigFromSettings, type Settings } from '../core/config/settings';
+import { AgentGuardError } from '../core/lib/errors';
 import { describeError, scoped, type Logger } from '../core/lib/logger';
 import type { GuardPolicy } from '../core/guard/types';
 import type { Finding } from '../core/model/finding';
@@ -8,6 +9,7 @@ import type { FindingChange } from '../io/findingStore';
 import { HookLedger } from '../io/guard/ledger';
 import { GuardService, servedLedgerView, type DirtyBuffers, type GuardDecisionEvent } from '../io/guard/service';
 import { ensureGuardDir, guardDir, ledgerPathFor } from '../io/guard/socketPath';
+import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor, type SessionSummary } from '../io/liveMonitor';
 import type { WatchedRoot } from '../io/sessionWatcher';
 import { Disposable } from './lifecycle';
@@ -101,30 +103,54 @@ export class MonitorScope extends Disposable {
     if (!ledger || this.isDisposed) {
       return;
     }
-    try {
-      const service = await GuardService.start({
+    const start = (l: HookLedger): Promise<GuardService> =>
+      GuardService.start({
         workspace: folder,
         monitor,
-        ledger,
+        ledger: l,
         dirtyBuffers: this.hooks.dirtyBuffers,
         policy: guardPolicy(settings),
         logger: scoped(this.log, 'guard'),
         version: this.hooks.version,
         dir,
       });
+    try {
+      const service = await start(ledger);
       if (this.isDisposed) {
         await service.close();
         return;
       }
-      this.services.set(folder, service);
-      const c = service.onDidDecide((e) => this.guardDecided.fire(e));
-      this.register({ dispose: () => (c.dispose(), void service.close()) });
-      this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
+      this.serve(folder, service);
     } catch (e) {
-      // Typically `agent-guard watch` already serves this workspace: its guard answers the hooks.
+      // Typically `agent-guard watch` or another window already serves this workspace: its guard answers the hooks.
       rulesLedger?.withdraw();
       this.log.warn(`[guard] not serving ${folder}: ${describeError(e)}`);
+      if (AgentGuardError.is(e, 'refused') && rulesLedger && !this.isDisposed) {
+        this.log.info(`[guard] will take the guard service of ${folder} over when the host serving it stops`);
+        // Owned by the scope: disposing it stops the waiting, and a service bound meanwhile is closed.
+        this.register(
+          new GuardStandby({
+            workspace: folder,
+            dir,
+            logger: scoped(this.log, 'guard'),
+            start,
+            onServe: (service, fresh) => {
+              rulesLedger.serve(fresh);
+              this.serve(folder, service);
+              this.log.info(`[guard] the host serving ${folder} stopped; this window took its guard service over`);
+            },
+          }),
+        );
+      }
     }
+  }
+
+  /** This window answers the folder's hooks with `service` (owned by the scope from now on). */
+  private serve(folder: string, service: GuardService): void {
+    this.services.set(folder, service);
+    const c = service.onDidDecide((e) => this.guardDecided.fire(e));
+    this.register({ dispose: () => (c.dispose(), void service.close()) });
+    this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
   }
 
   /** The folders whose guard service this window runs. */

@@ -244,7 +244,7 @@ export class HookLedger implements HookLedgerView {
  * what its hooks ask; any other host's copy is a snapshot of the file that falls further
  * behind with every call, and rules bound to approvals would call each later call
  * unapproved. Without a ledger those rules judge nothing, which is what they do where no
- * guard runs.
+ * guard runs; a host that takes the service over when the serving one stops sees one again.
  */
 export class ServedLedgerView implements HookLedgerView {
   private ledger: HookLedgerView | undefined;
@@ -256,6 +256,14 @@ export class ServedLedgerView implements HookLedgerView {
   /** This host does not (or no longer) serve the workspace: its rules see no approvals from now on. */
   withdraw(): void {
     this.ledger = undefined;
+  }
+
+  /**
+   * This host took the guard service over (GuardStandby): its rules see the ledger it now
+   * records to, read afresh when it took over.
+   */
+  serve(ledger: HookLedgerView): void {
+    this.ledger = ledger;
   }
 
   get withdrawn(): boolean {

@@ -1,10 +1,11 @@
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { maxRequestBytes, type GuardWireRequest, type GuardWireResponse } from '../../core/guard/protocol';
 import { parseGuardRequest } from '../../core/guard/protocolSchema';
 import { AgentGuardError, errnoCode } from '../../core/lib/errors';
 import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
-import { ensureGuardDir, exists, isWindows } from './socketPath';
+import { ensureGuardDir, isWindows } from './socketPath';
 
 export interface GuardServerOptions {
   socketPath: string;
@@ -46,12 +47,12 @@ export class GuardServer {
       if (Buffer.byteLength(path) > maxSocketPathBytes) {
         throw new AgentGuardError('io', `the guard socket path ${path} is longer than a Unix socket path may be; set AGENT_GUARD_DIR to a shorter directory`);
       }
-      if (exists(path)) {
+      const found = statOf(path);
+      if (found) {
         if (await serviceAnswers(path)) {
-          throw new AgentGuardError('refused', `another guard service is already listening for this workspace on ${path}`);
+          throw refusedAt(path);
         }
-        unlinkSync(path);
-        logger.info(`[guard] removed a stale socket left by an earlier run: ${path}`);
+        removeStale(path, found, logger);
       }
     }
     const server = createServer();
@@ -61,7 +62,7 @@ export class GuardServer {
       const onError = (e: Error): void => {
         reject(
           errnoCode(e) === 'EADDRINUSE'
-            ? new AgentGuardError('refused', `another guard service is already listening for this workspace on ${path}`, { cause: e })
+            ? refusedAt(path, e)
             : e,
         );
       };
@@ -172,4 +173,49 @@ export function serviceAnswers(path: string, timeoutMs = 500): Promise<boolean> 
     c.once('connect', () => done(true));
     c.once('error', () => done(false));
   });
+}
+
+function refusedAt(path: string, cause?: unknown): AgentGuardError {
+  return new AgentGuardError('refused', `another guard service is already listening for this workspace on ${path}`, cause !== undefined ? { cause } : undefined);
+}
+
+function statOf(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the socket file a crashed run left (`probed`: what was there when nothing answered
+ * on it). Hosts waiting to take the service over all find the same dead file at once, and a
+ * plain unlink could delete the live socket one of them has bound there since its probe:
+ * both would then serve, the first one unreachable. So the file is renamed aside (atomic:
+ * one host gets it) and checked to be the very file probed (inode and mtime: an inode number
+ * is soon reused); a live socket taken by mistake is linked back, and this host gives way.
+ */
+function removeStale(path: string, probed: BigIntStats, logger: Logger): void {
+  const aside = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.stale`;
+  try {
+    renameSync(path, aside);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') {
+      // Another host removed it first: the bind decides which of us serves.
+      return;
+    }
+    throw e;
+  }
+  const moved = lstatSync(aside, { bigint: true });
+  if (moved.ino !== probed.ino || moved.mtimeNs !== probed.mtimeNs) {
+    try {
+      linkSync(aside, path);
+    } catch (e) {
+      logger.warn(`[guard] could not put back the socket of the service that took ${path} over: ${describeError(e)}`);
+    }
+    unlinkSync(aside);
+    throw refusedAt(path);
+  }
+  unlinkSync(aside);
+  logger.info(`[guard] removed a stale socket left by an earlier run: ${path}`);
 }

@@ -80,4 +80,73 @@ void describe('two watch processes on one workspace', () => {
       assert.equal(await h.exited, 'exit 0', h.err());
     }
   });
+  void test('when the serving one stops, the other takes the guard over and its rules see the approvals from then on', async () => {
+    const ws = path.join(tmp, 'ws2');
+    mkdirSync(path.join(ws, 'src'), { recursive: true });
+    const claude = path.join(tmp, 'claude2');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    const gd = path.join(tmp, 'gd2');
+    const env = { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex2'), AGENT_GUARD_DIR: gd };
+    const transcript = path.join(proj, 'c2.jsonl');
+    const s = { sessionId: 'c2', transcript, cwd: ws };
+    const write = (id: string, rel: string): Record<string, unknown> => payloads.claude('PreToolUse', s, 'Write', { file_path: path.join(ws, rel), content: 'x\n' }, id);
+    // Fail closed: with no service answering, the hook denies; an allow is a service's answer.
+    const hook = async (input: Record<string, unknown>, by: string): Promise<void> => {
+      const r = await runHook(input, ['--agent', 'claude', '--fail-closed'], { AGENT_GUARD_DIR: gd });
+      assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], `approved by ${by}`);
+    };
+    const hosts: CliProcess[] = [];
+    try {
+      const a = spawnCli(['watch', '--format', 'jsonl'], { cwd: ws, env });
+      hosts.push(a);
+      await waitFor(() => a.err().includes('Press Ctrl-C'), 10_000, 'the first banner');
+      await hook(write('toolu_W1', 'src/one.ts'), 'the first host');
+      const b = spawnCli(['watch', '--format', 'jsonl'], { cwd: ws, env });
+      hosts.push(b);
+      await waitFor(() => b.err().includes('Press Ctrl-C'), 10_000, 'the second banner');
+      assert.match(b.err(), /guard +not started: another guard service is already listening.*\(taking over when it stops\)/);
+      // Recorded by the first host after the second one read the ledger.
+      await hook(write('toolu_W2', 'src/two.ts'), 'the first host');
+
+      a.child.kill('SIGTERM');
+      assert.equal(await a.exited, 'exit 0', a.err());
+      await waitFor(() => /the other guard service stopped; this one now answers the hooks on \S+\.sock/.test(b.err()), 15_000, () => `the takeover: ${b.err()}`);
+      await hook(write('toolu_W3', 'src/three.ts'), 'the second host');
+
+      const t = new ClaudeTranscript('c2', ws)
+        .user('write four files')
+        .call('m1', 'toolu_W1', 'Write', { file_path: path.join(ws, 'src/one.ts'), content: 'x\n' })
+        .result('toolu_W1', 'ok')
+        .call('m2', 'toolu_W2', 'Write', { file_path: path.join(ws, 'src/two.ts'), content: 'x\n' })
+        .result('toolu_W2', 'ok')
+        .call('m3', 'toolu_W3', 'Write', { file_path: path.join(ws, 'src/three.ts'), content: 'x\n' })
+        .result('toolu_W3', 'ok')
+        // Never asked the hook: went around it.
+        .call('m4', 'toolu_W4', 'Write', { file_path: path.join(ws, 'src/four.ts'), content: 'x\n' })
+        .result('toolu_W4', 'ok')
+        .result('toolu_X', 'stray');
+      writeFileSync(transcript, t.text());
+      await waitFor(() => b.out().includes('orphan-result'), 10_000, () => `the transcript read: ${b.out()}`);
+      const found = b
+        .out()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { rule: string; message: string })
+        .filter((f) => f.rule === 'unapproved-call');
+      // W1 and W2 from the ledger file read at the takeover, W3 from this host's own service.
+      assert.deepEqual(
+        found.map((f) => /toolu_W\d/.exec(f.message)?.[0]),
+        ['toolu_W4'],
+        `only the call that went around the hook: ${b.out()}`,
+      );
+    } finally {
+      for (const h of hosts) {
+        h.child.kill('SIGTERM');
+      }
+    }
+    for (const h of hosts.slice(1)) {
+      assert.equal(await h.exited, 'exit 0', h.err());
+    }
+  });
 });

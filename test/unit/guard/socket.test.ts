@@ -124,6 +124,25 @@ void describe('guard socket', { skip: process.platform === 'win32' ? 'Unix socke
     await waitFor(async () => (await askService(s.socketPath!, { v: 1, type: 'ping' }, 1000)).kind === 'answer', 2000, 'the first service still answering');
   });
 
+  void test('two hosts finding the same stale socket at once: one serves, the other is refused', async () => {
+    env = new LiveEnv();
+    const dir = path.join(env.root, 'gd');
+    mkdirSync(dir, { mode: 0o700 });
+    const sock = socketPathFor(env.workspace, dir);
+    const crashed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`]);
+    await new Promise<void>((resolve) => crashed.stdout.once('data', () => resolve()));
+    crashed.kill('SIGKILL');
+    await new Promise<void>((resolve) => crashed.once('exit', () => resolve()));
+    await env.start({ hookLedger: HookLedger.memory() });
+    // Both probe the dead file before either removes it (two hosts waiting to take over).
+    const results = await Promise.allSettled([start(dir), start(dir)]);
+    const served = results.filter((r) => r.status === 'fulfilled');
+    assert.equal(served.length, 1, `exactly one serves: ${results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'served')).join('; ')}`);
+    const refused = results.find((r) => r.status === 'rejected');
+    assert.ok(refused && AgentGuardError.is(refused.reason, 'refused'), String(refused?.reason));
+    assert.equal((await askService(sock, { v: 1, type: 'ping' }, 1000)).kind, 'answer');
+  });
+
   void test('requests are validated and versioned', async () => {
     env = new LiveEnv();
     const s = await start(path.join(env.root, 'gd'));
