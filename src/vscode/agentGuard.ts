@@ -50,6 +50,11 @@ export class AgentGuard extends Disposable implements Services {
   /** The open session timelines; they follow the current monitors. */
   private readonly timelines: TimelinePanels;
   private current: MonitorScope | undefined;
+  /**
+   * Scopes replaced by a restart, still answering the guard's hooks until the current one is
+   * ready and has taken their services over (see MonitorScope); disposed then.
+   */
+  private retiring: MonitorScope[] = [];
   /** Subscriptions to the current scope, disposed with it. */
   private scopeSubscriptions: vscode.Disposable[] = [];
   private readonly saves = new Map<string, number>();
@@ -116,12 +121,18 @@ export class AgentGuard extends Disposable implements Services {
     return saved !== undefined && Math.abs(at - saved) < userSaveWindowMs;
   }
 
-  /** Disposes the old monitors, then builds new ones from the current settings and folders. */
+  /**
+   * Builds new monitors from the current settings and folders. The old ones stop feeding the
+   * views at once but keep their guard services until the new ones take them over.
+   */
   private restart(): void {
     if (this.isDisposed) {
       return;
     }
-    this.disposeScope();
+    const previous = this.detachScope();
+    if (previous) {
+      this.retiring.push(previous);
+    }
     const settings = readSettings(this.log);
     this.liveMs = settings.liveMinutes * 60_000;
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -130,7 +141,7 @@ export class AgentGuard extends Disposable implements Services {
       isUserSave: (p, at) => this.isUserSave(p, at),
       dirtyBuffers: this.guard.dirtyBuffers,
       version: packageVersion(this.context),
-    });
+    }, previous);
     this.current = scope;
     this.scopeSubscriptions = [
       scope.onDidChangeFindings((c) => {
@@ -151,6 +162,7 @@ export class AgentGuard extends Disposable implements Services {
     this.status.update(scope, this.liveMs);
     void scope.ready.then(() => {
       if (this.current === scope) {
+        this.disposeRetiring();
         void vscode.commands.executeCommand('setContext', contextKeys.ready, true);
         void vscode.commands.executeCommand('setContext', contextKeys.noSessions, scope.sessions().length === 0);
         this.status.update(scope, this.liveMs);
@@ -159,13 +171,26 @@ export class AgentGuard extends Disposable implements Services {
     });
   }
 
-  private disposeScope(): void {
+  /** Unhooks the current scope from the views; returns it, for the caller to dispose or retire. */
+  private detachScope(): MonitorScope | undefined {
     for (const d of this.scopeSubscriptions) {
       d.dispose();
     }
     this.scopeSubscriptions = [];
-    this.current?.dispose();
+    const scope = this.current;
     this.current = undefined;
+    return scope;
+  }
+
+  private disposeRetiring(): void {
+    for (const s of this.retiring.splice(0)) {
+      s.dispose();
+    }
+  }
+
+  private disposeScope(): void {
+    this.detachScope()?.dispose();
+    this.disposeRetiring();
   }
 }
 

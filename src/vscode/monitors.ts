@@ -6,7 +6,7 @@ import { describeError, scoped, type Logger } from '../core/lib/logger';
 import type { GuardPolicy } from '../core/guard/types';
 import type { Finding } from '../core/model/finding';
 import type { FindingChange } from '../io/findingStore';
-import { HookLedger } from '../io/guard/ledger';
+import { HookLedger, ServedLedgerView } from '../io/guard/ledger';
 import { GuardService, servedLedgerView, type DirtyBuffers, type GuardDecisionEvent } from '../io/guard/service';
 import { ensureGuardDir, guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { GuardStandby } from '../io/guard/standby';
@@ -37,10 +37,18 @@ export interface MonitorHooks {
  * service and hook ledger. Built from a settings snapshot and thrown away whole when the
  * settings or the folders change (the owner builds a new one), so no listener survives a
  * restart.
+ *
+ * The guard is handed over, not dropped: the scope being replaced keeps answering the hooks
+ * while the new one reads every session (tens of seconds on a large history), and each
+ * folder's service moves over when the new monitor is ready (old socket closed, new one
+ * bound at once). The two share the folder's ledger, so nothing the old service records in
+ * the meantime is missing from the new rules.
  */
 export class MonitorScope extends Disposable {
   private readonly monitors = new Map<string, LiveMonitor>();
   private readonly services = new Map<string, GuardService>();
+  /** The ledger each served folder's service records to (handed on with the service). */
+  private readonly ledgers = new Map<string, HookLedger>();
   private readonly findingsChanged = this.register(new vscode.EventEmitter<FindingChange>());
   readonly onDidChangeFindings = this.findingsChanged.event;
   private readonly sessionsChanged = this.register(new vscode.EventEmitter<void>());
@@ -54,26 +62,50 @@ export class MonitorScope extends Disposable {
     readonly settings: Settings,
     private readonly log: Logger,
     private readonly hooks: MonitorHooks,
+    /** The scope this one replaces, serving the hooks until each folder is handed over; its owner disposes it. */
+    private predecessor?: MonitorScope,
   ) {
     super();
     // Watchers, ledgers and sockets start in the background: activation never waits for them.
-    this.ready = Promise.all(folders.filter((f) => f.uri.scheme === 'file').map((f) => this.startFolder(f.uri.fsPath))).then(() => this.sessionsChanged.fire());
+    this.ready = Promise.all(folders.filter((f) => f.uri.scheme === 'file').map((f) => this.startFolder(f.uri.fsPath))).then(() => {
+      this.predecessor = undefined;
+      this.sessionsChanged.fire();
+    });
+  }
+
+  /** The ledger of the folder's service, if this scope (or, until it hands over, the one it replaces) serves the folder. */
+  private servedLedger(folder: string): HookLedger | undefined {
+    return this.services.has(folder) ? this.ledgers.get(folder) : this.predecessor?.servedLedger(folder);
+  }
+
+  /** Stops answering the folder's hooks (socket removed, ledger flushed) so the successor can bind at once. */
+  private async handOver(folder: string): Promise<void> {
+    const service = this.services.get(folder);
+    if (!service) {
+      await this.predecessor?.handOver(folder);
+      return;
+    }
+    this.services.delete(folder);
+    await service.close();
   }
 
   private async startFolder(folder: string): Promise<void> {
     const settings = this.settings;
     let ledger: HookLedger | undefined;
     const dir = guardDir();
+    // Served by the scope this one replaces: its service moves here once the monitor is ready.
+    const handed = this.predecessor?.servedLedger(folder);
     if (settings.watchWorkingTree) {
       const problem = ensureGuardDir(dir);
       if (problem) {
         this.log.warn(`[guard] not started for ${folder}: ${problem.dir} ${problem.problem}`);
       } else {
-        ledger = await HookLedger.open(ledgerPathFor(folder, dir), scoped(this.log, 'guard'));
+        ledger = handed ?? (await HookLedger.open(ledgerPathFor(folder, dir), scoped(this.log, 'guard')));
       }
     }
-    // Only the host serving the workspace keeps the ledger current (see ServedLedgerView).
-    const rulesLedger = ledger ? await servedLedgerView(ledger, folder, dir) : undefined;
+    // Only the host serving the workspace keeps the ledger current (see ServedLedgerView). The
+    // socket answers while it is handed over, but from this very window.
+    const rulesLedger = ledger ? (ledger === handed ? new ServedLedgerView(ledger) : await servedLedgerView(ledger, folder, dir)) : undefined;
     if (this.isDisposed) {
       return;
     }
@@ -114,13 +146,16 @@ export class MonitorScope extends Disposable {
         version: this.hooks.version,
         dir,
       });
+    if (ledger === handed) {
+      await this.predecessor?.handOver(folder);
+    }
     try {
       const service = await start(ledger);
       if (this.isDisposed) {
         await service.close();
         return;
       }
-      this.serve(folder, service);
+      this.serve(folder, service, ledger);
     } catch (e) {
       // Typically `agent-guard watch` or another window already serves this workspace: its guard answers the hooks.
       rulesLedger?.withdraw();
@@ -136,7 +171,7 @@ export class MonitorScope extends Disposable {
             start,
             onServe: (service, fresh) => {
               rulesLedger.serve(fresh);
-              this.serve(folder, service);
+              this.serve(folder, service, fresh);
               this.log.info(`[guard] the host serving ${folder} stopped; this window took its guard service over`);
             },
           }),
@@ -146,8 +181,9 @@ export class MonitorScope extends Disposable {
   }
 
   /** This window answers the folder's hooks with `service` (owned by the scope from now on). */
-  private serve(folder: string, service: GuardService): void {
+  private serve(folder: string, service: GuardService, ledger: HookLedger): void {
     this.services.set(folder, service);
+    this.ledgers.set(folder, ledger);
     const c = service.onDidDecide((e) => this.guardDecided.fire(e));
     this.register({ dispose: () => (c.dispose(), void service.close()) });
     this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);

@@ -137,6 +137,65 @@ suite('guard', () => {
     }
   });
 
+  test('a settings change keeps the guard answering: hooks asked while the monitors restart get the service’s answer', async () => {
+    await api.ready();
+    await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
+    const file = path.join(workspaceDir(), 'src', 'util.ts');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
+    await vscode.workspace.applyEdit(edit);
+    assert.ok(doc.isDirty);
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    let n = 0;
+    const ask = (): Promise<{ status: number | null; stdout: string; stderr: string }> =>
+      runHook(
+        [path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'],
+        JSON.stringify({
+          session_id: 'e5f6a7b8-0000-4000-8000-000000000006',
+          transcript_path: '/nonexistent/transcript.jsonl',
+          cwd: workspaceDir(),
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Write',
+          tool_input: { file_path: file, content: 'overwritten\n' },
+          tool_use_id: `toolu_RESTART${++n}`,
+        }),
+        { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' },
+      );
+    const answers: { status: number | null; stdout: string; stderr: string }[] = [];
+    let restarted = false;
+    // Hooks one after another from before the change until the new monitors serve: with no
+    // service in between, one of them would be let through with "no guard service is running".
+    const asking = (async () => {
+      while (!restarted) {
+        answers.push(await ask());
+      }
+    })();
+    try {
+      await waitFor(() => answers.length > 0, 15_000, 'a first answer');
+      // A rule's severity: nothing the guard itself depends on, yet the monitors are rebuilt.
+      await config.update('rules', { 'orphan-result': 'warning' }, vscode.ConfigurationTarget.Global);
+      const before = answers.length;
+      await waitFor(() => answers.length > before, 15_000, 'a hook asked during the restart');
+      await api.ready();
+      await waitFor(() => api.guardSockets().length > 0, 15_000, 'the new monitors’ guard service');
+      const ready = answers.length;
+      await waitFor(() => answers.length > ready, 15_000, 'a hook asked after the restart');
+      restarted = true;
+      await asking;
+      for (const r of answers) {
+        assert.equal(r.status, 2, `every hook denied by the service: ${r.stderr}`);
+        assert.match(r.stderr, /unsaved changes in the editor/);
+      }
+    } finally {
+      restarted = true;
+      await asking.catch(() => undefined);
+      await config.update('rules', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+  });
+
   test('installing the hooks writes the agents’ settings, keeping what was there', async () => {
     const settings = path.join(workspaceDir(), '.claude', 'settings.local.json');
     fs.mkdirSync(path.dirname(settings), { recursive: true });
