@@ -102,7 +102,12 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
         : `the guard directory ${problem.dir} ${problem.problem}, so no service in it can be trusted`;
     return answerNoService(e.agent, failClosed, why, target);
   }
-  const found = findServiceSocket(dirOf(paths[0]!.path), dir) ?? findServiceSocket(e.cwd, dir);
+  const locate = (): ReturnType<typeof findServiceSocket> => findServiceSocket(dirOf(paths[0]!.path), dir) ?? findServiceSocket(e.cwd, dir);
+  let found = locate();
+  const handoverMs = positiveInt(env['AGENT_GUARD_HANDOVER_MS']) ?? defaultHandoverMs;
+  if (!found && e.phase === 'pre' && (await handedOver(handoverMs))) {
+    found = locate();
+  }
   if (!found) {
     return e.phase === 'post' ? allowAnswer : answerNoService(e.agent, failClosed, `no guard service is running for ${e.cwd}`, target);
   }
@@ -119,9 +124,13 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
       ? { ...common, type: 'pre', paths }
       : // After the tool: the content each file has now, hashed as the working tree hashes it.
         { ...common, type: 'post', ...(e.failed ? { failed: true } : {}), paths: paths.map((p) => ({ ...p, hash: e.failed ? null : hash(p.path) })) };
-  const r = await askService(found.socket, request, timeoutMs);
+  let r = await askService(found.socket, request, timeoutMs);
   if (e.phase === 'post') {
     return allowAnswer;
+  }
+  if (r.kind === 'unavailable' && (await handedOver(handoverMs))) {
+    const again = locate();
+    r = again ? await askService(again.socket, request, timeoutMs) : r;
   }
   switch (r.kind) {
     case 'timeout':
@@ -182,6 +191,17 @@ function positiveInt(v: string | undefined): number | undefined {
  * payload and closes the pipe; no stream machinery to start); other sources, and a stdin
  * that cannot be read that way, asynchronously within the deadline.
  */
+/**
+ * A host hands the service over by closing its socket and binding a new one a few milliseconds
+ * later (a settings change in the extension; another host taking over): a hook that finds no
+ * service waits this long once and looks again, before it answers without one.
+ */
+const defaultHandoverMs = 150;
+
+function handedOver(ms: number): Promise<true> {
+  return new Promise((resolve) => setTimeout(() => resolve(true), ms));
+}
+
 async function readInput(source: HookIo['stdin'], timeoutMs: number): Promise<string> {
   if (typeof source === 'string') {
     return source;

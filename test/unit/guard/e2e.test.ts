@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { GuardPolicy } from '../../../src/core/guard/types';
 import { HookLedger } from '../../../src/io/guard/ledger';
+import { GuardService } from '../../../src/io/guard/service';
 import { socketPathFor } from '../../../src/io/guard/socketPath';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
@@ -292,6 +293,22 @@ void describe('guard hook end to end', () => {
       'the same finding, moved',
     );
     assert.equal(g.live.announced.filter((f) => f.rule === 'guard').length, 1, 'announced once');
+  });
+
+  void test('a service handed over (closed, then bound again a moment later): the hook waits for it and gets its answer', async () => {
+    const { g, file, claude } = await setup();
+    g.dirty.add(file);
+    const edit = payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_H1');
+    // The service answers: the buffer is dirty.
+    denied(await g.hook(edit, ['--agent', 'claude']), 'claude');
+    // The hand-over: the socket is gone when the hook looks, and back a moment later. (The hook
+    // is told to wait longer than usual, so that the test does not depend on how fast it starts.)
+    await g.service.close();
+    const asked = g.hook(edit, ['--agent', 'claude'], { AGENT_GUARD_HANDOVER_MS: '3000' });
+    await sleep(1000);
+    const monitor = g.live.monitor!;
+    g.service = await GuardService.start({ workspace: g.workspace, monitor, ledger: g.ledger, dirtyBuffers: { isDirty: (p) => g.dirty.has(p) }, dir: g.dir });
+    assert.match(denied(await asked, 'claude'), /unsaved changes/);
   });
 
   void test('no service: allowed at once with a note; a service that hangs: allowed within the deadline; fail-closed denies', async () => {
