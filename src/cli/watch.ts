@@ -44,7 +44,7 @@ export interface WatchHandle {
   stop(): Promise<void>;
 }
 
-/** Starts watching; `runWatch` keeps the process alive until SIGINT/SIGTERM. */
+/** Starts watching; `runWatch` keeps the process alive until SIGINT, SIGTERM or SIGHUP. */
 export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle | number> {
   let args;
   try {
@@ -170,8 +170,12 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
   };
   const onSigint = (): void => onSignal('SIGINT');
   const onSigterm = (): void => onSignal('SIGTERM');
+  // Closing the terminal watch runs in: a clean stop too, so the guard socket is freed for
+  // another host and the ledger written out, rather than a socket file left for nobody.
+  const onSighup = (): void => onSignal('SIGHUP');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  process.on('SIGHUP', onSighup);
   // `watch | head`: once the reader is gone nothing watch finds can be shown, and a watch
   // left running would hold the workspace's guard socket for nobody. Node ignores SIGPIPE,
   // so the closed pipe is seen at the next write; it stops watch like a signal.
@@ -195,7 +199,7 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
         if (stopping) {
           // A second Ctrl-C while a stop hangs is the user insisting: leave now.
           io.stderr.write(`agent-guard: ${signal} again, exiting without waiting\n`);
-          process.exit(signal === 'SIGINT' ? 130 : 143);
+          process.exit(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143);
         }
         stopping = true;
         io.stderr.write(signal === 'EPIPE' ? 'agent-guard: the output was closed, stopping\n' : `agent-guard: ${signal}, stopping\n`);
@@ -215,6 +219,7 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
     piped?.dispose();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
+    process.off('SIGHUP', onSighup);
   }
 }
 

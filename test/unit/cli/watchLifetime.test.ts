@@ -37,6 +37,24 @@ void describe('agent-guard watch lifetime', () => {
     assert.match(w.err(), /SIGTERM, stopping/);
   });
 
+  void test('closing its terminal (SIGHUP) stops it cleanly and frees the guard socket', async () => {
+    const ws = path.join(tmp, 'ws-hup');
+    mkdirSync(ws, { recursive: true });
+    const gd = path.join(tmp, 'gd-hup');
+    const w = spawnCli(['watch', '--workspace', ws], { cwd: ws, env: { HOME: path.join(tmp, 'home'), CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, AGENT_GUARD_DIR: gd } });
+    try {
+      await waitFor(() => w.err().includes('Press Ctrl-C'), 10_000, 'the start banner');
+      const socket = socketPathFor(ws, gd);
+      assert.ok(existsSync(socket), w.err());
+      w.child.kill('SIGHUP');
+      assert.equal(await w.exited, 'exit 0', w.err());
+      assert.match(w.err(), /SIGHUP, stopping/);
+      assert.equal(existsSync(socket), false, 'the guard socket is free for another host');
+    } finally {
+      w.child.kill('SIGKILL');
+    }
+  });
+
   void test('stops (and gives up the guard socket) once the reader of its output is gone', async () => {
     const ws = path.join(tmp, 'ws-pipe');
     const claude = path.join(tmp, 'claude-pipe');
