@@ -5,6 +5,7 @@ import { allRules } from '../core/rules/all';
 import type { FindingChange } from '../io/findingStore';
 import { productName } from './ids';
 import { Disposable } from './lifecycle';
+import { Coalescer } from '../core/lib/coalescer';
 
 /** VS Code keeps at most this many diagnostics per file and collection (microsoft/vscode#181045). */
 export const maxDiagnosticsPerFile = 1000;
@@ -29,12 +30,7 @@ export class DiagnosticsPublisher extends Disposable {
   /** Findings by the file their diagnostic goes on (a transcript, or a workspace file). */
   private readonly byTarget = new Map<string, Map<string, Finding>>();
   private readonly dirty = new Set<string>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor() {
-    super();
-    this.register({ dispose: () => this.timer && clearTimeout(this.timer) });
-  }
+  private readonly pending = this.register(new Coalescer(() => this.flush(), flushDelayMs));
 
   apply(change: FindingChange): void {
     for (const f of change.removed) {
@@ -76,10 +72,7 @@ export class DiagnosticsPublisher extends Disposable {
 
   /** Flushes pending updates now (tests; the jump command before it reveals). */
   flush(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.pending.cancel();
     for (const target of this.dirty) {
       const uri = vscode.Uri.file(target);
       const list = [...(this.byTarget.get(target)?.values() ?? [])];
@@ -111,11 +104,8 @@ export class DiagnosticsPublisher extends Disposable {
   }
 
   private schedule(): void {
-    if (!this.timer && this.dirty.size > 0) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flush();
-      }, flushDelayMs);
+    if (this.dirty.size > 0) {
+      this.pending.schedule();
     }
   }
 }

@@ -6,6 +6,7 @@ import type { SessionSummary } from '../io/liveMonitor';
 import { commandIds, viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
+import { Coalescer } from '../core/lib/coalescer';
 
 export type SessionNode =
   | { kind: 'agent'; agent: AgentKind; sessions: SessionSummary[] }
@@ -21,12 +22,16 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   readonly onDidChangeTreeData = this.changed.event;
   readonly view: vscode.TreeView<SessionNode>;
   private scope: MonitorScope | undefined;
-  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly pending = this.register(
+    new Coalescer(() => {
+      this.updateMessage();
+      this.changed.fire(undefined);
+    }, 100),
+  );
 
   constructor(private readonly liveMs: () => number) {
     super();
     this.view = this.register(vscode.window.createTreeView(viewIds.sessions, { treeDataProvider: this, showCollapseAll: true }));
-    this.register({ dispose: () => this.refreshTimer && clearTimeout(this.refreshTimer) });
   }
 
   setScope(scope: MonitorScope | undefined): void {
@@ -36,14 +41,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
 
   /** Coalesced: a session being read from the start fires many changes. */
   refresh(): void {
-    if (this.refreshTimer) {
-      return;
-    }
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = undefined;
-      this.updateMessage();
-      this.changed.fire(undefined);
-    }, 100);
+    this.pending.schedule();
   }
 
   private updateMessage(): void {

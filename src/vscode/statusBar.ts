@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
-import { Coalescer, countStatus, statusText } from './statusSummary';
+import { Coalescer } from '../core/lib/coalescer';
+import { countStatus, statusText } from './statusSummary';
 
 /** Like the sessions view's refresh: soon enough to feel live, late enough to batch a burst. */
 const updateDelayMs = 100;

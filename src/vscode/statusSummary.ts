@@ -1,7 +1,4 @@
-/**
- * What the status bar says, computed without `vscode` (so it is unit-tested under node:test),
- * and the coalescing that keeps it from being recomputed for every single finding.
- */
+/** What the status bar says, computed without `vscode` (so it is unit-tested under node:test). */
 import type { Severity } from '../core/model/finding';
 
 export interface StatusCounts {
@@ -46,43 +43,4 @@ export function statusText(c: StatusCounts): { text: string; tooltip: string } {
 
 function plural(n: number): string {
   return n === 1 ? '' : 's';
-}
-
-/**
- * Runs `fn` once, `delayMs` after the first of a burst of requests. Reading a session from
- * the start reports its findings one at a time; recomputing something that walks all
- * findings on each of them is quadratic (10,000 findings took 12 s of a blocked extension
- * host), while once per burst is linear.
- */
-export class Coalescer {
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(
-    private readonly fn: () => void,
-    private readonly delayMs: number,
-  ) {}
-
-  schedule(): void {
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.fn();
-    }, this.delayMs);
-  }
-
-  /** Runs a pending request now. */
-  flush(): void {
-    if (this.timer) {
-      this.cancel();
-      this.fn();
-    }
-  }
-
-  cancel(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  dispose(): void {
-    this.cancel();
-  }
 }

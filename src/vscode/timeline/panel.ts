@@ -11,6 +11,7 @@ import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { newNonce, timelineHtml } from './html';
 import { readEvents } from './source';
+import { Coalescer } from '../../core/lib/coalescer';
 
 export const timelineViewType = 'agentGuard.timeline';
 
@@ -89,7 +90,7 @@ class TimelinePanel extends Disposable {
   private generation = 0;
   private loaded = false;
   private ready = false;
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly pending = new Coalescer(() => this.flush(), flushDelayMs);
   private sentFindings = '';
   private focus: TimelineFocus | undefined;
 
@@ -128,9 +129,7 @@ class TimelinePanel extends Disposable {
         this.follow?.dispose();
         this.follow = undefined;
         this.disposeSubscriptions();
-        if (this.flushTimer) {
-          clearTimeout(this.flushTimer);
-        }
+        this.pending.dispose();
       },
     });
     this.panel.webview.html = timelineHtml(this.panel.webview, media, newNonce());
@@ -264,13 +263,9 @@ class TimelinePanel extends Disposable {
   }
 
   private schedule(): void {
-    if (this.flushTimer || this.isDisposed) {
-      return;
+    if (!this.isDisposed) {
+      this.pending.schedule();
     }
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.flush();
-    }, flushDelayMs);
   }
 
   /** Posts what changed since the last message: new and changed rows, new edges, the findings if they changed. */

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Finding, Severity } from '../../../src/core/model/finding';
 import { FindingStore } from '../../../src/io/findingStore';
-import { Coalescer, countStatus, statusText } from '../../../src/vscode/statusSummary';
+import { Coalescer } from '../../../src/core/lib/coalescer';
+import { countStatus, statusText } from '../../../src/vscode/statusSummary';
 
 function finding(i: number, severity: Severity): Finding {
   return { id: `f${i}`, rule: 'unparseable-line', severity, file: '/t.jsonl', line: i, column: 1, endLine: i, endColumn: 2, message: 'm', agent: 'claude-code', session: 's', related: [] };
