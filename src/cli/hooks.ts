@@ -3,6 +3,7 @@ import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
+import { describeHookState, hookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
@@ -113,17 +114,21 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
   for (const agent of agents) {
     const spec = hookSpecs[agent];
     const before = readIfExists(nodePath.join(workspace, ...spec.file.split('/')));
+    const state = hookState(before, spec, { script, exists: existsSync });
     let line: string;
-    try {
-      const ours = findOurHooks(before);
-      if (ours.length === 0) {
-        line = 'not installed';
-      } else {
-        const current = !planInstall(before, spec, hookCommand(script, agent)).changed || !planInstall(before, spec, hookCommand(script, agent, { failClosed: true })).changed;
-        line = current ? `installed (${ours.map((o) => o.event).join(', ')})` : `installed, but not as this version would (run 'agent-guard hooks install' to update): ${ours[0]!.command}`;
-      }
-    } catch (e) {
-      line = e instanceof JsoncError ? `cannot read: ${e.message}` : String(e);
+    switch (state.kind) {
+      case 'current':
+        line = `installed (${findOurHooks(before).map((o) => o.event).join(', ')})`;
+        break;
+      case 'missing-script':
+        line = `installed, but its script ${state.script} is missing: the agents write unchecked (run 'agent-guard hooks install' to repair it)`;
+        break;
+      case 'versioned':
+      case 'other':
+        line = `installed, but not as this version would (run 'agent-guard hooks install' to update): ${findOurHooks(before)[0]!.command}`;
+        break;
+      default:
+        line = describeHookState(state);
     }
     io.stdout.write(`${spec.label.padEnd(38)} ${spec.file.padEnd(28)} ${line}\n`);
   }

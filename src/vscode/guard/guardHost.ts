@@ -8,7 +8,7 @@ import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
 import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair } from './hooksCommands';
-import { describeHookState, needsRepair, type HookState } from './hooksState';
+import { describeHookState, needsRepair, type HookState } from '../../core/hooks/state';
 import { writeHookShim } from './hookShim';
 import { QuarantineStore, quarantineScheme, type QuarantineEntry } from './quarantine';
 

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
-import { hookState, needsRepair, type HookState } from './hooksState';
+import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
 export const hooksPreviewScheme = 'agent-guard-hooks';

@@ -196,6 +196,11 @@ void describe('agent-guard hooks', () => {
     assert.match(st.out.join(''), /\.gemini\/settings\.json +installed \(BeforeTool, AfterTool\)/);
     assert.match(st.out.join(''), /guard service: not running for /);
 
+    // An entry whose script is gone (an old install's path): the agents run it and write unchecked.
+    const gone = io(ws);
+    assert.equal(await runHooks(['status'], gone.io, { hookScript: path.join(tmp, 'elsewhere', 'hook.js') }), 0);
+    assert.match(gone.out.join(''), /\.claude\/settings\.local\.json +installed, but its script .* is missing: the agents write unchecked \(run 'agent-guard hooks install' to repair it\)/);
+
     const un = io(ws);
     assert.equal(await runHooks(['uninstall', '--agents', 'claude,gemini,codex'], un.io, { hookScript: script }), 0);
     assert.equal(readFileSync(claudeFile, 'utf8'), originals['commented'], 'the original bytes');

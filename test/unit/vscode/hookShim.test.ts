@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { hookCommand, hookSpecs, planInstall } from '../../../src/core/hooks/install';
 import { hookShimName, writeHookShim } from '../../../src/vscode/guard/hookShim';
-import { hookState, needsRepair, scriptOf } from '../../../src/vscode/guard/hooksState';
+import { hookState, needsRepair, scriptOf } from '../../../src/core/hooks/state';
 import { hookScript } from '../guard/support/guardEnv';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-hookshim-'));

@@ -1,9 +1,10 @@
 /**
- * What a workspace's hook settings hold, compared with what the extension would install now —
- * as `agent-guard hooks status` compares them. "Some entry of ours exists" is not enough: an
- * entry naming a hook script that is gone lets every write through. vscode-free (unit-tested).
+ * What a workspace's hook settings hold, compared with what would be installed now (by the
+ * extension, or by `agent-guard hooks install`): both status commands ask this. "Some entry of
+ * ours exists" is not enough: an entry naming a hook script that is gone lets every write
+ * through.
  */
-import { findOurHooks, hookCommand, planInstall, type AgentHookSpec } from '../../core/hooks/install';
+import { findOurHooks, hookCommand, planInstall, type AgentHookSpec } from './install';
 
 export type HookState =
   | { kind: 'not-installed' }
@@ -18,7 +19,7 @@ export type HookState =
   | { kind: 'unreadable'; error: string };
 
 export interface HookStateContext {
-  /** The hook script the extension installs (the shim). */
+  /** The hook script that would be installed (the extension's shim, or the CLI's dist/hook.js). */
   script: string;
   exists(path: string): boolean;
 }
