@@ -11,6 +11,19 @@ import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { workspaceDir } from './support/transcripts';
 import { uiCheck, waitFor } from './support/ui';
 
+/** Once the guard service runs: src/util.ts open in an editor with an unsaved change. */
+async function dirtyUtilWithGuard(api: AgentGuardApi): Promise<{ file: string; doc: vscode.TextDocument }> {
+  await api.ready();
+  await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
+  const file = path.join(workspaceDir(), 'src', 'util.ts');
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
+  await vscode.workspace.applyEdit(edit);
+  assert.ok(doc.isDirty);
+  return { file, doc };
+}
+
 suite('guard', () => {
   let api: AgentGuardApi;
   const extensionRoot = (): string => vscode.extensions.getExtension('agent-session-guard.agent-session-guard')!.extensionPath;
@@ -102,14 +115,7 @@ suite('guard', () => {
   });
 
   test('the guard service answers a real hook: a write to a file with unsaved changes is denied', async () => {
-    await api.ready();
-    await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
-    const file = path.join(workspaceDir(), 'src', 'util.ts');
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-    const edit = new vscode.WorkspaceEdit();
-    edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
-    await vscode.workspace.applyEdit(edit);
-    assert.ok(doc.isDirty);
+    const { file, doc } = await dirtyUtilWithGuard(api);
     try {
       const payload = {
         session_id: 'e5f6a7b8-0000-4000-8000-000000000005',
@@ -138,14 +144,7 @@ suite('guard', () => {
   });
 
   test('a settings change keeps the guard answering: hooks asked while the monitors restart get the service’s answer', async () => {
-    await api.ready();
-    await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
-    const file = path.join(workspaceDir(), 'src', 'util.ts');
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-    const edit = new vscode.WorkspaceEdit();
-    edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
-    await vscode.workspace.applyEdit(edit);
-    assert.ok(doc.isDirty);
+    const { file, doc } = await dirtyUtilWithGuard(api);
     const config = vscode.workspace.getConfiguration('agentGuard');
     let n = 0;
     const ask = (): Promise<{ status: number | null; stdout: string; stderr: string }> =>

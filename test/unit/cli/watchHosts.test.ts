@@ -17,18 +17,24 @@ import { waitFor } from '../support/wait';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-hosts-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
+/** A workspace `ws<n>` with its Claude Code project folder, guard directory and session `c<n>`. */
+function workspace(n: string) {
+  const ws = path.join(tmp, `ws${n}`);
+  mkdirSync(path.join(ws, 'src'), { recursive: true });
+  const claude = path.join(tmp, `claude${n}`);
+  const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+  mkdirSync(proj, { recursive: true });
+  const gd = path.join(tmp, `gd${n}`);
+  const env = { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, `codex${n}`), AGENT_GUARD_DIR: gd };
+  const transcript = path.join(proj, `c${n}.jsonl`);
+  const s = { sessionId: `c${n}`, transcript, cwd: ws };
+  const write = (id: string, rel: string): Record<string, unknown> => payloads.claude('PreToolUse', s, 'Write', { file_path: path.join(ws, rel), content: 'x\n' }, id);
+  return { ws, proj, gd, env, transcript, s, write };
+}
+
 void describe('two watch processes on one workspace', () => {
   void test('the one whose guard did not start does not judge calls by a stale copy of the ledger', async () => {
-    const ws = path.join(tmp, 'ws');
-    mkdirSync(path.join(ws, 'src'), { recursive: true });
-    const claude = path.join(tmp, 'claude');
-    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
-    mkdirSync(proj, { recursive: true });
-    const gd = path.join(tmp, 'gd');
-    const env = { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), AGENT_GUARD_DIR: gd };
-    const transcript = path.join(proj, 'c1.jsonl');
-    const s = { sessionId: 'c1', transcript, cwd: ws };
-    const write = (id: string, rel: string): Record<string, unknown> => payloads.claude('PreToolUse', s, 'Write', { file_path: path.join(ws, rel), content: 'x\n' }, id);
+    const { ws, gd, env, transcript, write } = workspace('1');
     const hook = async (input: Record<string, unknown>): Promise<void> => {
       const r = await runHook(input, ['--agent', 'claude'], { AGENT_GUARD_DIR: gd });
       assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], 'approved by the serving watch');
@@ -81,16 +87,7 @@ void describe('two watch processes on one workspace', () => {
     }
   });
   void test('when the serving one stops, the other takes the guard over and its rules see the approvals from then on', async () => {
-    const ws = path.join(tmp, 'ws2');
-    mkdirSync(path.join(ws, 'src'), { recursive: true });
-    const claude = path.join(tmp, 'claude2');
-    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
-    mkdirSync(proj, { recursive: true });
-    const gd = path.join(tmp, 'gd2');
-    const env = { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex2'), AGENT_GUARD_DIR: gd };
-    const transcript = path.join(proj, 'c2.jsonl');
-    const s = { sessionId: 'c2', transcript, cwd: ws };
-    const write = (id: string, rel: string): Record<string, unknown> => payloads.claude('PreToolUse', s, 'Write', { file_path: path.join(ws, rel), content: 'x\n' }, id);
+    const { ws, gd, env, transcript, write } = workspace('2');
     // Fail closed: with no service answering, the hook denies; an allow is a service's answer.
     const hook = async (input: Record<string, unknown>, by: string): Promise<void> => {
       const r = await runHook(input, ['--agent', 'claude', '--fail-closed'], { AGENT_GUARD_DIR: gd });

@@ -42,6 +42,14 @@ function logTo(logs: string[]): { trace(): void; debug(): void; info(m: string):
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const nobody = 65534;
 
+/** A process that listens on `sock` and dies without cleaning up, leaving its socket file. */
+async function leaveDeadSocket(sock: string): Promise<void> {
+  const crashed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`]);
+  await new Promise<void>((resolve) => crashed.stdout.once('data', () => resolve()));
+  crashed.kill('SIGKILL');
+  await new Promise<void>((resolve) => crashed.once('exit', () => resolve()));
+}
+
 void describe('guard socket', { skip: process.platform === 'win32' ? 'Unix sockets' : false }, () => {
   void test('directory 0700 and socket 0600, owned by the user; closed = removed', async () => {
     env = new LiveEnv();
@@ -109,11 +117,7 @@ void describe('guard socket', { skip: process.platform === 'win32' ? 'Unix socke
     const dir = path.join(env.root, 'gd');
     mkdirSync(dir, { mode: 0o700 });
     const sock = socketPathFor(env.workspace, dir);
-    // A process that listens on the socket and dies without cleaning up.
-    const crashed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`]);
-    await new Promise<void>((resolve) => crashed.stdout.once('data', () => resolve()));
-    crashed.kill('SIGKILL');
-    await new Promise<void>((resolve) => crashed.once('exit', () => resolve()));
+    await leaveDeadSocket(sock);
     assert.equal(statSync(sock).isSocket(), true, 'the dead run left its socket behind');
     const s = await start(dir);
     assert.ok(env.logs.some((l) => /removed a stale socket left by an earlier run/.test(l)));
@@ -129,10 +133,7 @@ void describe('guard socket', { skip: process.platform === 'win32' ? 'Unix socke
     const dir = path.join(env.root, 'gd');
     mkdirSync(dir, { mode: 0o700 });
     const sock = socketPathFor(env.workspace, dir);
-    const crashed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`]);
-    await new Promise<void>((resolve) => crashed.stdout.once('data', () => resolve()));
-    crashed.kill('SIGKILL');
-    await new Promise<void>((resolve) => crashed.once('exit', () => resolve()));
+    await leaveDeadSocket(sock);
     await env.start({ hookLedger: HookLedger.memory() });
     // Both probe the dead file before either removes it (two hosts waiting to take over).
     const results = await Promise.allSettled([start(dir), start(dir)]);
