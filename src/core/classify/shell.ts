@@ -134,7 +134,9 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
         dir = newDir;
       }
     }
-    piped = separator !== '|' ? undefined : cmd === 'find' ? findPatterns(words.slice(1)) : cmd === 'sort' || cmd === 'uniq' ? piped : undefined;
+    // What goes on down the pipe: what a find listed, through commands that keep some of it.
+    const keeps = cmd === 'sort' || cmd === 'uniq' || (cmd === 'xargs' && listsMatchingFiles(xargsCommand(words.slice(1)).command));
+    piped = separator !== '|' ? undefined : cmd === 'find' ? findPatterns(words.slice(1)) : keeps ? piped : undefined;
     if (words.length > 0 || heredocs.length > 0 || out.length > commandStart) {
       lastCommandStart = commandStart;
     }
@@ -501,6 +503,12 @@ function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[]): vo
 
 /** `find … | [sort |] xargs [-I R] CMD …`: CMD runs on the files the find listed. */
 function xargsOnFound(args: Word[], patterns: readonly string[], cwd: string | undefined, out: ShellAccess[]): void {
+  const { command, placeholder } = xargsCommand(args);
+  runOnFound(command, patterns, placeholder, cwd, out);
+}
+
+/** The command an `xargs` runs (after its options), and its replacement string (`-I R`). */
+function xargsCommand(args: Word[]): { command: Word[]; placeholder: string | undefined } {
   let placeholder: string | undefined;
   let i = 0;
   for (; i < args.length; i++) {
@@ -515,7 +523,21 @@ function xargsOnFound(args: Word[], patterns: readonly string[], cwd: string | u
       break;
     }
   }
-  runOnFound(args.slice(i), patterns, placeholder, cwd, out);
+  return { command: args.slice(i), placeholder };
+}
+
+/**
+ * `grep -l` / `rg -l` (or `-L`, files without a match): it prints some of the files it was
+ * given, so `find … | xargs grep -l PAT | xargs cat` reads some of the files the find listed.
+ */
+function listsMatchingFiles(command: Word[]): boolean {
+  const cmd = command[0];
+  if (!cmd || cmd.dynamic || !['grep', 'egrep', 'fgrep', 'rg'].includes(cmd.text)) {
+    return false;
+  }
+  // (rg's -L follows links; its -l and grep's -l/-L list files.)
+  const short = cmd.text === 'rg' ? /^-[A-Za-z]*l/ : /^-[A-Za-z]*[lL]/;
+  return command.slice(1).some((w) => !w.dynamic && (short.test(w.text) || /^--files-with(?:out)?-match(?:es)?$/.test(w.text)));
 }
 
 /** Interprets one simple command; returns a new directory when it is a `cd`. */

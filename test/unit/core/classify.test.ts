@@ -496,6 +496,16 @@ void describe('tool tables', () => {
     assert.deepEqual(ops('find . -name "*.md" | grep x | xargs cat'), []);
     assert.deepEqual(ops('find . -newer x | xargs cat'), []);
     assert.deepEqual(ops('find . -name "*.ts" | xargs grep -n foo'), []);
+    // grep -l between them prints some of the files the find listed: those are read (nineteenth set).
+    const compose = 'find /home/j/infra -name "docker-compose.yml" | xargs grep -l "gluetun" | xargs cat';
+    // (The first read is grep's own: grep on one file reads it.)
+    const levels = ['/home/j/infra/*/docker-compose.yml', '/home/j/infra/*/*/docker-compose.yml', '/home/j/infra/*/*/*/docker-compose.yml'];
+    assert.deepEqual(ops(compose), ['read:/home/j/infra/docker-compose.yml', 'read:/home/j/infra/docker-compose.yml', ...levels.map((p) => `read(glob):${p}`)]);
+    assert.deepEqual(ops('find src -maxdepth 1 -name "*.ts" | sort | xargs rg --files-with-matches foo | xargs cat'), ['read(glob):src/*.ts']);
+    assert.deepEqual(ops('find src -maxdepth 1 -name "*.ts" | xargs grep -rLi foo | xargs -I{} sed -n 1,20p {}'), ['read(glob):src/*.ts#1+20']);
+    // Not a list of files: rg -L follows links and prints lines; grep -c prints counts.
+    assert.deepEqual(ops('find src -maxdepth 1 -name "*.ts" | xargs rg -L foo | xargs cat'), []);
+    assert.deepEqual(ops('find src -maxdepth 1 -name "*.ts" | xargs grep -c foo | xargs cat'), []);
   });
 
   void test('Git Bash on Windows: cd to D:/…, /d/… or a relative folder, then a relative read', () => {
