@@ -4,7 +4,7 @@ import type { FileAccess, Span, ToolResult } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { isPlaceholderText, resultText } from '../placeholder';
-import { lineSpan, preview, valueSpan } from '../span';
+import { keyBefore, lineSpan, preview, valueSpan } from '../span';
 import {
   functionResponsePartSchema,
   geminiMessageSchema,
@@ -37,6 +37,8 @@ interface RecordState {
 interface Place {
   from: number;
   inSet: boolean;
+  /** Where the record's own id is, when it was found (in a set of records, a text's place). */
+  idAt?: Span;
 }
 
 interface ValidCall {
@@ -277,11 +279,12 @@ class GeminiParser implements FormatParser {
       state = { text: false, calls: new Set(), answered: new Set(), badCalls: new Set() };
       this.records.set(rec.id, state);
     }
-    const start = locate(raw, 'id', rec.id, place.from)?.start ?? place.from;
+    const idAt = locate(raw, 'id', rec.id, place.from);
+    const start = idAt?.start ?? place.from;
     if (rec.type === 'gemini') {
-      this.gemini(rec, state, raw, { from: start, inSet: place.inSet });
+      this.gemini(rec, state, raw, { from: start, inSet: place.inSet, ...(idAt ? { idAt } : {}) });
     } else if (rec.type === 'user') {
-      this.user(rec, state, raw, { from: start, inSet: place.inSet });
+      this.user(rec, state, raw, { from: start, inSet: place.inSet, ...(idAt ? { idAt } : {}) });
     }
     // info / error / warning records are UI notes, never sent to the model.
     return start;
@@ -422,26 +425,28 @@ class GeminiParser implements FormatParser {
 /** A text event sits on its record's line, or on the record's id inside a `$set.messages` line. */
 function textPlace(rec: GeminiMessage, raw: RawLine, place: Place): { at: Span; timestamp?: string } {
   return {
-    at: place.inSet ? valueSpan(raw, rec.id, 'id') : lineSpan(raw),
+    at: place.inSet ? (place.idAt ?? valueSpan(raw, rec.id, 'id')) : lineSpan(raw),
     ...(rec.timestamp !== undefined ? { timestamp: rec.timestamp } : {}),
   };
 }
 
-/** `"key":"value"` (or `"key": "value"`) at or after `from`; the span is inside the quotes. */
+/**
+ * `"key":"value"` (or `"key": "value"`) at or after `from`; the span is inside the quotes. The
+ * value is searched, not the pair: a legacy session is one document, and a pair spelled the other
+ * way would be searched to its end for every record.
+ */
 function locate(raw: RawLine, key: string, value: string, from: number): Span | undefined {
   const encoded = JSON.stringify(value);
-  let best: { at: number; skip: number } | undefined;
-  for (const sep of [':', ': ']) {
-    const at = raw.text.indexOf(`"${key}"${sep}${encoded}`, from);
-    if (at !== -1 && (best === undefined || at < best.at)) {
-      best = { at, skip: key.length + 2 + sep.length + 1 };
+  const text = raw.text;
+  for (let at = text.indexOf(encoded, from); at !== -1; at = text.indexOf(encoded, at + 1)) {
+    for (const spaced of [false, true]) {
+      // The pair must start at `from` or after: `"key"` plus the separator come before the value.
+      if (at - key.length - (spaced ? 4 : 3) >= from && keyBefore(text, at, key, spaced)) {
+        return { line: raw.lineNo, start: at + 1, end: at + encoded.length - 1 };
+      }
     }
   }
-  if (!best) {
-    return undefined;
-  }
-  const start = best.at + best.skip;
-  return { line: raw.lineNo, start, end: start + encoded.length - 2 };
+  return undefined;
 }
 
 /** The path as the call spelled it, searched from the call's own position in the line. */
