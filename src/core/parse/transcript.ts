@@ -174,7 +174,15 @@ export class TranscriptParser {
         detail: 'contains bytes that are not valid UTF-8; they were read as U+FFFD and the rest of the line was still checked',
       });
     }
-    if (isBlank(raw.text)) {
+    const first = firstChar(raw.text);
+    if (first === -1) {
+      return;
+    }
+    if (!this.parser && this.heldBroken.length > maxBrokenLinesReported && first !== 0x7b) {
+      // A file of no known format past the broken lines its report keeps (a pretty-printed
+      // document): a line that cannot start a record is only counted. Parsing it would throw,
+      // and a thrown error per line cost more than all the rest of the reading.
+      this.brokenCount++;
       return;
     }
     let value: unknown;
@@ -314,15 +322,17 @@ function describeThrown(e: unknown): string {
 }
 
 /** Whitespace only? Without `trim()`, which would copy a line that may be megabytes long. */
-function isBlank(text: string): boolean {
+/** The first character that is not blank (space, tab, CR, LF, BOM), or -1 for a blank line. */
+function firstChar(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a && c !== 0xfeff) {
-      return false;
+      return c;
     }
   }
-  return true;
+  return -1;
 }
+
 
 /** Cuts tried before a line is judged plain broken: each costs a parse of part of it. */
 const maxRecordCuts = 16;
