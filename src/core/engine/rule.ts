@@ -111,6 +111,11 @@ export interface HookLedgerView {
   /** For hooks that name no call id (Gemini): did the hook approve a call with this input? */
   sawInput?(sessionId: string, inputHash: string): boolean;
   /**
+   * Did a guard service answer the hooks over all of [from, to] (epoch ms)? A call made while
+   * none did was never recorded (the hook records nothing then), so its absence is no sign.
+   */
+  servedThrough?(from: number, to: number): boolean;
+  /**
    * The guard's objections (deny or warn) to one call of this session, matched by call id,
    * else (hooks that name no call id: Gemini) by input hash, each record to one call only.
    * Absent where no guard runs (`check`).

@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl } from './support/docs';
-import { coveringLedger } from './support/hookSession';
+import { coveringLedger, hookCouldRecord } from './support/hookSession';
 
 export const unapprovedCall = defineRule({
   meta: {
@@ -40,14 +40,16 @@ export const unapprovedCall = defineRule({
         const base = { at: call.call.at, key: `${call.call.callId}@${call.call.at.line}`, callId: call.call.callId, related: [{ at: rec.result.at, message: 'its result' }] };
         if (ctx.agent === 'gemini') {
           // Gemini's hook names no call id: the input is the only binding.
-          if (call.call.inputHash !== undefined && ledger.sawInput && !ledger.sawInput(sid, call.call.inputHash)) {
+          if (call.call.inputHash !== undefined && ledger.sawInput && !ledger.sawInput(sid, call.call.inputHash) && hookCouldRecord(ledger, call.call.timestamp, 'call')) {
             ctx.report({ ...base, messageId: 'changed', data: { tool, id: call.call.callId } });
           }
           return;
         }
         const approved = ledger.lookup(sid, call.call.callId);
         if (!approved) {
-          ctx.report({ ...base, messageId: 'unseen', data: { tool, id: call.call.callId } });
+          if (hookCouldRecord(ledger, call.call.timestamp, 'call')) {
+            ctx.report({ ...base, messageId: 'unseen', data: { tool, id: call.call.callId } });
+          }
         } else if (approved.tool !== tool && !sameTool(approved.tool, tool)) {
           ctx.report({ ...base, messageId: 'tool', data: { tool, id: call.call.callId, approved: approved.tool } });
         } else if (call.call.inputHash !== undefined && approved.inputHash !== '' && approved.inputHash !== call.call.inputHash) {

@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl } from './support/docs';
-import { coveringLedger } from './support/hookSession';
+import { coveringLedger, hookCouldRecord } from './support/hookSession';
 
 export const unboundResult = defineRule({
   meta: {
@@ -25,7 +25,9 @@ export const unboundResult = defineRule({
           return;
         }
         const cover = coveringLedger(ctx);
-        if (!cover || cover.ledger.lookup(cover.sid, rec.result.callId)) {
+        // (The call came before its result: if no service answered the hooks when the result
+        // was written, none may have when the call was made.)
+        if (!cover || cover.ledger.lookup(cover.sid, rec.result.callId) || !hookCouldRecord(cover.ledger, rec.result.timestamp, 'result')) {
           return;
         }
         ctx.report({

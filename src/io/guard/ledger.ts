@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appendFile, readFile, rename } from 'node:fs/promises';
 import type { GuardDecisionRecord, HookLedgerView } from '../../core/engine/rule';
 import type { GuardHit, HookAgent, Verdict } from '../../core/guard/types';
@@ -32,6 +33,26 @@ interface DecisionEntry {
   matchedCallId: string | undefined;
 }
 
+/**
+ * A line of the ledger file that says when a guard service answered the hooks: `serving` when
+ * it started and again every `servingHeartbeatMs` while it runs, `stopped` when it closed. A
+ * call the hook never saw is only a sign of a call that went around the hook while a service
+ * was there to see it (the hook records nothing when none answers).
+ */
+interface ServingMark {
+  kind: 'serving' | 'stopped';
+  run: string;
+  at: number;
+}
+
+/** How often a running service writes its serving mark again. */
+export const servingHeartbeatMs = 5 * 60_000;
+/**
+ * A run with no `stopped` mark (its host crashed or was killed) served until its last mark
+ * and at most this long after it.
+ */
+const servingGraceMs = servingHeartbeatMs + 60_000;
+
 /** Entries kept in memory (oldest dropped first). */
 const maxEntries = 50_000;
 /** The file is rotated (to `<file>.1`) past this size. */
@@ -55,7 +76,14 @@ export class HookLedger implements HookLedgerView {
   private writes: Promise<void> = Promise.resolve();
   private bytes = 0;
   private n = 0;
-  private readonly run = Date.now().toString(36);
+  /** This ledger's run: a process serving the hooks (random too: two hosts may start in one millisecond). */
+  private readonly run = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  /**
+   * When guard services answered the hooks with this ledger: per run, the stretch with no stop
+   * yet (this process's own is open-ended while it serves), and every stretch that ended.
+   */
+  private readonly serving = new Map<string, { from: number; to: number }>();
+  private readonly served: { from: number; to: number }[] = [];
 
   private constructor(
     private readonly file: string | undefined,
@@ -110,6 +138,8 @@ export class HookLedger implements HookLedgerView {
         const v = JSON.parse(line) as { v?: unknown } & LedgerEntry;
         if (v.v === 1 && typeof v.sessionId === 'string' && typeof v.tool === 'string' && Array.isArray(v.paths)) {
           this.remember(v);
+        } else if (isServingMark(v)) {
+          this.noteMark(v, false);
         }
       } catch {
         // A torn last line of a crashed run: the rest is still good.
@@ -126,8 +156,60 @@ export class HookLedger implements HookLedgerView {
   /** Records one hook call; returns the guard's objections to it as decision records. */
   record(entry: LedgerEntry): GuardDecisionRecord[] {
     const recs = this.remember(entry);
+    this.append({ v: 1, ...entry });
+    return recs;
+  }
+
+  /** A guard service answers the hooks with this ledger from `at` on (and still does: repeat it). */
+  markServing(at: number): void {
+    const mark: ServingMark = { kind: 'serving', run: this.run, at };
+    this.noteMark(mark, true);
+    this.append({ v: 1, ...mark });
+  }
+
+  /** The guard service of this ledger stopped answering the hooks at `at`. */
+  markStopped(at: number): void {
+    const mark: ServingMark = { kind: 'stopped', run: this.run, at };
+    this.noteMark(mark, true);
+    this.append({ v: 1, ...mark });
+  }
+
+  private noteMark(m: ServingMark, own: boolean): void {
+    const current = this.serving.get(m.run);
+    if (m.kind === 'stopped') {
+      // (A stop whose start was rotated away with the older records tells nothing.)
+      if (current) {
+        current.to = m.at;
+        this.serving.delete(m.run);
+        this.served.push(current);
+      }
+      return;
+    }
+    // A run read from the file with no stop (its host gone without one) served a little past
+    // its last mark; this process's own run serves until it stops.
+    const to = own ? Infinity : m.at + servingGraceMs;
+    if (current) {
+      current.to = Math.max(current.to, to);
+    } else {
+      this.serving.set(m.run, { from: m.at, to });
+    }
+  }
+
+  /**
+   * Did a guard service answer the hooks over all of [from, to] (ms)? A ledger with no serving
+   * mark at all was written before they existed: there, as then, every call is judged.
+   */
+  servedThrough(from: number, to: number): boolean {
+    if (this.serving.size === 0 && this.served.length === 0) {
+      return true;
+    }
+    const within = (s: { from: number; to: number }): boolean => s.from <= from && to <= s.to;
+    return this.served.some(within) || [...this.serving.values()].some(within);
+  }
+
+  private append(value: object): void {
     if (this.file) {
-      const line = JSON.stringify({ v: 1, ...entry }) + '\n';
+      const line = JSON.stringify(value) + '\n';
       const file = this.file;
       this.writes = this.writes.then(async () => {
         try {
@@ -142,7 +224,6 @@ export class HookLedger implements HookLedgerView {
         }
       });
     }
-    return recs;
   }
 
   /** Resolves when every recorded entry is on disk. */
@@ -286,9 +367,18 @@ export class ServedLedgerView implements HookLedgerView {
     return this.ledger?.sawInput?.(sessionId, inputHash) ?? false;
   }
 
+  servedThrough(from: number, to: number): boolean {
+    return this.ledger?.servedThrough?.(from, to) ?? false;
+  }
+
   decisionsFor(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[] {
     return this.ledger?.decisionsFor?.(session, call) ?? [];
   }
+}
+
+function isServingMark(v: unknown): v is ServingMark {
+  const m = v as Partial<ServingMark>;
+  return (m.kind === 'serving' || m.kind === 'stopped') && typeof m.run === 'string' && typeof m.at === 'number' && Number.isFinite(m.at);
 }
 
 function addTo(m: Map<string, Set<string>>, key: string, value: string): void {

@@ -13,7 +13,7 @@ import type { Finding } from '../../core/model/finding';
 import { guardFinding } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
 import { hookCallPrefix, type WorkTree } from '../workTree';
-import { ServedLedgerView, type HookLedger } from './ledger';
+import { ServedLedgerView, servingHeartbeatMs, type HookLedger } from './ledger';
 import { GuardServer, serviceAnswers } from './server';
 import { guardDir, realWorkspace, socketPathFor } from './socketPath';
 
@@ -76,6 +76,8 @@ export class GuardService implements Disposable {
   private readonly tree: WorkTree;
   private lock: Promise<unknown> = Promise.resolve();
   private server: GuardServer | undefined;
+  /** Repeats the ledger's serving mark while this service listens (see HookLedger.markServing). */
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
   private closed = false;
   private readonly decided = new Emitter<GuardDecisionEvent>();
   readonly onDidDecide = this.decided.event;
@@ -103,6 +105,10 @@ export class GuardService implements Disposable {
       handle: (r) => service.handle(r),
       ...(opts.logger ? { logger: opts.logger } : {}),
     });
+    // From now on a call the hook does not report went around it (unapproved-call).
+    opts.ledger.markServing(service.clock());
+    service.heartbeat = setInterval(() => opts.ledger.markServing(service.clock()), servingHeartbeatMs);
+    service.heartbeat.unref?.();
     return service;
   }
 
@@ -321,7 +327,11 @@ export class GuardService implements Disposable {
     const server = this.server;
     this.server = undefined;
     this.decided.dispose();
+    clearInterval(this.heartbeat);
     await server?.close();
+    if (server) {
+      this.opts.ledger.markStopped(this.clock());
+    }
     await this.opts.ledger.flush();
   }
 }

@@ -111,7 +111,9 @@ void describe('two watch processes on one workspace', () => {
       await waitFor(() => /the other guard service stopped; this one now answers the hooks on \S+\.sock/.test(b.err()), 15_000, () => `the takeover: ${b.err()}`);
       await hook(write('toolu_W3', 'src/three.ts'), 'the second host');
 
+      // Written now: the ledger judges calls by when a service answered the hooks.
       const t = new ClaudeTranscript('c2', ws)
+        .at(Date.now() - 4000)
         .user('write four files')
         .call('m1', 'toolu_W1', 'Write', { file_path: path.join(ws, 'src/one.ts'), content: 'x\n' })
         .result('toolu_W1', 'ok')

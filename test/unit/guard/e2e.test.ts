@@ -11,7 +11,7 @@ import { afterEach, describe, test } from 'node:test';
 import type { GuardPolicy } from '../../../src/core/guard/types';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { GuardService } from '../../../src/io/guard/service';
-import { socketPathFor } from '../../../src/io/guard/socketPath';
+import { ledgerPathFor, socketPathFor } from '../../../src/io/guard/socketPath';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
 import { sleep, waitFor } from '../support/wait';
@@ -96,6 +96,26 @@ void describe('guard hook end to end', () => {
     assert.equal(g.ledger.covers('c1'), true);
     assert.equal(g.ledger.lookup('c1', 'toolu_W')?.tool, 'Write');
     assert.ok(g.logs.some((l) => /\[guard\] deny Write of src\/app\.ts by claude session c1: stale-write/.test(l)));
+  });
+
+  void test('the ledger says when the service answered the hooks, so a later check judges only calls it could have seen', async () => {
+    const started = Date.now();
+    const { g, file, claude } = await setup();
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R0'), ['--agent', 'claude']));
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_S1'), ['--agent', 'claude']));
+    const answered = Date.now();
+    await g.service.close();
+    const stopped = Date.now();
+    // Without a service the hook answers alone and records nothing.
+    const alone = await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '2', new_string: '3' }, 'toolu_S2'), ['--agent', 'claude'], { AGENT_GUARD_HANDOVER_MS: '0' });
+    assert.deepEqual([alone.code, alone.stdout], [0, '']);
+    assert.match(alone.stderr, /no guard service is running/);
+    const back = await HookLedger.load(ledgerPathFor(g.workspace, g.dir));
+    assert.ok(back.lookup('c1', 'toolu_S1'));
+    assert.equal(back.lookup('c1', 'toolu_S2'), undefined);
+    assert.equal(back.servedThrough(answered, answered), true);
+    assert.equal(back.servedThrough(started - 1000, answered), false, 'not before it started');
+    assert.equal(back.servedThrough(answered, stopped + 1000), false, 'not after it stopped');
   });
 
   void test('the user’s change is named as such (the host says which saves are the user’s)', async () => {

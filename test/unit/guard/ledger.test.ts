@@ -130,4 +130,71 @@ void describe('hook ledger', () => {
       [['dirty-buffer', 3, 'write_file-3']],
     );
   });
+
+  void test('serving marks: a run read back served from its first mark to its stop, or a little past its last mark', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-ledger-'));
+    try {
+      const f = path.join(dir, 'ledger.jsonl');
+      const min = 60_000;
+      const first = await HookLedger.open(f);
+      // Written before serving marks existed: every call is judged, as then.
+      assert.equal(first.servedThrough(0, 1), true);
+      first.markServing(10 * min);
+      first.markServing(15 * min);
+      first.markStopped(17 * min);
+      // Its own run again after a stop (a settings change hands the ledger on): a new stretch.
+      first.markServing(30 * min);
+      assert.equal(first.servedThrough(40 * min, 10_000 * min), true, 'its own serving run is open-ended');
+      await first.flush();
+      const crashed = await HookLedger.open(f);
+      crashed.markServing(50 * min);
+      crashed.markServing(55 * min);
+      await crashed.flush();
+
+      const back = await HookLedger.load(f);
+      const served = (from: number, to: number): boolean => back.servedThrough(from * min, to * min);
+      assert.deepEqual(
+        [served(10, 17), served(9, 11), served(16, 18), served(20, 21), served(50, 61), served(50, 62), served(61, 62)],
+        [true, false, false, false, true, false, false],
+      );
+      // The first run's second stretch has no stop and no later mark: read back, it ended at most
+      // six minutes after its start, like the crashed one's.
+      assert.deepEqual([served(30, 36), served(30, 37)], [true, false]);
+      // A record that is no hook call is no covered session.
+      assert.equal(back.covers('s1'), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  void test('unapproved-call and unbound-result judge only what a serving guard could have recorded', () => {
+    const sid = 'aaaaaaaa-0000-4000-8000-000000000001';
+    const t0 = Date.parse('2026-02-12T14:00:00.000Z');
+    const edit = { file_path: file, old_string: 'a', new_string: 'b', replace_all: false };
+    const l = HookLedger.memory();
+    l.markServing(t0);
+    l.record({ kind: 'pre', at: t0 + 2000, agent: 'claude', sessionId: sid, tool: 'Edit', toolUseId: 'toolu_OK', inputHash: inputHash(edit), seq: l.nextSeq(), paths: [{ path: file, op: 'edit' }] });
+    l.markStopped(t0 + 5 * 60_000);
+    const t = new ClaudeTranscript(sid, cwd)
+      .user('go')
+      .call('m1', 'toolu_OK', 'Edit', edit)
+      .result('toolu_OK', 'ok')
+      // Made while the service answered, and never reported: around the hook.
+      .call('m2', 'toolu_AROUND', 'Edit', edit)
+      .result('toolu_AROUND', 'ok')
+      // Made after it stopped (its host closed): the hook answered alone and recorded nothing.
+      .later(10 * 60_000)
+      .call('m3', 'toolu_DOWN', 'Edit', edit)
+      .result('toolu_DOWN', 'ok')
+      .result('toolu_GHOST', 'no call anywhere');
+    const bound = (ledger: HookLedger): string[] =>
+      run(t.text(), { services: { hookLedger: ledger }, mode: 'live' })
+        .findings.filter((x) => x.rule === 'unapproved-call' || x.rule === 'unbound-result')
+        .map((x) => `${x.rule}@${x.line}`);
+    assert.deepEqual(bound(l), [`unapproved-call@${t.lineOf('toolu_AROUND')}`]);
+    // The same ledger with no serving marks (an older version wrote it): all of it is judged.
+    const legacy = HookLedger.memory();
+    legacy.record({ kind: 'pre', at: t0 + 2000, agent: 'claude', sessionId: sid, tool: 'Edit', toolUseId: 'toolu_OK', inputHash: inputHash(edit), seq: legacy.nextSeq(), paths: [{ path: file, op: 'edit' }] });
+    assert.deepEqual(bound(legacy), [`unapproved-call@${t.lineOf('toolu_AROUND')}`, `unapproved-call@${t.lineOf('toolu_DOWN')}`, `unbound-result@${t.lineOf('toolu_GHOST')}`]);
+  });
 });

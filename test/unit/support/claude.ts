@@ -41,6 +41,18 @@ export class ClaudeTranscript {
     return e;
   }
 
+  /** The next record is written `ms` later than it would be (records are a second apart). */
+  later(ms: number): this {
+    this.clock += ms;
+    return this;
+  }
+
+  /** The next record is written at `ms` (epoch): a session of now, where the guard's ledger is real. */
+  at(ms: number): this {
+    this.clock = ms - 1000;
+    return this;
+  }
+
   push(obj: Record<string, unknown>): this {
     this.lines.push(JSON.stringify(obj));
     return this;
