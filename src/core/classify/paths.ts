@@ -17,7 +17,8 @@ export function isAbsolutePath(p: string): boolean {
  */
 /** The home folder a working folder is inside, when its path says so. */
 function homeOf(cwd: string): string | undefined {
-  const m = /^(\/Users\/[^/]+|\/home\/[^/]+)(?=\/|$)/.exec(cwd) ?? /^([A-Za-z]:\\Users\\[^\\]+)(?=\\|$)/.exec(cwd);
+  // (`/root`: root's home, where agents run in containers and on servers.)
+  const m = /^(\/Users\/[^/]+|\/home\/[^/]+|\/root)(?=\/|$)/.exec(cwd) ?? /^([A-Za-z]:\\Users\\[^\\]+)(?=\\|$)/.exec(cwd);
   return m?.[1];
 }
 
@@ -39,7 +40,7 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
   }
   if (trimmed.startsWith('~')) {
     // Home-relative paths depend on whose home: only `~/…` when the session works inside a
-    // home folder (/Users/NAME, /home/NAME, C:\Users\NAME), whose owner runs the shell.
+    // home folder (/Users/NAME, /home/NAME, /root, C:\Users\NAME), whose owner runs the shell.
     const home = trimmed.startsWith('~/') && cwd !== undefined ? homeOf(cwd) : undefined;
     return home === undefined ? undefined : resolveAgainst(trimmed.slice(2), home);
   }

@@ -469,6 +469,9 @@ void describe('tool tables', () => {
     assert.equal(resolveAgainst('~/x', 'C:\\Users\\me\\p'), 'C:\\Users\\me\\x');
     assert.equal(resolveAgainst('~bob/x', '/home/r/p'), undefined);
     assert.deepEqual(ops('cat ~/notes.md a~b ~bob/x', '/home/r/p'), ['read:~/notes.md', 'read:a~b']);
+    // root's home, where agents run in containers (twentieth set); not a folder that starts like it.
+    assert.equal(resolveAgainst('~/.claude/todo.md', '/root/projects/cat_vent'), '/root/.claude/todo.md');
+    assert.equal(resolveAgainst('~/x', '/rootfs/p'), undefined);
   });
 
   void test('after a cd to a computed folder, relative paths are not placed (absolute ones are)', () => {
