@@ -188,6 +188,11 @@ ruleTester(writeBeforeRead, {
       input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
     },
     {
+      // Claude Code 1.0.17 did not mark the summary at all; its opening is the same (twentieth set).
+      name: 'Claude Code 1.0.17: the same summary with no isCompactSummary',
+      input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: …').edit('m1', A, f, v1, 'two', '2').text(),
+    },
+    {
       // Claude Code 1.0.35: a MultiEdit whose first old_string is empty made a new layout.tsx; its
       // record of the file before is "".
       name: 'Claude Code: a MultiEdit that creates the file',
@@ -393,6 +398,12 @@ ruleTester(writeBeforeRead, {
       // this file are in it, and the file after that summary is judged as ever.
       name: 'Claude Code: a compaction summary that is not the root of the file',
       input: cc().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
+      errors: [{ messageId: 'unread', line: 3 }],
+    },
+    {
+      // Unmarked, it is the summary only as the root: typed later, it is a prompt like any other.
+      name: 'Claude Code: the summary’s opening in a later, unmarked prompt',
+      input: cc().user('This session is being continued from a previous conversation that ran out of context.').edit('m1', A, f, v1, 'two', '2').text(),
       errors: [{ messageId: 'unread', line: 3 }],
     },
     {

@@ -568,7 +568,10 @@ class ClaudeParser implements FormatParser {
       this.link(value);
       return;
     }
-    if (line.isCompactSummary === true && line.parentUuid === null && !this.answered) {
+    // Early builds (1.0.17 in the twentieth set) marked no summary with `isCompactSummary`: its fixed opening
+    // says what it is.
+    const summary = line.isCompactSummary === true || (line.parentUuid === null && continuesSession(line.message.content));
+    if (summary && line.parentUuid === null && !this.answered) {
       // Claude Code 1.0.x wrote no compact_boundary: a file whose conversation starts with the
       // summary, as a root, continues a session whose history is in another file.
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction', elsewhere: true });
@@ -580,7 +583,7 @@ class ClaudeParser implements FormatParser {
     // a sibling call's result after it is still in place.
     const forTool = line.isMeta === true && typeof sourceToolUseId === 'string';
     if (typeof content === 'string') {
-      this.userText(content, line.isMeta === true || line.isCompactSummary === true, raw, common, forTool, line.isMeta === true);
+      this.userText(content, line.isMeta === true || summary, raw, common, forTool, line.isMeta === true);
       return;
     }
     let resultBlocks = 0;
@@ -1166,4 +1169,13 @@ export function applyEdits(text: string, edits: readonly { old_string: string; n
 /** The program that wrote the record (`cli`, `sdk-ts`, `local-agent`, …), read loosely: no schema needs it. */
 function entrypointOf(value: object): unknown {
   return (value as Record<string, unknown>)['entrypoint'];
+}
+
+/** The opening of the summary Claude Code starts a continued session with (its wording since 1.0). */
+const continuedOpening = 'This session is being continued from a previous conversation';
+
+/** Is this user content the summary a continued session starts with? */
+function continuesSession(content: unknown): boolean {
+  const first = typeof content === 'string' ? content : Array.isArray(content) ? (content as { type?: unknown; text?: unknown }[]).find((b) => b?.type === 'text')?.text : undefined;
+  return typeof first === 'string' && first.trimStart().startsWith(continuedOpening);
 }
