@@ -1,4 +1,4 @@
-import type { CallRecord } from '../engine/conversation';
+import type { CallRecord, MessageRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
 import { followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
@@ -27,6 +27,8 @@ export const missingResult = defineRule({
       abandoned:
         'Tool call {{id}} ({{tool}}) never got a result: the session went on without it from line {{nextLine}}, on another branch of its history, so the model never learned what the call did.',
       gap: 'Tool call {{id}} ({{tool}}) has no result in this file: line {{nextLine}} hangs from a record the file does not hold, and the result may have been lost with it.',
+      answered:
+        'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}, yet the model answered on line {{replyLine}}: the request went through without the call\u2019s real result (Claude Code puts "[Tool result missing due to internal error]" in its place), so the model never learned what the call did.',
       unreadable:
         'Tool call {{id}} ({{tool}}) has no readable result before the {{next}}{{nextAt}}, but line {{unreadableLine}} between them cannot be read and may hold it.',
     },
@@ -76,9 +78,16 @@ export const missingResult = defineRule({
       }
       return false;
     };
+    /**
+     * Claude Code calls reported at the prompt that came before their result, with that prompt's
+     * message: if the model answers it, the API took the history (Claude Code stands a
+     * placeholder in for a missing result), and the finding says so instead.
+     */
+    const beforePrompt = new Map<CallRecord, { msg: MessageRecord; next: string; at: Span }>();
     /** Lines that could not be read (a record lost there), the newest last. */
     const unreadable: number[] = [];
-    const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false): void => {
+    /** Reports one call; returns the message it was reported with. */
+    const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false, replyAt?: Span): string => {
       const key = call.call.callId + '@' + call.call.at.line;
       if (call.runningAt !== undefined) {
         tentative.set(call, key);
@@ -93,6 +102,7 @@ export const missingResult = defineRule({
         nextLine: nextAt?.line ?? 0,
         nextAt: nextAt ? ` on line ${nextAt.line}` : '',
         unreadableLine: lost ?? 0,
+        replyLine: replyAt?.line ?? 0,
         provider: providerError(ctx.agent, 'missing-result'),
       };
       ctx.report({
@@ -101,32 +111,52 @@ export const missingResult = defineRule({
         key,
         callId: call.call.callId,
         demote,
-        ...(lost !== undefined ? { severity: 'warning' as const } : {}),
+        ...(lost !== undefined || replyAt !== undefined ? { severity: 'warning' as const } : {}),
         data,
-        related: [...(nextAt ? [{ at: nextAt, message: next }] : []), ...(lost !== undefined ? [{ at: { line: lost, start: 0, end: 0 }, message: 'the line that cannot be read' }] : [])],
+        related: [
+          ...(nextAt ? [{ at: nextAt, message: next }] : []),
+          ...(replyAt ? [{ at: replyAt, message: 'the model’s answer' }] : []),
+          ...(lost !== undefined ? [{ at: { line: lost, start: 0, end: 0 }, message: 'the line that cannot be read' }] : []),
+        ],
       });
+      return lost !== undefined ? 'unreadable' : messageId;
     };
-    /** Reports the open calls `pick` selects (and drops answered ones); the rest stay open. */
-    const sweep = (pick: (c: CallRecord) => boolean, messageId: string, next: string, nextAt: Span | undefined, demote = false): void => {
+    /**
+     * Reports the open calls `pick` selects (and drops answered ones); the rest stay open.
+     * Returns the calls reported with `messageId` itself.
+     */
+    const sweep = (pick: (c: CallRecord) => boolean, messageId: string, next: string, nextAt: Span | undefined, demote = false): CallRecord[] => {
       const still: CallRecord[] = [];
+      const reported: CallRecord[] = [];
       for (const c of open) {
         if (c.results.length > 0) {
           continue;
         }
         if (pick(c)) {
-          report(c, messageId, next, nextAt, demote);
+          if (report(c, messageId, next, nextAt, demote) === messageId) {
+            reported.push(c);
+          }
         } else {
           still.push(c);
         }
       }
       open = still;
+      return reported;
     };
     return {
       onCall(rec) {
         branches.addCall(rec);
         open.push(rec);
       },
-      onMessage(msg) {
+      onMessage(msg, previous) {
+        for (const [call, p] of beforePrompt) {
+          // The message after the prompt: the model's answer to it, or not.
+          beforePrompt.delete(call);
+          if (msg.role === 'assistant' && previous === p.msg) {
+            ctx.retract(call.call.callId + '@' + call.call.at.line);
+            report(call, 'answered', p.next, p.at, false, msg.at);
+          }
+        }
         if (msg.role === 'assistant' && open.length > 0) {
           sweep((c) => c.message !== msg && follows(c, msg.parentUuid, msg.at), 'beforeNext', 'next assistant turn', msg.at);
         }
@@ -147,12 +177,18 @@ export const missingResult = defineRule({
         if (e.role === 'user' && !e.attached && open.length > 0) {
           // A prompt typed while the call ran (hung from its progress output) goes to the model
           // after the call's result: nothing is missing yet; the next assistant turn judges.
-          sweep(
+          const next = e.prompt ? 'user prompt' : 'user message';
+          const reported = sweep(
             (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined && follows(c, e.parentUuid, e.at),
             'beforeNext',
-            e.prompt ? 'user prompt' : 'user message',
+            next,
             e.at,
           );
+          if (ctx.agent === 'claude-code') {
+            for (const c of reported) {
+              beforePrompt.set(c, { msg, next, at: e.at });
+            }
+          }
         }
       },
       onMalformed(e) {
@@ -172,6 +208,7 @@ export const missingResult = defineRule({
         open = [];
         passedBy.clear();
         tentative.clear();
+        beforePrompt.clear();
       },
       onEnd() {
         // A call the conversation went on without is not waiting for its result: it was dropped.

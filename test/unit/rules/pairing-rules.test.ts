@@ -323,8 +323,23 @@ ruleTester(missingResult, {
     },
     {
       // The same shape with the prompt hung from the call itself: the call is in the history.
-      name: 'Claude Code: the next prompt hangs from the call',
+      // The model answered the prompt, so the API took that history: Claude Code stands a
+      // placeholder in for the missing result before it sends (twentieth set: a call stuck in
+      // a hook, then "why did this step got stuck", answered).
+      name: 'Claude Code: the next prompt hangs from the call, and the model answers it',
       input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').say('m2', 'PONG').text(),
+      errors: [{ messageId: 'answered', line: 3, severity: 'warning', message: /before the user prompt on line 4, yet the model answered on line 5: .*"\[Tool result missing due to internal error\]"/ }],
+    },
+    {
+      // With no answer (yet), nothing says the request went through.
+      name: 'Claude Code: the next prompt hangs from the call, and nothing answers it',
+      input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').text(),
+      errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
+    },
+    {
+      // Codex's own wording already says what it sends in the output's place.
+      name: 'Codex: a prompt before the output, then the model answers: as before',
+      input: new CodexRollout().user('go').exec('call_1', 'sleep 5').user('hello?').say('hi').text(),
       errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
     },
     {
