@@ -175,6 +175,9 @@ export class RuleEngine {
         for (const v of e.views) {
           this.knowledge.noteShown(e.path, e.at, v.start, v.lines, e.glimpse === true);
         }
+        if (e.searched) {
+          this.knowledge.noteAttempted(e.path, e.at);
+        }
         return;
     }
   }

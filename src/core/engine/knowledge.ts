@@ -50,9 +50,10 @@ export interface PathKnowledge {
   /** The reads of patterns this entry has taken in: those up to this sequence number. */
   globsTaken: number;
   /**
-   * A read the session ran in a shell call that failed, before the command the failure may have
-   * come from (see FileAccess.followed). It may have seen the file: enough not to claim it never
-   * read it, never a version to judge staleness against.
+   * A look at the file that may have shown it, but no version to judge staleness against: a
+   * read in a shell call that failed, before the command the failure may have come from (see
+   * FileAccess.followed), or a search of this file alone. Enough not to claim the session
+   * never read it.
    */
   attemptedAt?: Span;
 }
@@ -235,7 +236,7 @@ export class FileKnowledge {
     return out;
   }
 
-  /** A read in a failed shell call that may have run (see PathKnowledge.attemptedAt). */
+  /** A look at the file that may have shown it (see PathKnowledge.attemptedAt). */
   noteAttempted(path: string, at: Span): void {
     this.entry(path).attemptedAt = at;
   }

@@ -259,9 +259,14 @@ export interface FileShownEvent {
   /**
    * Lines a search printed (Claude Code's Grep with line numbers): they show the session saw
    * those lines as they were then, but are not a read of the file (write-before-read still
-   * wants one), and output may be cut short.
+   * wants one, or `searched`), and output may be cut short.
    */
   glimpse?: boolean;
+  /**
+   * The search was of this file alone (a Grep whose path is the file): as a shell `grep PAT
+   * file` is, it counts as having looked at the file for write-before-read.
+   */
+  searched?: true;
 }
 
 /**

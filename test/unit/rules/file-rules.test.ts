@@ -188,6 +188,16 @@ ruleTester(writeBeforeRead, {
       input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
     },
     {
+      // Claude Code's Grep of the file alone (content mode, context lines) showed the lines the
+      // edit replaces: a look at the file, as a shell `grep -n -C2 PAT file` is (twentieth set).
+      name: 'Claude Code: a Grep of the file alone before the edit',
+      input: cc()
+        .call('m1', A, 'Grep', { pattern: 'two', path: f, output_mode: 'content', '-C': 1 })
+        .result(A, '1-one\n2:two\n3-three', { toolUseResult: { mode: 'content', numFiles: 0, filenames: [], content: '1-one\n2:two\n3-three', numLines: 3 } })
+        .edit('m2', B, f, v1, 'two', '2')
+        .text(),
+    },
+    {
       // Claude Code 1.0.17 did not mark the summary at all; its opening is the same (twentieth set).
       name: 'Claude Code 1.0.17: the same summary with no isCompactSummary',
       input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: …').edit('m1', A, f, v1, 'two', '2').text(),
@@ -399,6 +409,16 @@ ruleTester(writeBeforeRead, {
       name: 'Claude Code: a compaction summary that is not the root of the file',
       input: cc().user('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }).edit('m1', A, f, v1, 'two', '2').text(),
       errors: [{ messageId: 'unread', line: 3 }],
+    },
+    {
+      // A Grep of a folder that printed a line of the file is a glimpse of it among others.
+      name: 'Claude Code: a Grep of the folder showed a line of the file, then an edit of it',
+      input: cc()
+        .call('m1', A, 'Grep', { pattern: 'two', path: '/home/dev/proj/src', output_mode: 'content', '-n': true })
+        .result(A, 'src/app.ts:2:two', { toolUseResult: { mode: 'content', numFiles: 0, filenames: [], content: 'src/app.ts:2:two', numLines: 1 } })
+        .edit('m2', B, f, v1, 'two', '2')
+        .text(),
+      errors: [{ messageId: 'unread', line: 4 }],
     },
     {
       // Unmarked, it is the summary only as the root: typed later, it is a prompt like any other.

@@ -780,7 +780,8 @@ class ClaudeParser implements FormatParser {
 
   /**
    * Lines of files a Grep printed with their line numbers (`N:text`, or `path:N:text` for
-   * several files): the session saw those lines as they were then. A glimpse, not a read.
+   * several files): the session saw those lines as they were then. A glimpse, not a read; of
+   * one file searched alone, a look at it (see FileShownEvent.searched).
    */
   private grepOutput(searched: string, output: unknown, raw: RawLine): void {
     if (typeof output !== 'string' || output.length === 0) {
@@ -810,7 +811,7 @@ class ClaudeParser implements FormatParser {
       }
     }
     for (const [path, views] of byFile) {
-      this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true });
+      this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true, ...(oneFile ? { searched: true as const } : {}) });
     }
   }
 
