@@ -152,7 +152,8 @@ export const missingResult = defineRule({
         for (const [call, p] of beforePrompt) {
           // The message after the prompt: the model's answer to it, or not.
           beforePrompt.delete(call);
-          if (msg.role === 'assistant' && previous === p.msg) {
+          // (A result written after the prompt, in its message, went with it: misplaced-result's.)
+          if (msg.role === 'assistant' && previous === p.msg && call.results.length === 0) {
             ctx.retract(call.call.callId + '@' + call.call.at.line);
             report(call, 'answered', p.next, p.at, false, msg.at);
           }
