@@ -601,14 +601,18 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
   const rewriter = rewriters.get(tool.cmd);
   if (rewriter) {
     if (rewriter.writes(tool.args)) {
-      for (const w of formatterFiles(tool.args, rewriter)) {
+      const { files, trees } = formatterOperands(tool.args, rewriter);
+      for (const w of files) {
         push({ path: w.text, op: 'write' });
+      }
+      for (const t of trees) {
+        push({ path: t, op: 'write', tree: true });
       }
     }
     return undefined;
   }
 
-  if (cmd === 'node' || /^python[0-9.]*$/.test(cmd)) {
+  if (cmd === 'node' || pythonCommand.test(cmd)) {
     // An inline script (`python3 -c "…"`, `node -e "…"`, or one fed on stdin by a heredoc):
     // the files it opens for writing by a literal name. What it wrote is not in the
     // transcript, so the file's content becomes unknown to the session, as after `sed -i`.
@@ -716,6 +720,10 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
         if (inPlace) {
           if (literal(a)) {
             push({ path: a.text, op: 'edit' });
+          } else if (a.glob !== undefined) {
+            // `sed -i … src/*.sol`, or each file a find listed (`find … -exec sed -i … {} +`,
+            // `xargs sed -i`): which files it changed is not in the command.
+            push({ path: patternRoot(a.glob), op: 'write', tree: true });
           }
         } else {
           read(a, lines);
@@ -967,9 +975,15 @@ const rewriters = new Map<string, Rewriter>([
   ['dprint', { writes: (a) => a[0]?.text === 'fmt', valued: ['--config', '-c', '--excludes', '--plugins'], sub: ['fmt'] }],
 ]);
 
-/** The files a formatter is named: literal words with an extension, past its flags and their values. */
-function formatterFiles(args: readonly Word[], r: Rewriter): Word[] {
-  const out: Word[] = [];
+/**
+ * What a formatter is told to rewrite, past its flags and their values: files (literal words
+ * with an extension), and folders (`.`, `src/`, a name without an extension) or patterns
+ * (a quoted `"src/*.ts"`, which the tool expands itself), as the folder each lies in. Which files of
+ * a folder it rewrote is not in the command: any of them may have changed.
+ */
+function formatterOperands(args: readonly Word[], r: Rewriter): { files: Word[]; trees: string[] } {
+  const files: Word[] = [];
+  const trees: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a.text.startsWith('-')) {
@@ -981,13 +995,30 @@ function formatterFiles(args: readonly Word[], r: Rewriter): Word[] {
     if (i === 0 && r.sub?.includes(a.text)) {
       continue;
     }
-    // A quoted pattern reaches the tool as it is, and the tool expands it (prettier, eslint).
-    if (!a.dynamic && isRealFile(a.text) && !/[*?[\]{}]/.test(a.text) && /\.[A-Za-z0-9]+$/.test(a.text.split('/').pop()!)) {
-      out.push(a);
+    const pattern = a.glob ?? (!a.dynamic && /[*?[\]{}]/.test(a.text) ? a.text : undefined);
+    if (pattern !== undefined) {
+      trees.push(patternRoot(pattern));
+    } else if (!a.dynamic && isRealFile(a.text)) {
+      if (/\.[A-Za-z0-9]+$/.test(a.text.split('/').pop()!)) {
+        files.push(a);
+      } else {
+        trees.push(a.text);
+      }
     }
   }
-  return out;
+  return { files, trees };
 }
+
+/** The folder a pathname pattern searches: its segments before the first with a wildcard (`.` for none). */
+function patternRoot(pattern: string): string {
+  const segments = pattern.split('/');
+  const wild = segments.findIndex((s) => /[*?[{]/.test(s));
+  const root = segments.slice(0, wild === -1 ? segments.length - 1 : wild).join('/');
+  return root === '' ? (pattern.startsWith('/') ? '/' : '.') : root;
+}
+
+/** Python, as a venv or Windows names it: `python3.12`, `.venv/Scripts/python.exe`, the `py` launcher. */
+const pythonCommand = /^(?:python[0-9.]*|py)(?:\.exe)?$/i;
 
 /** `npx prettier …`, `pnpm exec eslint …`, `uv run ruff …`, `python -m black …`: the tool a runner starts, with its arguments. */
 function throughRunner(cmd: string, args: readonly Word[]): { cmd: string; args: readonly Word[] } {
@@ -998,7 +1029,7 @@ function throughRunner(cmd: string, args: readonly Word[]): { cmd: string; args:
     i = 1;
   } else if ((cmd === 'uv' || cmd === 'poetry') && args[0]?.text === 'run') {
     i = 1;
-  } else if (/^python[0-9.]*$/.test(cmd) && args[0]?.text === '-m') {
+  } else if (pythonCommand.test(cmd) && args[0]?.text === '-m') {
     i = 1;
   } else {
     return { cmd, args };

@@ -275,6 +275,11 @@ export class RuleEngine {
         // stops at its first failure, after the files before it): the session wrote what is there.
         if ((a.op === 'read' && a.followed && !a.glob) || a.op === 'create') {
           this.knowledge.noteAttempted(a.path, e.at);
+        } else if ((a.op === 'write' || a.op === 'edit') && !a.glob && a.viaShell) {
+          // A formatter or fixer exits non-zero after rewriting files (`ruff check --fix` with
+          // errors left), and in `sed -i … f && make` the make may be what failed: what the
+          // session knew of the file is no longer sure. (A failed Edit or Write tool wrote nothing.)
+          this.knowledge.noteRewrite(a.path, e.at);
         }
       }
     }

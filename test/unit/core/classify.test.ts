@@ -6,7 +6,7 @@ import { classifyShell } from '../../../src/core/classify/shell';
 import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
 
 const ops = (cmd: string, cwd = '/w'): string[] =>
-  classifyShell(cmd, cwd).map((a) => `${a.op}${a.glob ? '(glob)' : ''}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
+  classifyShell(cmd, cwd).map((a) => `${a.op}${a.glob ? '(glob)' : ''}${a.tree ? '(tree)' : ''}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
 
 /** One test per row: `show(command)` must give the row's expectation. */
 function table(label: string, rows: readonly [string, string[]][], show: (cmd: string) => string[]): void {
@@ -81,7 +81,8 @@ void describe('shell classification', () => {
     ['cat $FILE', []],
     ['cat src/*.ts', ['read(glob):src/*.ts']],
     ["cat 'src/*.ts' src/\\*.md", ['read:src/*.ts', 'read:src/*.md']],
-    ["sed -i 's/a/b/' src/*.ts", []],
+    // sed -i on a pattern may have changed any file in the folder it searches.
+    ["sed -i 's/a/b/' src/*.ts", ['write(tree):src']],
     ['grep -n foo src/*.ts', []],
     ['cd sub && cat a.txt', ['read:a.txt@/w/sub']],
     ["bash -lc 'cat a.txt && echo x > b.txt'", ['read:a.txt', 'write:b.txt']],
@@ -153,9 +154,19 @@ void describe('shell classification', () => {
     ['black --check app/main.py', []],
     ['rustfmt src/lib.rs', ['write:src/lib.rs']],
     ['clang-format -i --style=file src/a.cc', ['write:src/a.cc']],
-    // A directory or a pattern names no file we can know.
-    ['gofmt -w .', []],
-    ['npx prettier --write "src/**/*.ts"', []],
+    // A folder or a pattern: any file in the folder (where the pattern searches) may have changed.
+    ['gofmt -w .', ['write(tree):.']],
+    ['npx prettier --write "src/**/*.ts"', ['write(tree):src']],
+    // The session's own ruff through a Windows venv's python.exe, on a folder and on a pattern
+    // (twentieth set).
+    ['.venv/Scripts/python.exe -m ruff format src/market/ && .venv/Scripts/python.exe -m ruff check src/market/ --fix', ['write(tree):src/market/', 'write(tree):src/market/']],
+    ['.venv/Scripts/python.exe -m ruff format tests/test_market_*.py', ['write(tree):tests']],
+    ['py -m black app/main.py', ['write:app/main.py']],
+    ['python.exe -m ruff check tests/test_market_*.py', []],
+    // sed -i on a pattern, or on each file a find listed (twentieth set).
+    ["sed -i 's/0.8.19/0.8.20/' contracts/libraries/*.sol", ['write(tree):contracts/libraries']],
+    ["find contracts -name '*.sol' -exec sed -i 's/a/b/' {} \\;", ['write(tree):contracts', 'write(tree):contracts', 'write(tree):contracts', 'write(tree):contracts']],
+    ["find src -maxdepth 1 -name '*.ts' | xargs sed -i 's/a/b/'", ['write(tree):src']],
     ['ls -la && pwd', []],
   ];
   table('', cases, (cmd) => ops(cmd));

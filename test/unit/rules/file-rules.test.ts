@@ -689,6 +689,26 @@ ruleTester(staleWrite, {
     },
     { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
     {
+      // ruff exits 1 when lint errors remain, after fixing what it could (twentieth set): the
+      // session's own rewrite all the same.
+      name: "Claude Code: the session's own fixer in a Bash call that failed",
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Bash', { command: 'ruff check src/app.ts --fix', description: 'lint' })
+        .result(B, 'Exit code 1\nFound 3 errors (2 fixed, 1 remaining).', { isError: true })
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+    },
+    {
+      // ruff on the folder, through a Windows venv's python.exe (twentieth set).
+      name: "Claude Code: the session's own formatter on the file's folder",
+      input: cc()
+        .read('m1', A, f, v1)
+        .bash('m2', B, '.venv/Scripts/python.exe -m ruff format src/', '1 file reformatted')
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+    },
+    {
       // A sub-agent rewrote lines; the session reviewed them with git diff, then edited one.
       name: 'a git diff of the working tree showed the changed line as it is',
       input: cc()
