@@ -1243,21 +1243,9 @@ function tokenize(src: string, windows = false): Token[] {
       i++;
       // Here-document bodies start on the line after their operator.
       for (const h of pendingHeredocs.splice(0)) {
-        const lines: string[] = [];
-        while (i < n) {
-          let end = src.indexOf('\n', i);
-          if (end === -1) {
-            end = n;
-          }
-          const line = src.slice(i, end);
-          i = end + 1;
-          const cmp = h.strip ? line.replace(/^\t+/, '') : line;
-          if (cmp === h.delim) {
-            break;
-          }
-          lines.push(line);
-        }
-        tokens.push({ kind: 'heredoc', body: lines.join('\n') });
+        const doc = hereDocBody(src, i, h.delim, h.strip);
+        i = doc.next;
+        tokens.push({ kind: 'heredoc', body: doc.body });
       }
       // After the bodies, so a command and its here-documents stay together.
       tokens.push({ kind: 'op', text: '\n' });
@@ -1350,6 +1338,35 @@ function tokenize(src: string, windows = false): Token[] {
     i = w.next;
   }
   return tokens;
+}
+
+/**
+ * The body of a here-document whose first line starts at `i`: the lines up to the one that is
+ * `delim` (after its leading tabs, with `<<-`), and where reading goes on after that line. The
+ * lines are contiguous in `src`, so the body is sliced once, not split into lines and joined:
+ * here-documents carry whole files.
+ */
+function hereDocBody(src: string, i: number, delim: string, strip: boolean): { body: string; next: number } {
+  const n = src.length;
+  const first = i;
+  /** The end of the last line of the body; -1 while it has none. */
+  let bodyEnd = -1;
+  while (i < n) {
+    let end = src.indexOf('\n', i);
+    if (end === -1) {
+      end = n;
+    }
+    let from = i;
+    while (strip && from < end && src.charCodeAt(from) === 0x09) {
+      from++;
+    }
+    i = end + 1;
+    if (end - from === delim.length && src.startsWith(delim, from)) {
+      break;
+    }
+    bodyEnd = end;
+  }
+  return { body: bodyEnd === -1 ? '' : src.slice(first, bodyEnd), next: i };
 }
 
 /** Notes the pattern of a word that is a pathname pattern (as written: `raw`). */
