@@ -563,7 +563,8 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
   if (!cmdWord || cmdWord.dynamic) {
     return undefined;
   }
-  const cmd = cmdWord.text.split('/').pop()!;
+  // The name after the last slash (a split built an array for each command).
+  const cmd = cmdWord.text.slice(cmdWord.text.lastIndexOf('/') + 1);
   const args = words.slice(i + 1);
   const push = (a: ShellAccess): void => {
     out.push(withCwd(a, cwd));
