@@ -12,6 +12,7 @@ export interface PatchTarget {
 
 const header = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 const moveTo = /^\*\*\* Move to: (.+)$/;
+const star = 0x2a;
 
 /**
  * Files named by a Codex `apply_patch` envelope (`*** Begin Patch` … `*** End Patch`).
@@ -21,7 +22,14 @@ export function parseApplyPatch(text: string): PatchTarget[] {
   const out: PatchTarget[] = [];
   let current: PatchTarget | undefined;
   for (const rawLine of text.split('\n')) {
-    const line = rawLine.replace(/\r$/, '');
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    // Most lines are a hunk's; only a line starting `*` can be a header or a move.
+    if (line.charCodeAt(0) !== star) {
+      if (current && line.startsWith('@@')) {
+        current.hunks++;
+      }
+      continue;
+    }
     const h = header.exec(line);
     if (h) {
       const kind = h[1]!;
