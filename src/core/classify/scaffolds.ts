@@ -15,10 +15,10 @@ export interface Scaffold {
  * Codex's bundled skill-creator, `init_skill.py NAME --path DIR [--examples]`, prints
  * `[OK] Created skill directory: DIR/NAME`, then `[OK] Created <file>` for each file under it.
  */
-const scaffolds: readonly { script: RegExp; scaffold: Scaffold }[] = [
-  { script: runs('create-new-feature', '(?:sh|ps1)'), scaffold: jsonFields(['SPEC_FILE']) },
-  { script: runs('setup-plan', '(?:sh|ps1)'), scaffold: jsonFields(['IMPL_PLAN']) },
-  { script: runs('init_skill', 'py'), scaffold: { files: createdUnder } },
+const scaffolds: readonly { name: string; script: RegExp; scaffold: Scaffold }[] = [
+  { name: 'create-new-feature', script: runs('create-new-feature', '(?:sh|ps1)'), scaffold: jsonFields(['SPEC_FILE']) },
+  { name: 'setup-plan', script: runs('setup-plan', '(?:sh|ps1)'), scaffold: jsonFields(['IMPL_PLAN']) },
+  { name: 'init_skill', script: runs('init_skill', 'py'), scaffold: { files: createdUnder } },
 ];
 
 /**
@@ -37,7 +37,9 @@ export function scaffoldOf(command: string): Scaffold | undefined {
   if (!command.includes('.sh') && !command.includes('.ps1') && !command.includes('.py')) {
     return undefined;
   }
-  return scaffolds.find((s) => s.script.test(command))?.scaffold;
+  // A pattern matches only where its script's name is spelled out: a search for the name first
+  // spares every command that names a .py file the three patterns' backtracking.
+  return scaffolds.find((s) => command.includes(s.name) && s.script.test(command))?.scaffold;
 }
 
 /** The files named under `keys` in JSON the script printed (`"SPEC_FILE":"/p/specs/007-x/spec.md"`). */
