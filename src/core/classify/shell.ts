@@ -852,6 +852,11 @@ function gitWrites(args: readonly Word[]): ShellAccess[] {
     }
   }
   const sub = args[i]?.text;
+  // Most git commands only read (status, diff, log, show) or touch the index (add, commit):
+  // decided before the options are sorted out, which only the commands below look at.
+  if (sub !== 'restore' && !gitRewriting.has(sub ?? '')) {
+    return [];
+  }
   const rest = args.slice(i + 1);
   const flags = new Set(rest.filter((a) => a.text.startsWith('-')).map((a) => a.text));
   const plain = rest.filter((a) => !a.text.startsWith('-'));
