@@ -53,6 +53,11 @@ export function resultText(content: unknown): string | undefined {
     return content;
   }
   if (Array.isArray(content)) {
+    // One text block (most results, most prompts): its text, without an array to join.
+    const only: unknown = content.length === 1 ? content[0] : undefined;
+    if (typeof only === 'object' && only !== null && typeof (only as { text?: unknown }).text === 'string') {
+      return (only as { text: string }).text;
+    }
     const parts: string[] = [];
     for (const b of content) {
       if (typeof b === 'object' && b !== null && typeof (b as { text?: unknown }).text === 'string') {
