@@ -121,6 +121,9 @@ function encodedValueSpan(raw: LineRef, encoded: string, key: string | undefined
  * needs: prompts can be pages long.
  */
 export function preview(text: string, max = 160): string {
+  if (text.length <= 4 * max && isOneLine(text)) {
+    return text.length > max ? text.slice(0, max - 1) + '…' : text;
+  }
   // Collapsing whitespace never makes a prefix longer, and the trimmed, collapsed form of a
   // prefix is a prefix of the whole text's (but for a trailing space): once a prefix yields
   // more than `max` characters, the result is decided.
@@ -132,4 +135,29 @@ export function preview(text: string, max = 160): string {
   }
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? oneLine.slice(0, max - 1) + '…' : oneLine;
+}
+
+/**
+ * Is the text already what preview makes of it: no whitespace but single spaces between other
+ * characters (so the collapsing and trimming would return it as is)? Most prompts are one
+ * line, and this check costs less than the regex replacement.
+ */
+function isOneLine(text: string): boolean {
+  const last = text.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20) {
+      if (i === 0 || i === last || text.charCodeAt(i - 1) === 0x20) {
+        return false;
+      }
+    } else if ((c >= 0x09 && c <= 0x0d) || (c >= 0x80 && isUnicodeSpace(c))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The whitespace of `\s` (and of trim) above ASCII. */
+function isUnicodeSpace(c: number): boolean {
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
