@@ -1,7 +1,7 @@
 /** What Claude Code's tool output shows of files: git diff hunks, and which commands print one of the working tree. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyHunks, diffsWorkingTree, diffViews } from '../../../src/core/parse/claude/parser';
+import { applyHunks, diffsWorkingTree, diffViews, snippetViews } from '../../../src/core/parse/claude/parser';
 
 void describe('git diff output as a view of the working tree', () => {
   void test('which commands print the working tree as the new side', () => {
@@ -63,5 +63,40 @@ void describe('applyHunks', () => {
     assert.equal(applyHunks(text, hunks), 'a\nB\nc\nd\nE\nF\n');
     assert.equal(applyHunks('a\nX\nc\nd\ne\n', hunks), undefined);
     assert.equal(applyHunks(text, [{ oldStart: 3, oldLines: 0, lines: ['+new'] }]), undefined);
+  });
+});
+
+void describe('snippetViews', () => {
+  void test('the numbered source lines of ruff and rustc diagnostics, per file; markers, notes and elisions are no lines', () => {
+    const out = [
+      'F841 Local variable `event` is assigned to but never used',
+      '   --> tests\\strategy\\test_lifecycle.py:254:9',
+      '    |',
+      '253 |',
+      '254 |         event = manager.update_maturity("ppo_v1", 0.85)',
+      '    |         ^^^^^',
+      '255 |',
+      '    |',
+      'help: Remove assignment to unused variable `event`',
+      '',
+      'error[E0308]: mismatched types',
+      ' --> src/main.rs:2:18',
+      '  |',
+      '2 |     let x: i32 = "five";',
+      '  |            ---   ^^^^^^ expected `i32`, found `&str`',
+      '...',
+      '9 | }',
+      '  = note: expected type',
+      '12 | not a snippet line: the block ended at the note',
+      'Found 2 errors.',
+    ].join('\n');
+    assert.deepEqual(Object.fromEntries(snippetViews(out)), {
+      'tests\\strategy\\test_lifecycle.py': [{ start: 253, lines: ['', '        event = manager.update_maturity("ppo_v1", 0.85)', ''] }],
+      'src/main.rs': [
+        { start: 2, lines: ['    let x: i32 = "five";'] },
+        { start: 9, lines: ['}'] },
+      ],
+    });
+    assert.deepEqual(Object.fromEntries(snippetViews('--> a.py:1:1\nno lines here')), {});
   });
 });

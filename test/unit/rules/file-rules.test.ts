@@ -655,6 +655,21 @@ function memoryEdits(stamped: boolean): string {
  * only "src/flow.tsx 40ms"), a Grep showed the joined line (`4:…`, or `src/flow.tsx:4:…` when a
  * folder was searched), and the session edited exactly that line (a real 2.1.x session's shape).
  */
+/** The same formatter run, then (`linted`) ruff's diagnostic showing the joined line, then an edit of line 1. */
+function formattedThenLinted(linted: boolean): string {
+  const flow = '/home/dev/proj/src/flow.tsx';
+  const written = 'export function Flow() {\n  return (\n    <Lines\n      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }\n    />\n  )\n}\n';
+  const joined = '      containerRef={ref as React.RefObject<HTMLElement>}';
+  const formatted = written.replace('      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }', joined);
+  const t = cc().write('m1', A, flow, written, null).bash('m2', B, 'bun run check 2>&1', '$ prettier --write . && eslint --fix\nsrc/flow.tsx 40ms');
+  if (linted) {
+    // ruff exits 1 when it finds anything: the output is the failed call's.
+    const output = `F841 Local variable \`ref\` is assigned to but never used\n --> src/flow.tsx:4:7\n  |\n3 |     <Lines\n4 | ${joined}\n  |       ^^^^^^^^^^^^\n5 |     />\n  |\nhelp: Remove assignment\n\nFound 1 error.`;
+    t.call('m3', C, 'Bash', { command: 'ruff check src/flow.tsx', description: 'lint' }).result(C, `Exit code 1\n${output}`, { isError: true });
+  }
+  return t.edit('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', flow, formatted, 'export function Flow() {', 'export function Flow(): JSX.Element {').text();
+}
+
 function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
   const flow = '/home/dev/proj/src/flow.tsx';
   const written = 'export function Flow() {\n  return (\n    <Lines\n      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }\n    />\n  )\n}\n';
@@ -718,6 +733,9 @@ ruleTester(staleWrite, {
         .text(),
     },
     { name: 'a Grep of the folder showed the changed line as it is (path:N:text)', input: formattedThenGrepped('folder') },
+    // ruff, rustc and clippy print the lines around a diagnostic, numbered (twentieth set): the
+    // session saw the joined line as it is, then edited another line of the file.
+    { name: 'a linter’s diagnostic snippet showed the changed line as it is (NNN | text)', input: formattedThenLinted(true) },
     {
       // With no Grep before it, the edit's old_string still quotes the joined line as it is: an
       // edit applies only where old_string matches exactly, so the session stated that line.
@@ -814,6 +832,12 @@ ruleTester(staleWrite, {
     },
   ],
   invalid: [
+    {
+      // Without the linter's output, the joined line is a change the session never saw.
+      name: 'the same edit of line 1 with no linter output before it: the joined line went unseen',
+      input: formattedThenLinted(false),
+      errors: [{ messageId: 'aside', line: 6 }],
+    },
     {
       // Read in full, rewritten whole, then put back to what was read (by someone else), checked
       // with a partial read, and rewritten again: nothing unseen was lost, the session's own

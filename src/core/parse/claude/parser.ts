@@ -608,7 +608,11 @@ class ClaudeParser implements FormatParser {
           this.grepOutput(called.grepPath, isRecord(meta) && meta['mode'] === 'content' ? meta['content'] : block.content, raw);
         } else if (called?.workingTreeDiff) {
           this.diffOutput(isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : block.content, raw);
-        } else if (called?.scaffold) {
+        } else if (this.calls.get(block.tool_use_id)?.tool === 'Bash') {
+          // A linter's findings are shown to the model whatever its exit code (ruff exits 1).
+          this.snippetOutput(isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : resultText(block.content), raw);
+        }
+        if (called?.scaffold) {
           const output = isRecord(meta) && typeof meta['stdout'] === 'string' ? meta['stdout'] : resultText(block.content);
           for (const path of output === undefined ? [] : called.scaffold.of.files(output, called.scaffold.cwd)) {
             this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path });
@@ -831,6 +835,22 @@ class ClaudeParser implements FormatParser {
     }
   }
 
+  /**
+   * Source lines a compiler or linter printed with their numbers around a diagnostic (see
+   * snippetViews): the session saw those lines as they were then. A glimpse.
+   */
+  private snippetOutput(output: unknown, raw: RawLine): void {
+    if (typeof output !== 'string' || !output.includes('--> ')) {
+      return;
+    }
+    for (const [file, views] of snippetViews(output)) {
+      const path = resolveAgainst(file, this.cwd);
+      if (path !== undefined) {
+        this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true });
+      }
+    }
+  }
+
   private system(value: Record<string, unknown>, raw: RawLine): void {
     const logicalParent = value['logicalParentUuid'];
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
@@ -945,6 +965,44 @@ export function diffViews(output: string): Map<string, { start: number; lines: s
         }
         views.push(view);
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * The numbered source lines of compiler and linter diagnostics, per file as each names it: ruff,
+ * rustc and clippy (and others using the same layout) print `--> path:LINE:COL`, then the lines
+ * around it as `NNN | text` (an empty source line as `NNN |`), with unnumbered `|` lines for the
+ * markers. A block ends at the first line of another shape.
+ */
+export function snippetViews(output: string): Map<string, { start: number; lines: string[] }[]> {
+  const out = new Map<string, { start: number; lines: string[] }[]>();
+  let views: { start: number; lines: string[] }[] | undefined;
+  for (const line of output.split('\n')) {
+    const head = /^\s*--> (.+?):(\d+):\d+\s*$/.exec(line);
+    if (head) {
+      const file = head[1]!;
+      views = out.get(file);
+      if (!views) {
+        views = [];
+        out.set(file, views);
+      }
+      continue;
+    }
+    if (!views) {
+      continue;
+    }
+    const row = /^\s*(\d+) \|(?: (.*))?$/.exec(line);
+    if (row) {
+      addLine(views, Number(row[1]), row[2] ?? '');
+    } else if (!/^\s*(?:\||\.\.\.)/.test(line)) {
+      views = undefined;
+    }
+  }
+  for (const [file, v] of out) {
+    if (v.length === 0) {
+      out.delete(file);
     }
   }
   return out;
