@@ -1273,11 +1273,8 @@ function tokenize(src: string, windows = false): Token[] {
       }
       continue;
     }
-    // Only these characters start an operator of two or three characters: a word does not pay
-    // for the slices.
-    const long = c === '<' || c === '>' || c === '&' || c === '|' || c === '1' || c === '2';
-    const three = long ? src.slice(i, i + 3) : '';
-    const two = long ? src.slice(i, i + 2) : '';
+    const three = src.slice(i, i + 3);
+    const two = src.slice(i, i + 2);
     if (three === '<<<' || three === '&>>' || three === '<<-') {
       if (three === '<<-') {
         i += 3;
@@ -1331,8 +1328,7 @@ function tokenize(src: string, windows = false): Token[] {
       continue;
     }
     const w = readWord(src, i, windows);
-    // As written: only a computed word needs it (its braces and pattern).
-    const raw = w.word.dynamic ? src.slice(i, w.next) : '';
+    const raw = src.slice(i, w.next);
     const expanded = w.word.dynamic && w.word.text.includes('{') ? expandBraces(raw) : undefined;
     if (expanded) {
       for (const alt of expanded) {
@@ -1573,46 +1569,12 @@ function expands(src: string, i: number): boolean {
   return src[i] === '$' && /[A-Za-z_0-9@*#?$!{(-]/.test(src[i + 1] ?? '');
 }
 
-/**
- * Characters readWord looks at one by one outside quotes (1) and inside double quotes (2); any
- * other character is copied as part of a run, sliced once rather than appended one at a time
- * (commands are mostly plain text, and per-character appends were most of the tokenizer's cost).
- */
-const plainStop = new Uint8Array(128);
-for (const [chars, kind] of [
-  [' \t\r\n|&;()<>\'"\\$`*?[{~', 1],
-  ['"\\$`', 2],
-] as const) {
-  for (let i = 0; i < chars.length; i++) {
-    const code = chars.charCodeAt(i);
-    plainStop[code] = plainStop[code]! | kind;
-  }
-}
-
-/** Where the run of characters that need no look (see plainStop, `kind`) starting at `i` ends. */
-function plainRunEnd(src: string, i: number, n: number, kind: number): number {
-  while (i < n) {
-    const code = src.charCodeAt(i);
-    if (code < 128 && (plainStop[code]! & kind) !== 0) {
-      return i;
-    }
-    i++;
-  }
-  return i;
-}
-
 function readWord(src: string, start: number, windows = false): { word: Word; next: number } {
   let i = start;
   let text = '';
   let dynamic = false;
   const n = src.length;
   while (i < n) {
-    const run = plainRunEnd(src, i, n, 1);
-    if (run > i) {
-      text += src.slice(i, run);
-      i = run;
-      continue;
-    }
     const c = src[i]!;
     if (c === "'") {
       const end = src.indexOf("'", i + 1);
@@ -1626,12 +1588,6 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     if (c === '"') {
       i++;
       while (i < n && src[i] !== '"') {
-        const quotedRun = plainRunEnd(src, i, n, 2);
-        if (quotedRun > i) {
-          text += src.slice(i, quotedRun);
-          i = quotedRun;
-          continue;
-        }
         if (src[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(src[i + 1]!)) {
           text += src[i + 1];
           i += 2;
