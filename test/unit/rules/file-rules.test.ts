@@ -200,7 +200,7 @@ ruleTester(writeBeforeRead, {
     {
       // Claude Code 1.0.17 did not mark the summary at all; its opening is the same (twentieth set).
       name: 'Claude Code 1.0.17: the same summary with no isCompactSummary',
-      input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: …').edit('m1', A, f, v1, 'two', '2').text(),
+      input: new ClaudeTranscript().as('1.0.17').user('This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: …').edit('m1', A, f, v1, 'two', '2').text(),
     },
     {
       // Claude Code 1.0.35: a MultiEdit whose first old_string is empty made a new layout.tsx; its
@@ -419,6 +419,12 @@ ruleTester(writeBeforeRead, {
         .edit('m2', B, f, v1, 'two', '2')
         .text(),
       errors: [{ messageId: 'unread', line: 4 }],
+    },
+    {
+      // The same text as the first prompt of a 2.1 session (a pasted hand-off note): a prompt.
+      name: 'Claude Code 2.1: a first prompt that opens like the continued-session summary',
+      input: new ClaudeTranscript().user('This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: …').edit('m1', A, f, v1, 'two', '2').text(),
+      errors: [{ messageId: 'unread', line: 2 }],
     },
     {
       // Unmarked, it is the summary only as the root: typed later, it is a prompt like any other.

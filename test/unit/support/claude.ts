@@ -12,6 +12,7 @@ export class ClaudeTranscript {
   entrypoint = 'cli';
   /** Every record a sidechain record: a sub-agent's own file. */
   sidechain = false;
+  private version = '2.1.39';
 
   constructor(
     readonly sessionId = 'aaaaaaaa-0000-4000-8000-000000000001',
@@ -29,7 +30,7 @@ export class ClaudeTranscript {
       userType: 'external',
       cwd: this.cwd,
       sessionId: this.sessionId,
-      version: '2.1.39',
+      version: this.version,
       gitBranch: 'main',
       entrypoint: this.entrypoint,
       type,
@@ -39,6 +40,12 @@ export class ClaudeTranscript {
     };
     this.last = uuid;
     return e;
+  }
+
+  /** The Claude Code version the records name from here on. */
+  as(version: string): this {
+    this.version = version;
+    return this;
   }
 
   /** The next record is written `ms` later than it would be (records are a second apart). */

@@ -568,9 +568,9 @@ class ClaudeParser implements FormatParser {
       this.link(value);
       return;
     }
-    // Early builds (1.0.17 in the twentieth set) marked no summary with `isCompactSummary`: its fixed opening
-    // says what it is.
-    const summary = line.isCompactSummary === true || (line.parentUuid === null && continuesSession(line.message.content));
+    // Early builds (1.0.17 in the twentieth set) marked no summary with `isCompactSummary`: there its
+    // fixed opening says what it is. (Only there: a person may paste such a text as a prompt.)
+    const summary = line.isCompactSummary === true || (line.parentUuid === null && line.isCompactSummary === undefined && unmarkedSummaries((value as Record<string, unknown>)['version']) && continuesSession(line.message.content));
     if (summary && line.parentUuid === null && !this.answered) {
       // Claude Code 1.0.x wrote no compact_boundary: a file whose conversation starts with the
       // summary, as a root, continues a session whose history is in another file.
@@ -1231,7 +1231,12 @@ function entrypointOf(value: object): unknown {
 }
 
 /** The opening of the summary Claude Code starts a continued session with (its wording since 1.0). */
-const continuedOpening = 'This session is being continued from a previous conversation';
+const continuedOpening = 'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below';
+
+/** Did this Claude Code build write a summary without `isCompactSummary`? 1.0.x did, or may have. */
+function unmarkedSummaries(version: unknown): boolean {
+  return typeof version !== 'string' || version.startsWith('1.0.');
+}
 
 /** Is this user content the summary a continued session starts with? */
 function continuesSession(content: unknown): boolean {
