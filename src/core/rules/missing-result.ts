@@ -84,6 +84,26 @@ export const missingResult = defineRule({
      * placeholder in for a missing result), and the finding says so instead.
      */
     const beforePrompt = new Map<CallRecord, { msg: MessageRecord; next: string; at: Span }>();
+    /**
+     * The assistant message right after such a prompt, and the calls waiting on it: judged at its
+     * first block, since Claude Code writes its own note there when the request failed (a
+     * `<synthetic>` "API Error: 400 …" message), which is no answer of the model.
+     */
+    let reply: { msg: MessageRecord; calls: [CallRecord, { next: string; at: Span }][] } | undefined;
+    const answered = (msg: MessageRecord, synthetic: boolean): void => {
+      if (reply?.msg !== msg) {
+        return;
+      }
+      const { calls } = reply;
+      reply = undefined;
+      for (const [call, p] of synthetic ? [] : calls) {
+        // (A result written after the prompt, in its message, went with it: misplaced-result's.)
+        if (call.results.length === 0) {
+          ctx.retract(call.call.callId + '@' + call.call.at.line);
+          report(call, 'answered', p.next, p.at, false, msg.at);
+        }
+      }
+    };
     /** Lines that could not be read (a record lost there), the newest last. */
     const unreadable: number[] = [];
     /** Reports one call; returns the message it was reported with. */
@@ -145,17 +165,18 @@ export const missingResult = defineRule({
     };
     return {
       onCall(rec) {
+        answered(rec.message, false);
         branches.addCall(rec);
         open.push(rec);
       },
       onMessage(msg, previous) {
+        reply = undefined;
         for (const [call, p] of beforePrompt) {
           // The message after the prompt: the model's answer to it, or not.
           beforePrompt.delete(call);
-          // (A result written after the prompt, in its message, went with it: misplaced-result's.)
-          if (msg.role === 'assistant' && previous === p.msg && call.results.length === 0) {
-            ctx.retract(call.call.callId + '@' + call.call.at.line);
-            report(call, 'answered', p.next, p.at, false, msg.at);
+          if (msg.role === 'assistant' && previous === p.msg) {
+            reply ??= { msg, calls: [] };
+            reply.calls.push([call, { next: p.next, at: p.at }]);
           }
         }
         if (msg.role === 'assistant' && open.length > 0) {
@@ -174,6 +195,7 @@ export const missingResult = defineRule({
         }
       },
       onText(e, msg) {
+        answered(msg, e.synthetic === true);
         branches.addText(e);
         if (e.role === 'user' && !e.attached && open.length > 0) {
           // A prompt typed while the call ran (hung from its progress output) goes to the model
@@ -210,6 +232,7 @@ export const missingResult = defineRule({
         passedBy.clear();
         tentative.clear();
         beforePrompt.clear();
+        reply = undefined;
       },
       onEnd() {
         // A call the conversation went on without is not waiting for its result: it was dropped.

@@ -331,6 +331,26 @@ ruleTester(missingResult, {
       errors: [{ messageId: 'answered', line: 3, severity: 'warning', message: /before the user prompt on line 4, yet the model answered on line 5: .*"\[Tool result missing due to internal error\]"/ }],
     },
     {
+      // Claude Code's own note that the API refused the request is no answer of the model.
+      name: 'Claude Code: the next prompt hangs from the call, and the API refuses the request',
+      input: (() => {
+        const t = cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING');
+        t.say('5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}');
+        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+        rec.message['model'] = '<synthetic>';
+        rec.isApiErrorMessage = true;
+        t.lines[t.lines.length - 1] = JSON.stringify(rec);
+        return t.text();
+      })(),
+      errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
+    },
+    {
+      // An answer that starts with a call is an answer too.
+      name: 'Claude Code: the next prompt hangs from the call, and the model answers with a call',
+      input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').call('m2', B, 'Bash', { command: 'ls' }).result(B, 'a').text(),
+      errors: [{ messageId: 'answered', line: 3, severity: 'warning' }],
+    },
+    {
       // With no answer (yet), nothing says the request went through.
       name: 'Claude Code: the next prompt hangs from the call, and nothing answers it',
       input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').text(),
