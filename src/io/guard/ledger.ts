@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { appendFile, readFile, rename } from 'node:fs/promises';
 import type { GuardDecisionRecord, HookLedgerView } from '../../core/engine/rule';
 import type { GuardHit, HookAgent, Verdict } from '../../core/guard/types';
@@ -45,13 +46,19 @@ interface ServingMark {
   at: number;
 }
 
-/** How often a running service writes its serving mark again. */
-export const servingHeartbeatMs = 5 * 60_000;
+/** How often a running service writes its serving mark again (a line a minute: about 90 KB a day). */
+export const servingHeartbeatMs = 60_000;
 /**
  * A run with no `stopped` mark (its host crashed or was killed) served until its last mark
  * and at most this long after it.
  */
-const servingGraceMs = servingHeartbeatMs + 60_000;
+const servingGraceMs = servingHeartbeatMs + 30_000;
+/**
+ * Stretches of service this close together are one: a host hands the service to its successor
+ * (a settings change, a takeover after the serving host stopped) within a few seconds, and the
+ * hook looks for a service again before it answers alone.
+ */
+const handOverMs = 10_000;
 
 /** Entries kept in memory (oldest dropped first). */
 const maxEntries = 50_000;
@@ -115,12 +122,19 @@ export class HookLedger implements HookLedgerView {
    * calls it approved before the rotation, and each of those would look unapproved.
    */
   private async loadAll(file: string): Promise<void> {
-    await this.loadFrom(file + rotatedSuffix);
-    this.bytes = await this.loadFrom(file);
+    const marks: ServingMark[] = [];
+    await this.loadFrom(file + rotatedSuffix, marks);
+    this.bytes = await this.loadFrom(file, marks);
+    // In the order they happened, not as they were written: a stop mark is written at once,
+    // ahead of serving marks still queued (see markStopped).
+    marks.sort((a, b) => a.at - b.at || (a.kind === b.kind ? 0 : a.kind === 'serving' ? -1 : 1));
+    for (const m of marks) {
+      this.noteMark(m, false);
+    }
   }
 
-  /** Loads one file's records; returns its size (0 when missing). */
-  private async loadFrom(file: string): Promise<number> {
+  /** Loads one file's records, and its serving marks into `marks`; returns its size (0 when missing). */
+  private async loadFrom(file: string, marks: ServingMark[]): Promise<number> {
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -135,11 +149,12 @@ export class HookLedger implements HookLedgerView {
         continue;
       }
       try {
-        const v = JSON.parse(line) as { v?: unknown } & LedgerEntry;
+        const parsed: unknown = JSON.parse(line);
+        const v = parsed as { v?: unknown } & LedgerEntry;
         if (v.v === 1 && typeof v.sessionId === 'string' && typeof v.tool === 'string' && Array.isArray(v.paths)) {
           this.remember(v);
-        } else if (isServingMark(v)) {
-          this.noteMark(v, false);
+        } else if (isServingMark(parsed)) {
+          marks.push({ kind: parsed.kind, run: parsed.run, at: parsed.at });
         }
       } catch {
         // A torn last line of a crashed run: the rest is still good.
@@ -167,11 +182,23 @@ export class HookLedger implements HookLedgerView {
     this.append({ v: 1, ...mark });
   }
 
-  /** The guard service of this ledger stopped answering the hooks at `at`. */
+  /**
+   * The guard service of this ledger stops answering the hooks at `at`. Written at once, not
+   * queued: a host that is shutting down (VS Code closing) may not live to write a queued line,
+   * and without it the run would count as serving a while longer.
+   */
   markStopped(at: number): void {
     const mark: ServingMark = { kind: 'stopped', run: this.run, at };
     this.noteMark(mark, true);
-    this.append({ v: 1, ...mark });
+    if (this.file) {
+      const line = JSON.stringify({ v: 1, ...mark }) + '\n';
+      try {
+        appendFileSync(this.file, line, { mode: 0o600 });
+        this.bytes += Buffer.byteLength(line);
+      } catch (e) {
+        this.logger.warn(`[guard] cannot append to the hook ledger ${this.file}: ${describeError(e)}`);
+      }
+    }
   }
 
   private noteMark(m: ServingMark, own: boolean): void {
@@ -203,8 +230,19 @@ export class HookLedger implements HookLedgerView {
     if (this.serving.size === 0 && this.served.length === 0) {
       return true;
     }
-    const within = (s: { from: number; to: number }): boolean => s.from <= from && to <= s.to;
-    return this.served.some(within) || [...this.serving.values()].some(within);
+    const stretches = [...this.served, ...this.serving.values()].sort((a, b) => a.from - b.from);
+    let start = -Infinity;
+    let end = -Infinity;
+    for (const s of stretches) {
+      if (s.from > end + handOverMs) {
+        if (start <= from && to <= end) {
+          return true;
+        }
+        start = s.from;
+      }
+      end = Math.max(end, s.to);
+    }
+    return start <= from && to <= end;
   }
 
   private append(value: object): void {

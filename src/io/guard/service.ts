@@ -328,10 +328,11 @@ export class GuardService implements Disposable {
     this.server = undefined;
     this.decided.dispose();
     clearInterval(this.heartbeat);
-    await server?.close();
+    // First, and at once: `dispose()` does not wait for this, and the host may be exiting.
     if (server) {
       this.opts.ledger.markStopped(this.clock());
     }
+    await server?.close();
     await this.opts.ledger.flush();
   }
 }

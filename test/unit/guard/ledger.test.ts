@@ -154,14 +154,26 @@ void describe('hook ledger', () => {
       const back = await HookLedger.load(f);
       const served = (from: number, to: number): boolean => back.servedThrough(from * min, to * min);
       assert.deepEqual(
-        [served(10, 17), served(9, 11), served(16, 18), served(20, 21), served(50, 61), served(50, 62), served(61, 62)],
+        [served(10, 17), served(9, 11), served(16, 18), served(20, 21), served(50, 56), served(50, 57), served(61, 62)],
         [true, false, false, false, true, false, false],
       );
       // The first run's second stretch has no stop and no later mark: read back, it ended at most
-      // six minutes after its start, like the crashed one's.
-      assert.deepEqual([served(30, 36), served(30, 37)], [true, false]);
+      // a minute and a half after its start, like the crashed one's.
+      assert.deepEqual([served(30, 31), served(30, 32)], [true, false]);
       // A record that is no hook call is no covered session.
       assert.equal(back.covers('s1'), false);
+
+      // A host hands the service over (a settings change, a takeover): a few seconds apart, the
+      // two stretches are one, and a call made just before the hand-over is judged.
+      const handed = HookLedger.memory();
+      handed.markServing(100 * min);
+      handed.markStopped(110 * min);
+      const next = HookLedger.memory();
+      for (const l of [handed]) {
+        l.markServing(110 * min + 5_000);
+      }
+      assert.equal(handed.servedThrough(109.5 * min, 110.5 * min), true, 'across the hand-over');
+      assert.equal(next.servedThrough(0, 1), true, 'a ledger with no mark judges everything');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
