@@ -16,6 +16,8 @@ export interface ShellAccess {
   glob?: true;
   /** Not in the script's last command (see FileAccess.followed). */
   followed?: true;
+  /** Written by a formatter or fixer (see FileAccess.fixer). */
+  fixer?: true;
   /** `path` is a directory: the command may rewrite any file in it, which ones unknown (`git checkout main`). */
   tree?: true;
   /** A move (`mv`, `git mv`): the path it came from, as written (relative to the same folder). */
@@ -604,7 +606,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     if (rewriter.writes(tool.args)) {
       const { files, trees } = formatterOperands(tool.args, rewriter);
       for (const w of files) {
-        push({ path: w.text, op: 'write' });
+        push({ path: w.text, op: 'write', fixer: true });
       }
       for (const t of trees) {
         push({ path: t, op: 'write', tree: true });

@@ -437,6 +437,9 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
       if (s.followed) {
         a.followed = true;
       }
+      if (s.fixer) {
+        a.fixer = true;
+      }
       if (s.from !== undefined) {
         const from = access(s.from, 'read', dir)?.path;
         if (from !== undefined) {

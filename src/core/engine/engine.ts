@@ -256,8 +256,9 @@ export class RuleEngine {
     }
     // Knowledge changes only after every rule judged the result against what came before.
     const call = rec.call;
-    if (call?.call.rewrites && call.results.length === 1) {
-      // Failed or not (a pull that stopped at a conflict has rewritten files all the same).
+    if (call?.call.rewrites && call.results.length === 1 && !e.refused) {
+      // Failed or not (a pull that stopped at a conflict has rewritten files all the same), as
+      // long as it ran.
       for (const dir of call.call.rewrites) {
         this.knowledge.noteRewrite(dir, e.at);
       }
@@ -275,10 +276,12 @@ export class RuleEngine {
         // stops at its first failure, after the files before it): the session wrote what is there.
         if ((a.op === 'read' && a.followed && !a.glob) || a.op === 'create') {
           this.knowledge.noteAttempted(a.path, e.at);
-        } else if ((a.op === 'write' || a.op === 'edit') && !a.glob && a.viaShell) {
+        } else if ((a.op === 'write' || a.op === 'edit') && !a.glob && a.viaShell && !e.refused && (a.fixer || a.followed)) {
           // A formatter or fixer exits non-zero after rewriting files (`ruff check --fix` with
           // errors left), and in `sed -i … f && make` the make may be what failed: what the
-          // session knew of the file is no longer sure. (A failed Edit or Write tool wrote nothing.)
+          // session knew of the file is no longer sure. (A failed Edit or Write tool wrote
+          // nothing, and neither did a command refused before it ran, nor, most likely, a write
+          // that was the command's last step.)
           this.knowledge.noteRewrite(a.path, e.at);
         }
       }

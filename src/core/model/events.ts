@@ -31,6 +31,12 @@ export interface FileAccess {
   /** Recognised from a shell command rather than a file tool (less certain). */
   viaShell?: boolean;
   /**
+   * Written by a formatter or fixer the command ran (`ruff check --fix`, `prettier --write`):
+   * such tools exit non-zero after writing when problems are left, so a failed call may have
+   * written the file all the same.
+   */
+  fixer?: true;
+  /**
    * `path` is a shell pathname pattern, made absolute (`/w/src/*.json`; a quoted wildcard is
    * escaped with a backslash): the call read every file it matched then, whichever they were.
    */
@@ -151,6 +157,11 @@ export interface ToolResult {
   at: Span;
   callId: string;
   isError: boolean;
+  /**
+   * The call never ran: the person refused it, a hook blocked it, or the tool rejected its
+   * input. (Absent when unknown: a failed call may have run, or run in part.)
+   */
+  refused?: true;
   /** A synthetic result written by a repair step, not the tool's real output. */
   placeholder: boolean;
   /** Tool name the result names itself, where the format records one. */

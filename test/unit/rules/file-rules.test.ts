@@ -721,6 +721,16 @@ ruleTester(staleWrite, {
         .text(),
     },
     {
+      // The sed ran; what failed may be the make after it.
+      name: "Claude Code: the session's sed -i, then a make that failed",
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Bash', { command: "sed -i 's/two/TWO/' src/app.ts && make", description: 'edit and build' })
+        .result(B, 'Exit code 2\nmake: *** [all] Error 1', { isError: true })
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+    },
+    {
       // ruff on the folder, through a Windows venv's python.exe (twentieth set).
       name: "Claude Code: the session's own formatter on the file's folder",
       input: cc()
@@ -838,6 +848,28 @@ ruleTester(staleWrite, {
     },
   ],
   invalid: [
+    {
+      // A command refused before it ran changed nothing: the change is still another writer's.
+      name: "Claude Code: the session's sed -i was refused at the permission prompt",
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Bash', { command: "sed -i 's/two/2/' src/app.ts", description: 'edit' })
+        .result(B, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", { isError: true })
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+      errors: [{ messageId: 'aside', line: 6 }],
+    },
+    {
+      // The write was the failed command's last step: it most likely failed itself.
+      name: "Claude Code: the session's sed -i failed as the command's last step",
+      input: cc()
+        .read('m1', A, f, v1)
+        .call('m2', B, 'Bash', { command: "sed -i 's/two/2/' src/app.ts", description: 'edit' })
+        .result(B, "Exit code 1\nsed: -e expression #1, char 9: unterminated `s' command", { isError: true })
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+      errors: [{ messageId: 'aside', line: 6 }],
+    },
     {
       // Without the linter's output, the joined line is a change the session never saw.
       name: 'the same edit of line 1 with no linter output before it: the joined line went unseen',

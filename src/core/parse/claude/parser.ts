@@ -694,6 +694,9 @@ class ClaudeParser implements FormatParser {
       uuid: common.uuid,
       parentUuid: common.parentUuid,
     };
+    if (isError && refusedBeforeRunning.test(resultText(block.content) ?? '')) {
+      result.refused = true;
+    }
     // An error result's metadata is its message (a string); anything but an object here is a
     // shape no version writes, and says nothing about files.
     if (typeof meta !== 'object' || meta === null || isError) {
@@ -1243,3 +1246,9 @@ function continuesSession(content: unknown): boolean {
   const first = typeof content === 'string' ? content : Array.isArray(content) ? (content as { type?: unknown; text?: unknown }[]).find((b) => b?.type === 'text')?.text : undefined;
   return typeof first === 'string' && first.trimStart().startsWith(continuedOpening);
 }
+
+/**
+ * What Claude Code answers for a call that never ran: the person refused it at the permission
+ * prompt, a PreToolUse hook blocked it, permission was denied, or the tool rejected its input.
+ */
+const refusedBeforeRunning = /^(?:The user doesn\u2019t want to|The user doesn't want to|<tool_use_error>|Permission to use \S+ has been denied|PreToolUse:\S+ hook (?:error|blocked)|Hook PreToolUse:\S+ denied)/;

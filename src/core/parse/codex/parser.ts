@@ -313,6 +313,7 @@ class CodexParser implements FormatParser {
           at: valueSpan(raw, callId, 'call_id'),
           callId,
           isError,
+          ...(isError && text !== undefined && /^exec command rejected\b/i.test(text) ? { refused: true as const } : {}),
           placeholder: isPlaceholderText(text),
           timestamp,
         });
