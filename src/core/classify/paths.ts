@@ -112,6 +112,33 @@ export function displayPath(p: string, cwd: string | undefined): string {
  * `**` is `*` (zsh and `globstar` recurse), and no wildcard matches a leading `.` of a name. Both
  * narrow the match, so a path it takes is a path the shell's pattern took.
  */
+/** Does this shell pattern (quoted characters escaped with a backslash) have a wildcard? */
+export function hasWildcard(pattern: string): boolean {
+  return /(?:^|[^\\])[*?[]/.test(pattern);
+}
+
+/**
+ * The folder a pathname pattern searches: the part before the segment with the first wildcard
+ * (`src/*.ts` → `src`; `.` for `*.ts`; `/` for `/*.conf`). In a Windows pattern a backslash
+ * separates segments; in a POSIX one it escapes the next character (`src/\\[id\\]/*.tsx` →
+ * `src/\\[id\\]`).
+ */
+export function patternRoot(pattern: string, windows: boolean): string {
+  let segmentStart = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && !windows) {
+      i++;
+    } else if (c === '/' || (c === '\\' && windows)) {
+      segmentStart = i + 1;
+    } else if (c === '*' || c === '?' || c === '[' || c === '{') {
+      break;
+    }
+  }
+  const root = pattern.slice(0, Math.max(segmentStart - 1, 0));
+  return root !== '' ? root : segmentStart > 0 ? pattern[0]! : '.';
+}
+
 export function shellPattern(pattern: string): RegExp {
   let re = '';
   for (let i = 0; i < pattern.length; i++) {

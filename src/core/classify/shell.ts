@@ -1,6 +1,6 @@
 import type { AccessOp } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
-import { isAbsolutePath, isWindowsPath, resolveAgainst } from './paths';
+import { isAbsolutePath, isWindowsPath, patternRoot, resolveAgainst } from './paths';
 
 export interface ShellAccess {
   /** As written in the command (may be relative to `cwd`). */
@@ -725,8 +725,8 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
             push({ path: a.text, op: 'edit' });
           } else if (a.glob !== undefined) {
             // `sed -i … src/*.sol`, or each file a find listed (`find … -exec sed -i … {} +`,
-            // `xargs sed -i`): which files it changed is not in the command.
-            push({ path: patternRoot(a.glob), op: 'write', tree: true });
+            // `xargs sed -i`): which of the files the pattern matches it changed is not known.
+            push({ path: a.glob, op: 'write', tree: true });
           }
         } else {
           read(a, lines);
@@ -986,8 +986,8 @@ const rewriters = new Map<string, Rewriter>([
 /**
  * What a formatter is told to rewrite, past its flags and their values: files (literal words
  * with an extension), and folders (`.`, `src/`, a name without an extension) or patterns
- * (a quoted `"src/*.ts"`, which the tool expands itself), as the folder each lies in. Which files of
- * a folder it rewrote is not in the command: any of them may have changed.
+ * (`src/*.ts`, or a quoted one the tool expands itself; one with `**` as the folder it
+ * searches). Which of a folder's files it rewrote is not in the command: any may have changed.
  */
 function formatterOperands(args: readonly Word[], r: Rewriter): { files: Word[]; trees: string[] } {
   const files: Word[] = [];
@@ -1003,9 +1003,12 @@ function formatterOperands(args: readonly Word[], r: Rewriter): { files: Word[];
     if (i === 0 && r.sub?.includes(a.text)) {
       continue;
     }
-    const pattern = a.glob ?? (!a.dynamic && /[*?[\]{}]/.test(a.text) ? a.text : undefined);
-    if (pattern !== undefined) {
-      trees.push(patternRoot(pattern));
+    // (A quoted pattern is the tool's own: `**` there reaches into every folder below.)
+    const quoted = !a.dynamic && /[*?[\]{}]/.test(a.text) ? a.text : undefined;
+    if (a.glob !== undefined) {
+      trees.push(a.glob);
+    } else if (quoted !== undefined) {
+      trees.push(quoted.includes('**') || quoted.includes('{') ? patternRoot(quoted, false) : quoted);
     } else if (!a.dynamic && isRealFile(a.text)) {
       if (/\.[A-Za-z0-9]+$/.test(a.text.split('/').pop()!)) {
         files.push(a);
@@ -1015,14 +1018,6 @@ function formatterOperands(args: readonly Word[], r: Rewriter): { files: Word[];
     }
   }
   return { files, trees };
-}
-
-/** The folder a pathname pattern searches: its segments before the first with a wildcard (`.` for none). */
-function patternRoot(pattern: string): string {
-  const segments = pattern.split('/');
-  const wild = segments.findIndex((s) => /[*?[{]/.test(s));
-  const root = segments.slice(0, wild === -1 ? segments.length - 1 : wild).join('/');
-  return root === '' ? (pattern.startsWith('/') ? '/' : '.') : root;
 }
 
 /** Python, as a venv or Windows names it: `python3.12`, `.venv/Scripts/python.exe`, the `py` launcher. */

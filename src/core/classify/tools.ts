@@ -2,7 +2,7 @@ import type { AgentKind } from '../model/agent';
 import type { AccessOp, FileAccess, ToolCategory } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
 import { type Scaffold, scaffoldOf } from './scaffolds';
-import { isWindowsPath, resolveAgainst } from './paths';
+import { hasWildcard, isWindowsPath, patternRoot, resolveAgainst } from './paths';
 import { classifyShell } from './shell';
 
 /** How to find the files a tool touches, by input field. Data, not code paths. */
@@ -416,7 +416,10 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
   for (const s of classifyShell(command, base)) {
     const dir = s.cwd ?? base;
     if (s.tree) {
-      const d = access(s.path, 'write', dir)?.path;
+      // A folder, or a pattern of the files a command may have rewritten (`sed -i … src/*.ts`).
+      // A pattern keeps its escapes only in POSIX paths: in a Windows folder, the folder it searches.
+      const windows = (dir !== undefined && isWindowsPath(dir)) || isWindowsPath(s.path);
+      const d = access(hasWildcard(s.path) && windows ? patternRoot(s.path, true) : s.path, 'write', dir)?.path;
       if (d !== undefined && !rewrites.includes(d)) {
         rewrites.push(d);
       }

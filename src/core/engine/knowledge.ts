@@ -1,4 +1,4 @@
-import { shellPattern } from '../classify/paths';
+import { hasWildcard, shellPattern } from '../classify/paths';
 import { contentHash } from '../lib/hash';
 import { diffLines, splitLines } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
@@ -128,12 +128,15 @@ export class FileKnowledge {
 
   /**
    * The session ran a command that may have rewritten any file under `dir` (`git checkout main`,
-   * `git stash`, `git pull`): what it knew of each is no longer sure, as after its own `sed -i`.
+   * `git stash`, `git pull`, a formatter on a folder), or any file a pattern `dir` matches
+   * (`sed -i … src/*.ts`): what it knew of each is no longer sure, as after its own `sed -i`.
    */
   noteRewrite(dir: string, at: Span): void {
+    // A pattern (`/w/src/*.ts`, see FileAccess.glob) names the files it matches; a folder, all below it.
+    const pattern = hasWildcard(dir) ? shellPattern(dir) : undefined;
     for (const [path, k] of this.paths) {
       // Only what the session had seen: a rewrite shows it nothing, so a file it never read stays unread.
-      if (isUnder(path, dir) && seenIn(k)) {
+      if ((pattern ? pattern.test(path) : isUnder(path, dir)) && seenIn(k)) {
         this.setBase(k, undefined);
         k.partials = [];
         k.opaqueSince = at;

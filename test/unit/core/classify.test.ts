@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseApplyPatch } from '../../../src/core/classify/applyPatch';
-import { displayPath, resolveAgainst } from '../../../src/core/classify/paths';
+import { displayPath, patternRoot, resolveAgainst } from '../../../src/core/classify/paths';
 import { classifyShell } from '../../../src/core/classify/shell';
 import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
 
@@ -82,7 +82,7 @@ void describe('shell classification', () => {
     ['cat src/*.ts', ['read(glob):src/*.ts']],
     ["cat 'src/*.ts' src/\\*.md", ['read:src/*.ts', 'read:src/*.md']],
     // sed -i on a pattern may have changed any file in the folder it searches.
-    ["sed -i 's/a/b/' src/*.ts", ['write(tree):src']],
+    ["sed -i 's/a/b/' src/*.ts", ['write(tree):src/*.ts']],
     ['grep -n foo src/*.ts', []],
     ['cd sub && cat a.txt', ['read:a.txt@/w/sub']],
     ["bash -lc 'cat a.txt && echo x > b.txt'", ['read:a.txt', 'write:b.txt']],
@@ -160,13 +160,15 @@ void describe('shell classification', () => {
     // The session's own ruff through a Windows venv's python.exe, on a folder and on a pattern
     // (twentieth set).
     ['.venv/Scripts/python.exe -m ruff format src/market/ && .venv/Scripts/python.exe -m ruff check src/market/ --fix', ['write(tree):src/market/', 'write(tree):src/market/']],
-    ['.venv/Scripts/python.exe -m ruff format tests/test_market_*.py', ['write(tree):tests']],
+    ['.venv/Scripts/python.exe -m ruff format tests/test_market_*.py', ['write(tree):tests/test_market_*.py']],
+    ["npx prettier --write '*.md'", ['write(tree):*.md']],
+    ['npx prettier --write "src/{a,b}/*.ts"', ['write(tree):src']],
     ['py -m black app/main.py', ['write:app/main.py']],
     ['python.exe -m ruff check tests/test_market_*.py', []],
     // sed -i on a pattern, or on each file a find listed (twentieth set).
-    ["sed -i 's/0.8.19/0.8.20/' contracts/libraries/*.sol", ['write(tree):contracts/libraries']],
-    ["find contracts -name '*.sol' -exec sed -i 's/a/b/' {} \\;", ['write(tree):contracts', 'write(tree):contracts', 'write(tree):contracts', 'write(tree):contracts']],
-    ["find src -maxdepth 1 -name '*.ts' | xargs sed -i 's/a/b/'", ['write(tree):src']],
+    ["sed -i 's/0.8.19/0.8.20/' contracts/libraries/*.sol", ['write(tree):contracts/libraries/*.sol']],
+    ["find contracts -name '*.sol' -exec sed -i 's/a/b/' {} \\;", ['write(tree):contracts/*.sol', 'write(tree):contracts/*/*.sol', 'write(tree):contracts/*/*/*.sol', 'write(tree):contracts/*/*/*/*.sol']],
+    ["find src -maxdepth 1 -name '*.ts' | xargs sed -i 's/a/b/'", ['write(tree):src/*.ts']],
     ['ls -la && pwd', []],
   ];
   table('', cases, (cmd) => ops(cmd));
@@ -483,6 +485,12 @@ void describe('tool tables', () => {
     // root's home, where agents run in containers (twentieth set); not a folder that starts like it.
     assert.equal(resolveAgainst('~/.claude/todo.md', '/root/projects/cat_vent'), '/root/.claude/todo.md');
     assert.equal(resolveAgainst('~/x', '/rootfs/p'), undefined);
+    // The folder a pattern searches: a backslash escapes in POSIX, separates on Windows.
+    assert.deepEqual(
+      ['src/*.ts', '*.py', '/*.conf', 'src/\\[id\\]/*.tsx', 'a/b/c.ts'].map((p) => patternRoot(p, false)),
+      ['src', '.', '/', 'src/\\[id\\]', 'a/b'],
+    );
+    assert.equal(patternRoot('D:\\other\\src\\*.ts', true), 'D:\\other\\src');
   });
 
   void test('after a cd to a computed folder, relative paths are not placed (absolute ones are)', () => {

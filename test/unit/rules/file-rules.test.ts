@@ -721,6 +721,15 @@ ruleTester(staleWrite, {
         .text(),
     },
     {
+      // sed -i through a pattern that matches the file: the session's own change, maybe.
+      name: "Claude Code: the session's sed -i on src/*.ts",
+      input: cc()
+        .read('m1', A, f, v1)
+        .bash('m2', B, "sed -i 's/two/TWO/' src/*.ts", '')
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+    },
+    {
       // The sed ran; what failed may be the make after it.
       name: "Claude Code: the session's sed -i, then a make that failed",
       input: cc()
@@ -855,6 +864,16 @@ ruleTester(staleWrite, {
         .read('m1', A, f, v1)
         .call('m2', B, 'Bash', { command: "sed -i 's/two/2/' src/app.ts", description: 'edit' })
         .result(B, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", { isError: true })
+        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
+        .text(),
+      errors: [{ messageId: 'aside', line: 6 }],
+    },
+    {
+      // sed -i through a pattern that does not match the file, in the same folder and below it.
+      name: "Claude Code: the session's sed -i on other files of the folder (*.md, src/*.md, a find of *.md)",
+      input: cc()
+        .read('m1', A, f, v1)
+        .bash('m2', B, "sed -i 's/a/b/' *.md src/*.md && find . -name '*.md' -exec sed -i 's/a/b/' {} +", '')
         .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
         .text(),
       errors: [{ messageId: 'aside', line: 6 }],
