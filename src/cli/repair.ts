@@ -107,7 +107,7 @@ export async function runRepair(argv: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
-  const live = await liveness(file, plan, stat, liveSeconds);
+  const live = liveness(stat, liveSeconds);
   const p = paletteFor(io.stdout, io.env);
   const report = (extra: { written: boolean; backup?: string }): void => {
     io.stdout.write(format === 'json' ? renderJson(plan, live, !v.write, extra) : renderPlan(plan, p, io.cwd, shown));

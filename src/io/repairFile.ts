@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { AgentGuardError, errnoCode } from '../core/lib/errors';
-import type { RepairPlan } from '../core/repair/plan';
 
 /** Is a session still running, as far as repairing its transcript is concerned? */
 export interface Liveness {
@@ -93,16 +92,11 @@ function stamp(d: Date): string {
 /**
  * Is the session still running? Only its file's age tells: a file changed within the live
  * window may still be written. Which hook calls are in flight is known only to the guard
- * service, which is not asked (no marker file records them). `file` and `plan` stay in the
- * signature for the hosts that call it.
+ * service, which is not asked (no marker file records them).
  */
-export function liveness(_file: string, _plan: RepairPlan, stat: Stats, liveSeconds: number): Promise<Liveness> {
-  const live: Liveness = {};
+export function liveness(stat: Stats, liveSeconds: number): Liveness {
   const age = (Date.now() - stat.mtimeMs) / 1000;
-  if (age < liveSeconds) {
-    live.writtenSecondsAgo = Math.max(0, Math.round(age));
-  }
-  return Promise.resolve(live);
+  return age < liveSeconds ? { writtenSecondsAgo: Math.max(0, Math.round(age)) } : {};
 }
 
 export function isLive(l: Liveness): boolean {

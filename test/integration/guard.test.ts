@@ -117,22 +117,9 @@ suite('guard', () => {
   test('the guard service answers a real hook: a write to a file with unsaved changes is denied', async () => {
     const { file, doc } = await dirtyUtilWithGuard(api);
     try {
-      const payload = {
-        session_id: 'e5f6a7b8-0000-4000-8000-000000000005',
-        transcript_path: '/nonexistent/transcript.jsonl',
-        cwd: workspaceDir(),
-        hook_event_name: 'PreToolUse',
-        tool_name: 'Write',
-        tool_input: { file_path: file, content: 'overwritten\n' },
-        tool_use_id: 'toolu_HOOK',
-      };
       // Spawned asynchronously: the guard service runs in this very process (the extension
       // host), and a synchronous spawn would keep it from answering.
-      const r = await runHook([path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'], JSON.stringify(payload), {
-        ...process.env,
-        // A generous deadline: this is about the decision, and the test machine may be busy.
-        AGENT_GUARD_TIMEOUT_MS: '15000',
-      });
+      const r = await runHook([path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'], writeHook(file, '5', 'toolu_HOOK'), hookEnv);
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /unsaved changes in the editor/);
       const out = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } };
@@ -148,19 +135,7 @@ suite('guard', () => {
     const config = vscode.workspace.getConfiguration('agentGuard');
     let n = 0;
     const ask = (): Promise<{ status: number | null; stdout: string; stderr: string }> =>
-      runHook(
-        [path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'],
-        JSON.stringify({
-          session_id: 'e5f6a7b8-0000-4000-8000-000000000006',
-          transcript_path: '/nonexistent/transcript.jsonl',
-          cwd: workspaceDir(),
-          hook_event_name: 'PreToolUse',
-          tool_name: 'Write',
-          tool_input: { file_path: file, content: 'overwritten\n' },
-          tool_use_id: `toolu_RESTART${++n}`,
-        }),
-        { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' },
-      );
+      runHook([path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'], writeHook(file, '6', `toolu_RESTART${++n}`), hookEnv);
     const answers: { status: number | null; stdout: string; stderr: string }[] = [];
     let restarted = false;
     // Hooks one after another from before the change until the new monitors serve: with no
@@ -236,16 +211,7 @@ suite('guard', () => {
       const edit = new vscode.WorkspaceEdit();
       edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
       await vscode.workspace.applyEdit(edit);
-      const payload = {
-        session_id: 'e5f6a7b8-0000-4000-8000-000000000006',
-        transcript_path: '/nonexistent/transcript.jsonl',
-        cwd: workspaceDir(),
-        hook_event_name: 'PreToolUse',
-        tool_name: 'Write',
-        tool_input: { file_path: file, content: 'overwritten\n' },
-        tool_use_id: 'toolu_SHIM',
-      };
-      const r = await runHook([installedScript(after), '--agent-guard', '--agent', 'claude'], JSON.stringify(payload), { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' });
+      const r = await runHook([installedScript(after), '--agent-guard', '--agent', 'claude'], writeHook(file, '6', 'toolu_SHIM'), hookEnv);
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /unsaved changes in the editor/);
     } finally {
@@ -256,6 +222,22 @@ suite('guard', () => {
     }
   });
 });
+
+/** Claude Code's PreToolUse payload for a Write of `file` (session `…00000<session>`), as the hook reads it on stdin. */
+function writeHook(file: string, session: string, toolUseId: string): string {
+  return JSON.stringify({
+    session_id: `e5f6a7b8-0000-4000-8000-00000000000${session}`,
+    transcript_path: '/nonexistent/transcript.jsonl',
+    cwd: workspaceDir(),
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: file, content: 'overwritten\n' },
+    tool_use_id: toolUseId,
+  });
+}
+
+/** A generous deadline for the hook: the tests are about the decision, and the machine may be busy. */
+const hookEnv: NodeJS.ProcessEnv = { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' };
 
 /** The script of our hook command in a settings text: `node "<script>" --agent-guard …`. */
 function installedScript(settingsText: string): string {

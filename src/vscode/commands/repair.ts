@@ -99,7 +99,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
   }
   try {
     const stat = await fsp.stat(file);
-    const live = await liveness(file, plan, stat, liveSeconds);
+    const live = liveness(stat, liveSeconds);
     if (isLive(live) && ask) {
       const go = await vscode.window.showWarningMessage(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
       if (go !== 'Repair Anyway') {

@@ -661,13 +661,33 @@ function memoryEdits(stamped: boolean): string {
  * only "src/flow.tsx 40ms"), a Grep showed the joined line (`4:…`, or `src/flow.tsx:4:…` when a
  * folder was searched), and the session edited exactly that line (a real 2.1.x session's shape).
  */
-/** The same formatter run, then (`linted`) ruff's diagnostic showing the joined line, then an edit of line 1. */
-function formattedThenLinted(linted: boolean): string {
+/**
+ * The session read src/app.ts, ran a shell command (its output; `failed`: an error result), then
+ * edited line 5 of the file as another writer had left it (line 2 changed).
+ */
+function shellThenEdit(command: string, output: string, failed = false): string {
+  const t = cc().read('m1', A, f, v1);
+  if (failed) {
+    t.call('m2', B, 'Bash', { command, description: 'run' }).result(B, output, { isError: true });
+  } else {
+    t.bash('m2', B, command, output);
+  }
+  return t.edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5').text();
+}
+
+/** The session wrote src/flow.tsx, and its own formatter run joined lines 4-6 into `joined`. */
+function formattedFlow(): { t: ClaudeTranscript; flow: string; joined: string; formatted: string } {
   const flow = '/home/dev/proj/src/flow.tsx';
   const written = 'export function Flow() {\n  return (\n    <Lines\n      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }\n    />\n  )\n}\n';
   const joined = '      containerRef={ref as React.RefObject<HTMLElement>}';
   const formatted = written.replace('      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }', joined);
   const t = cc().write('m1', A, flow, written, null).bash('m2', B, 'bun run check 2>&1', '$ prettier --write . && eslint --fix\nsrc/flow.tsx 40ms');
+  return { t, flow, joined, formatted };
+}
+
+/** The same formatter run, then (`linted`) ruff's diagnostic showing the joined line, then an edit of line 1. */
+function formattedThenLinted(linted: boolean): string {
+  const { t, flow, joined, formatted } = formattedFlow();
   if (linted) {
     // ruff exits 1 when it finds anything: the output is the failed call's.
     const output = `F841 Local variable \`ref\` is assigned to but never used\n --> src/flow.tsx:4:7\n  |\n3 |     <Lines\n4 | ${joined}\n  |       ^^^^^^^^^^^^\n5 |     />\n  |\nhelp: Remove assignment\n\nFound 1 error.`;
@@ -677,11 +697,7 @@ function formattedThenLinted(linted: boolean): string {
 }
 
 function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
-  const flow = '/home/dev/proj/src/flow.tsx';
-  const written = 'export function Flow() {\n  return (\n    <Lines\n      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }\n    />\n  )\n}\n';
-  const joined = '      containerRef={ref as React.RefObject<HTMLElement>}';
-  const formatted = written.replace('      containerRef={\n        ref as React.RefObject<HTMLElement>\n      }', joined);
-  const t = cc().write('m1', A, flow, written, null).bash('m2', B, 'bun run check 2>&1', '$ prettier --write . && eslint --fix\nsrc/flow.tsx 40ms');
+  const { t, flow, joined, formatted } = formattedFlow();
   if (grep !== 'none') {
     const output = grep === 'file' ? `4:${joined}` : `src/flow.tsx:4:${joined}\nsrc/other.tsx:9:  ref as React.RefObject<HTMLDivElement>`;
     t.call('m3', C, 'Grep', { pattern: 'ref as React', path: grep === 'file' ? flow : '/home/dev/proj/src', output_mode: 'content', '-n': true });
@@ -713,40 +729,22 @@ ruleTester(staleWrite, {
       // ruff exits 1 when lint errors remain, after fixing what it could (twentieth set): the
       // session's own rewrite all the same.
       name: "Claude Code: the session's own fixer in a Bash call that failed",
-      input: cc()
-        .read('m1', A, f, v1)
-        .call('m2', B, 'Bash', { command: 'ruff check src/app.ts --fix', description: 'lint' })
-        .result(B, 'Exit code 1\nFound 3 errors (2 fixed, 1 remaining).', { isError: true })
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit('ruff check src/app.ts --fix', 'Exit code 1\nFound 3 errors (2 fixed, 1 remaining).', true),
     },
     {
       // sed -i through a pattern that matches the file: the session's own change, maybe.
       name: "Claude Code: the session's sed -i on src/*.ts",
-      input: cc()
-        .read('m1', A, f, v1)
-        .bash('m2', B, "sed -i 's/two/TWO/' src/*.ts", '')
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit("sed -i 's/two/TWO/' src/*.ts", ''),
     },
     {
       // The sed ran; what failed may be the make after it.
       name: "Claude Code: the session's sed -i, then a make that failed",
-      input: cc()
-        .read('m1', A, f, v1)
-        .call('m2', B, 'Bash', { command: "sed -i 's/two/TWO/' src/app.ts && make", description: 'edit and build' })
-        .result(B, 'Exit code 2\nmake: *** [all] Error 1', { isError: true })
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit("sed -i 's/two/TWO/' src/app.ts && make", 'Exit code 2\nmake: *** [all] Error 1', true),
     },
     {
       // ruff on the folder, through a Windows venv's python.exe (twentieth set).
       name: "Claude Code: the session's own formatter on the file's folder",
-      input: cc()
-        .read('m1', A, f, v1)
-        .bash('m2', B, '.venv/Scripts/python.exe -m ruff format src/', '1 file reformatted')
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit('.venv/Scripts/python.exe -m ruff format src/', '1 file reformatted'),
     },
     {
       // A sub-agent rewrote lines; the session reviewed them with git diff, then edited one.
@@ -860,33 +858,19 @@ ruleTester(staleWrite, {
     {
       // A command refused before it ran changed nothing: the change is still another writer's.
       name: "Claude Code: the session's sed -i was refused at the permission prompt",
-      input: cc()
-        .read('m1', A, f, v1)
-        .call('m2', B, 'Bash', { command: "sed -i 's/two/2/' src/app.ts", description: 'edit' })
-        .result(B, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", { isError: true })
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit("sed -i 's/two/2/' src/app.ts", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", true),
       errors: [{ messageId: 'aside', line: 6 }],
     },
     {
       // sed -i through a pattern that does not match the file, in the same folder and below it.
       name: "Claude Code: the session's sed -i on other files of the folder (*.md, src/*.md, a find of *.md)",
-      input: cc()
-        .read('m1', A, f, v1)
-        .bash('m2', B, "sed -i 's/a/b/' *.md src/*.md && find . -name '*.md' -exec sed -i 's/a/b/' {} +", '')
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit("sed -i 's/a/b/' *.md src/*.md && find . -name '*.md' -exec sed -i 's/a/b/' {} +", ''),
       errors: [{ messageId: 'aside', line: 6 }],
     },
     {
       // The write was the failed command's last step: it most likely failed itself.
       name: "Claude Code: the session's sed -i failed as the command's last step",
-      input: cc()
-        .read('m1', A, f, v1)
-        .call('m2', B, 'Bash', { command: "sed -i 's/two/2/' src/app.ts", description: 'edit' })
-        .result(B, "Exit code 1\nsed: -e expression #1, char 9: unterminated `s' command", { isError: true })
-        .edit('m3', C, f, 'one\nTWO\nthree\nfour\nfive\n', 'five', '5')
-        .text(),
+      input: shellThenEdit("sed -i 's/two/2/' src/app.ts", "Exit code 1\nsed: -e expression #1, char 9: unterminated `s' command", true),
       errors: [{ messageId: 'aside', line: 6 }],
     },
     {

@@ -830,7 +830,12 @@ class ClaudeParser implements FormatParser {
     if (typeof output !== 'string' || !output.includes('@@')) {
       return;
     }
-    for (const [file, views] of diffViews(output)) {
+    this.glimpses(diffViews(output), raw);
+  }
+
+  /** Lines of files some output printed, by file as it names them (relative to the session's folder): glimpses. */
+  private glimpses(byFile: Map<string, { start: number; lines: string[] }[]>, raw: RawLine): void {
+    for (const [file, views] of byFile) {
       const path = resolveAgainst(file, this.cwd);
       if (path !== undefined) {
         this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true });
@@ -846,12 +851,7 @@ class ClaudeParser implements FormatParser {
     if (typeof output !== 'string' || !output.includes('--> ')) {
       return;
     }
-    for (const [file, views] of snippetViews(output)) {
-      const path = resolveAgainst(file, this.cwd);
-      if (path !== undefined) {
-        this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views, glimpse: true });
-      }
-    }
+    this.glimpses(snippetViews(output), raw);
   }
 
   private system(value: Record<string, unknown>, raw: RawLine): void {
