@@ -29,9 +29,11 @@ Options:
   --format text|json   output format (default: text)
   -h, --help           show this help
 
-A session is live when its file changed in the last --live-seconds. --write refuses a live
-session unless --force is given. Nothing else is checked: stop the agent's session before
-writing (a call it is running, or one waiting for the user's permission, is not seen).
+A session is live when its file changed in the last --live-seconds, or when the guard service
+of its workspace (the extension or \`agent-guard watch\`, if one runs) has a write of it in
+flight: allowed by the guard and not ended, such as an edit waiting for the user's permission.
+--write refuses a live session unless --force is given. Calls the guard does not judge (shell
+commands, reads) are not known to it: stop the agent's session before writing.
 
 Exit status: 0 nothing to repair, 1 changes needed (dry run) or written, 2 usage or I/O error,
 or a repair that was refused.
@@ -107,7 +109,7 @@ export async function runRepair(argv: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
-  const live = liveness(stat, liveSeconds);
+  const live = await liveness(file, stat, liveSeconds, plan.cwd);
   const p = paletteFor(io.stdout, io.env);
   const report = (extra: { written: boolean; backup?: string }): void => {
     io.stdout.write(format === 'json' ? renderJson(plan, live, !v.write, extra) : renderPlan(plan, p, io.cwd, shown));
@@ -130,7 +132,7 @@ export async function runRepair(argv: string[], io: CliIo): Promise<number> {
     return exitCodes.usage;
   }
   if (isLive(live) && !v.force) {
-    io.stderr.write(`agent-guard: refusing to repair ${displayFile(shown, io.cwd)}: ${describeLive(live)}; the agent may still be writing it. Stop the session first, or use --force if it is not running\n`);
+    io.stderr.write(`agent-guard: refusing to repair ${displayFile(shown, io.cwd)}: ${describeLive(live, plan.cwd)}; the agent may still be writing it. Stop the session first, or use --force if it is not running\n`);
     return exitCodes.usage;
   }
 
@@ -203,7 +205,7 @@ function dryRunFooter(plan: RepairPlan, live: Liveness, p: Palette): string {
     lines.push(p.yellow(`--write will refuse: ${incompleteReason(plan)}.`));
   }
   if (isLive(live)) {
-    lines.push(p.yellow(`--write will refuse without --force: ${describeLive(live)}.`));
+    lines.push(p.yellow(`--write will refuse without --force: ${describeLive(live, plan.cwd)}.`));
   }
   return lines.join('\n') + '\n';
 }

@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
+import type { InflightWrite } from '../core/guard/protocol';
+import { displayPath } from '../core/classify/paths';
 import { AgentGuardError, errnoCode } from '../core/lib/errors';
+import { askService } from './guard/client';
+import { findServiceSocket, guardDir } from './guard/socketPath';
 
 /** Is a session still running, as far as repairing its transcript is concerned? */
 export interface Liveness {
   /** Seconds since the file last changed, when within the live window. */
   writtenSecondsAgo?: number;
+  /** Writes of the session the workspace's guard service saw start and not end (none: not listed). */
+  inflight?: InflightWrite[];
 }
+
+/** How long to wait for the guard service's answer: it answers from memory, in milliseconds. */
+const askTimeoutMs = 2000;
 
 /**
  * Saves the original byte for byte, then replaces the file atomically: the backup is written
@@ -90,23 +99,51 @@ function stamp(d: Date): string {
 }
 
 /**
- * Is the session still running? Only its file's age tells: a file changed within the live
- * window may still be written. Which hook calls are in flight is known only to the guard
- * service, which is not asked (no marker file records them).
+ * Is the session still running? Its file's age tells one way: a file changed within the live
+ * window may still be written. The other: the guard service of the session's workspace, if
+ * one runs, knows the writes it allowed that have not ended, such as an edit waiting on the
+ * user's permission while the file stays quiet. Calls the guard does not judge (a shell
+ * command, a read) are not known to it.
  */
-export function liveness(stat: Stats, liveSeconds: number): Liveness {
+export async function liveness(
+  file: string,
+  stat: Stats,
+  liveSeconds: number,
+  cwd: string | undefined,
+  dir: string = guardDir(),
+): Promise<Liveness> {
   const age = (Date.now() - stat.mtimeMs) / 1000;
-  return age < liveSeconds ? { writtenSecondsAgo: Math.max(0, Math.round(age)) } : {};
+  const inflight = cwd === undefined ? [] : await inflightWrites(file, cwd, dir);
+  return {
+    ...(age < liveSeconds ? { writtenSecondsAgo: Math.max(0, Math.round(age)) } : {}),
+    ...(inflight.length > 0 ? { inflight } : {}),
+  };
+}
+
+/** The session's writes in flight per its workspace's guard service; none when no service answers. */
+async function inflightWrites(file: string, cwd: string, dir: string): Promise<InflightWrite[]> {
+  const found = findServiceSocket(cwd, dir);
+  if (!found) {
+    return [];
+  }
+  const r = await askService(found.socket, { v: 1, type: 'inflight', transcriptPath: file }, askTimeoutMs);
+  return r.kind === 'answer' && r.response.ok && r.response.type === 'inflight' ? r.response.writes : [];
 }
 
 export function isLive(l: Liveness): boolean {
-  return l.writtenSecondsAgo !== undefined;
+  return l.writtenSecondsAgo !== undefined || (l.inflight?.length ?? 0) > 0;
 }
 
-export function describeLive(l: Liveness): string {
+export function describeLive(l: Liveness, cwd?: string): string {
   const parts: string[] = [];
   if (l.writtenSecondsAgo !== undefined) {
     parts.push(`the file was written ${l.writtenSecondsAgo} s ago`);
+  }
+  const writes = l.inflight ?? [];
+  if (writes.length > 0) {
+    const files = [...new Set(writes.map((w) => displayPath(w.path, cwd)))];
+    const shown = files.length > 3 ? [...files.slice(0, 3), `${files.length - 3} more`] : files;
+    parts.push(`the guard service has ${writes.length} write${writes.length === 1 ? '' : 's'} of it in flight (${shown.join(', ')})`);
   }
   return `the session looks live: ${parts.join(', and ')}`;
 }

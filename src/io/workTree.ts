@@ -347,6 +347,15 @@ export class WorkTree implements WorkTreeView {
       .map((w) => ({ session: w.session, sessionId: w.sessionId, callId: w.callId, start: w.start }));
   }
 
+  /** The session's writes that started less than `maxAgeMs` ago and have not ended, oldest first, with their files. */
+  openWritesOf(session: string, maxAgeMs: number): (OpenWrite & { path: string })[] {
+    const out: (OpenWrite & { path: string })[] = [];
+    for (const path of this.inflight.keys()) {
+      out.push(...this.openWrites(path, maxAgeMs).filter((w) => w.session === session).map((w) => ({ ...w, path })));
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
   /**
    * Hashes the file now, as if the watcher had reported a change: the guard must judge the
    * content on disk at this moment, not what the watcher has caught up with.

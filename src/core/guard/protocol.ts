@@ -47,7 +47,27 @@ export interface PostRequest extends CallFields {
   paths: { path: string; op: AccessOp; hash: string | null }[];
 }
 
-export type GuardWireRequest = PingRequest | PreRequest | PostRequest;
+/**
+ * Which writes of a session are in flight (the guard allowed them and neither the hook's
+ * post-tool report nor the transcript's result has come): `repair --write` asks before it
+ * rewrites a transcript, since a running call's result is yet to be appended.
+ */
+export interface InflightRequest {
+  v: 1;
+  id?: string;
+  type: 'inflight';
+  /** The transcript, absolute: the service keys sessions by it. */
+  transcriptPath: string;
+}
+
+export type GuardWireRequest = PingRequest | PreRequest | PostRequest | InflightRequest;
+
+/** A write in flight: its file, its call (when the agent names it) and since when (epoch ms). */
+export interface InflightWrite {
+  path: string;
+  callId?: string;
+  since: number;
+}
 
 export interface ServiceInfo {
   pid: number;
@@ -60,6 +80,7 @@ export type GuardWireResponse =
   | { v: 1; id?: string; ok: true; type: 'pong'; service: ServiceInfo }
   | { v: 1; id?: string; ok: true; type: 'verdict'; verdict: Verdict }
   | { v: 1; id?: string; ok: true; type: 'recorded' }
+  | { v: 1; id?: string; ok: true; type: 'inflight'; writes: InflightWrite[] }
   | { v: 1; id?: string; ok: false; error: string };
 
 /**
@@ -90,6 +111,10 @@ export function readResponse(line: string): GuardWireResponse | undefined {
   if (r['type'] === 'recorded') {
     return { v: 1, ok: true, type: 'recorded' };
   }
+  if (r['type'] === 'inflight') {
+    const writes = r['writes'];
+    return Array.isArray(writes) && writes.every(isInflightWrite) ? { v: 1, ok: true, type: 'inflight', writes } : undefined;
+  }
   if (r['type'] === 'pong' && typeof r['service'] === 'object' && r['service'] !== null) {
     return { v: 1, ok: true, type: 'pong', service: r['service'] as ServiceInfo };
   }
@@ -107,6 +132,14 @@ function isVerdict(v: unknown): v is Verdict {
     Array.isArray(o['hits']) &&
     (o['hits'] as unknown[]).every(isHit)
   );
+}
+
+function isInflightWrite(v: unknown): v is InflightWrite {
+  if (typeof v !== 'object' || v === null) {
+    return false;
+  }
+  const w = v as Record<string, unknown>;
+  return typeof w['path'] === 'string' && typeof w['since'] === 'number' && (w['callId'] === undefined || typeof w['callId'] === 'string');
 }
 
 function isHit(v: unknown): v is GuardHit {

@@ -81,6 +81,8 @@ export interface RepairPlan {
   agent: RepairAgent;
   /** The session id as the engine names it (Claude Code's sessionId, else the file's name). */
   session: string;
+  /** The session's working folder, as the transcript records it: where its guard service is found. */
+  cwd?: string;
   /** The pairing findings of the transcript as read: what the plan answers. */
   findings: Finding[];
   /** In application order (see RepairEdit). */

@@ -206,6 +206,7 @@ export function planRepair(source: Uint8Array, opts: RepairOptions): RepairPlan 
     file: opts.file,
     agent,
     session: a.sessionId,
+    ...(a.cwd !== undefined ? { cwd: a.cwd } : {}),
     findings: a.findings,
     edits,
     left: left.sort((x, y) => x.line - y.line),

@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import { displayPath } from '../../core/classify/paths';
 import { decide } from '../../core/guard/decide';
-import type { GuardWireRequest, GuardWireResponse, PostRequest, PreRequest, ServiceInfo } from '../../core/guard/protocol';
+import type { GuardWireRequest, GuardWireResponse, InflightWrite, PostRequest, PreRequest, ServiceInfo } from '../../core/guard/protocol';
 import { defaultGuardPolicy, type GuardFileState, type GuardPolicy, type HookAgent, type Verdict } from '../../core/guard/types';
 import type { Disposable } from '../../core/lib/disposable';
 import { AgentGuardError } from '../../core/lib/errors';
@@ -58,6 +58,9 @@ export interface GuardDecisionEvent {
   verdict: Verdict;
   at: number;
 }
+
+/** How long an unanswered write counts as in flight for `repair` (the work tree keeps them 10 minutes at most). */
+const repairInflightMs = 10 * 60_000;
 
 const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
 
@@ -138,7 +141,26 @@ export class GuardService implements Disposable {
       case 'post':
         await this.post(request);
         return { v: 1, ok: true, type: 'recorded' };
+      case 'inflight':
+        return { v: 1, ok: true, type: 'inflight', writes: await this.inflightOf(request.transcriptPath) };
     }
+  }
+
+  /**
+   * The session's writes still running, as far as this service knows. Over a longer window
+   * than the guard's own judgement: a write can wait on the user's permission for minutes, and
+   * rewriting the transcript under it is what the question is asked to avoid.
+   */
+  private async inflightOf(transcriptPath: string): Promise<InflightWrite[]> {
+    const key = nodePath.resolve(transcriptPath);
+    // What the transcript already answered is not in flight: read it up to now first.
+    await this.catchUp(key);
+    return this.tree.openWritesOf(key, repairInflightMs).map((w) => ({
+      path: w.path,
+      // A stand-in id of ours (the hook named no call) means nothing to the asker.
+      ...(w.callId.startsWith(hookCallPrefix) ? {} : { callId: w.callId }),
+      since: w.start,
+    }));
   }
 
   /**

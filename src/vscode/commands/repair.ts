@@ -99,9 +99,9 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
   }
   try {
     const stat = await fsp.stat(file);
-    const live = liveness(stat, liveSeconds);
+    const live = await liveness(file, stat, liveSeconds, plan.cwd);
     if (isLive(live) && ask) {
-      const go = await vscode.window.showWarningMessage(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
+      const go = await vscode.window.showWarningMessage(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live, plan.cwd)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
       if (go !== 'Repair Anyway') {
         previews.delete(file);
         return 'cancelled';

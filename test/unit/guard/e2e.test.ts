@@ -4,7 +4,7 @@
  * LiveMonitor on temp folders (run `node esbuild.config.mjs` first).
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -12,7 +12,9 @@ import type { GuardPolicy } from '../../../src/core/guard/types';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { GuardService } from '../../../src/io/guard/service';
 import { ledgerPathFor, socketPathFor } from '../../../src/io/guard/socketPath';
+import { seedsRace } from '../repair/cases';
 import { ClaudeTranscript } from '../support/claude';
+import { spawnCli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
 import { sleep, waitFor } from '../support/wait';
 import { GuardEnv, payloads, runHook } from './support/guardEnv';
@@ -224,6 +226,41 @@ void describe('guard hook end to end', () => {
     assert.match(stale, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by another session \\(c1\\) at ${clock}\\)`));
     allowed(await g.hook(payloads.gemini('AfterTool', gem, 'read_file', { file_path: file }), ['--agent', 'gemini']));
     allowed(await g.hook(payloads.gemini('BeforeTool', gem, 'replace', { file_path: file, old_string: 'b', new_string: 'c' }), ['--agent', 'gemini']));
+  });
+
+  void test('repair --write refuses a transcript whose session has a write in flight, though its file is quiet', async () => {
+    const { g, file, claude } = await setup();
+    // A repairable transcript of this workspace, last written an hour ago: by its age, not live.
+    const transcript = claude.transcript;
+    mkdirSync(path.dirname(transcript), { recursive: true });
+    writeFileSync(transcript, seedsRace().text().replaceAll('"cwd":"/home/dev/proj"', `"cwd":${JSON.stringify(g.workspace)}`));
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(transcript, old, old);
+    const repair = async (...args: string[]): Promise<{ code: string; out: string; err: string }> => {
+      // Asynchronous: the service answering it lives in this process.
+      const p = spawnCli(['repair', ...args, transcript], { env: { AGENT_GUARD_DIR: g.dir } });
+      const code = await p.exited;
+      return { code, out: p.out(), err: p.err() };
+    };
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    // Allowed, then waiting (on the user's permission, say): no post-tool report, no result.
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E'), ['--agent', 'claude']));
+    const before = readFileSync(transcript);
+
+    const refused = await repair('--write');
+    assert.equal(refused.code, 'exit 2', refused.err);
+    assert.match(refused.err, /refusing to repair .*c1\.jsonl: the session looks live: the guard service has 1 write of it in flight \(src\/app\.ts\); .*--force/);
+    assert.ok(before.equals(readFileSync(transcript)), 'nothing written');
+    const dry = await repair('--format', 'json');
+    assert.equal(dry.code, 'exit 1', dry.err);
+    const live = (JSON.parse(dry.out) as { live: { inflight: { path: string; callId?: string; since: number }[] } }).live;
+    assert.deepEqual(live.inflight.map((w) => [w.path, w.callId]), [[file, 'toolu_E']]);
+
+    // The write ends: nothing is in flight, and the repair goes through.
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Edit', { file_path: file, old_string: '1', new_string: '2' }, 'toolu_E'), ['--agent', 'claude']));
+    const written = await repair('--write');
+    assert.equal(written.code, 'exit 1', written.err);
+    assert.match(written.out, /Wrote .*c1\.jsonl; the original is saved as/);
   });
 
   void test('Claude Code: files the session knows without a call (named with @, attached after a compaction, its CLAUDE.md) are not unread writes', async () => {

@@ -167,11 +167,13 @@ void describe('agent-guard repair --write', () => {
     assert.match(r.stderr, /looks live/);
   });
 
-  void test('the help promises no check it does not make: liveness is the file’s age only', () => {
-    // It once claimed a guard-hook "in flight" marker that nothing ever wrote.
+  void test('the help promises only the checks it makes: the file’s age, and the guard service’s writes in flight', () => {
+    // It once claimed a guard-hook "in flight" marker that nothing ever wrote; the guard
+    // service's answer is tested in guard/e2e.test.ts.
     const help = cli(['repair', '--help']).stdout;
-    assert.match(help, /A session is live when its file changed in the last --live-seconds\. --write refuses/);
-    assert.doesNotMatch(help, /in flight \(|inflight|marker/);
+    assert.match(help, /A session is live when its file changed in the last --live-seconds, or when the guard service\nof its workspace/);
+    assert.match(help, /Calls the guard does not judge \(shell\ncommands, reads\) are not known to it/);
+    assert.doesNotMatch(help, /marker/);
   });
 
   void test('never writes a half repair', () => {
