@@ -100,7 +100,7 @@ export function agentForPath(p: string): AgentKind | undefined {
   if (/[\\/]rollout-[^\\/]*\.jsonl$/.test(p)) {
     return 'codex';
   }
-  if (/[\\/]\.gemini[\\/]tmp[\\/]/.test(p) || /[\\/]chats[\\/][^\\/]*\.jsonl?$/.test(p)) {
+  if (/[\\/]\.gemini[\\/]tmp[\\/]/.test(p) || /[\\/]chats[\\/](?:[^\\/]+[\\/])?[^\\/]*\.jsonl?$/.test(p)) {
     return 'gemini';
   }
   if (/[\\/]sessions[\\/][^\\/]+[\\/](transcript|events)\.jsonl$/.test(p)) {
@@ -114,6 +114,7 @@ export function agentForPath(p: string): AgentKind | undefined {
 
 /** Is this file a transcript (or Amplifier's execution log), as opposed to a sidecar or a backup? */
 export function isTranscriptName(p: string): boolean {
-  // Gemini CLI's legacy sessions are single JSON documents: `chats/session-*.json`.
-  return nodePath.basename(p).endsWith('.jsonl') || /[\\/]chats[\\/]session-[^\\/]*\.json$/.test(p);
+  // Gemini CLI's legacy sessions are single JSON documents: `chats/session-*.json`, and its
+  // sub-agents' `chats/<parent session id>/<id>.json`.
+  return nodePath.basename(p).endsWith('.jsonl') || /[\\/]chats[\\/](?:session-[^\\/]*|[^\\/]+[\\/][^\\/]+)\.json$/.test(p);
 }

@@ -155,7 +155,7 @@ void describe('agent-guard check', () => {
     ]);
   });
 
-  void test('a folder scan reads Gemini CLI legacy sessions (chats/session-*.json) and no other JSON', () => {
+  void test('a folder scan reads Gemini CLI legacy sessions (chats/session-*.json, sub-agents in chats/<parent>/) and no other JSON', () => {
     const chats = path.join(tmp, 'gemini-legacy', '.gemini', 'tmp', '7e89', 'chats');
     mkdirSync(chats, { recursive: true });
     const doc = {
@@ -169,10 +169,13 @@ void describe('agent-guard check', () => {
     };
     writeFileSync(path.join(chats, 'session-2026-01-15T20-51-0f0e0d0c.json'), JSON.stringify(doc, null, 2));
     writeFileSync(path.join(chats, '..', 'logs.json'), '[1, 2,\n 3]\n');
+    // A sub-agent of that session, as Gemini CLI wrote them before JSONL (April 2026 builds).
+    mkdirSync(path.join(chats, doc.sessionId));
+    writeFileSync(path.join(chats, doc.sessionId, 'xb7gtb.json'), JSON.stringify({ ...doc, sessionId: 'xb7gtb', kind: 'subagent' }, null, 2));
     const r = cli(['check', '--format', 'json', path.join(tmp, 'gemini-legacy')]);
     const out = JSON.parse(r.stdout) as { files: { file: string; agent: string }[]; findings: { rule: string; line: number }[] };
-    assert.deepEqual(out.files.map((f) => `${f.agent}:${path.basename(f.file)}`), ['gemini:session-2026-01-15T20-51-0f0e0d0c.json']);
-    assert.deepEqual(out.findings.map((f) => f.rule), ['missing-result']);
+    assert.deepEqual(out.files.map((f) => `${f.agent}:${path.basename(f.file)}`).sort(), ['gemini:session-2026-01-15T20-51-0f0e0d0c.json', 'gemini:xb7gtb.json']);
+    assert.deepEqual(out.findings.map((f) => f.rule), ['missing-result', 'missing-result']);
     assert.equal(r.code, 0, 'unfinished at the end of the file is a warning');
   });
 

@@ -132,6 +132,7 @@ void describe('geminiAdapter.sniff / claimsPath', () => {
     assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/3f2b8c1e-aaaa/9d1c.jsonl'));
     assert.ok(geminiAdapter.claimsPath?.('C:\\Users\\u\\.gemini\\tmp\\a41c9e0f\\chats\\session-2026-03-02T09-14-3f2b8c1e.jsonl'));
     assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/session-2026-03-02T09-14-3f2b8c1e.json'));
+    assert.ok(geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/chats/3f2b8c1e-aaaa/xb7gtb.json'));
     assert.ok(!geminiAdapter.claimsPath?.('/home/u/.gemini/tmp/my-app/logs.json'));
     assert.ok(!geminiAdapter.claimsPath?.('/home/u/.claude/projects/-home-u-app/3f2b8c1e.jsonl'));
   });
@@ -570,6 +571,33 @@ void describe('legacy sessions of tool-heavy runs (shapes of the nineteenth real
     const later = { ...read, at: '2026-04-01T10:00:00.000Z' };
     assert.deepEqual(check(session([later, ...pair('2026-04-01T10:00:05.000Z')])), ['parallel-write-write:error']);
     assert.deepEqual(check(session([later, ...pair('2026-04-01T10:00:05.000Z', true)])), []);
+  });
+
+  void test('a sub-agent file: its ids `<agent>#<turn>-<index>` say where one model response ends', () => {
+    const replace = (id: string, old: string): Call => call(id, 'replace', { file_path: '/home/jules/a.md', old_string: old, new_string: `${old}!` }, '2026-04-16T22:45:22.519Z');
+    const read = call('xb7gtb#0-0', 'read_file', { file_path: '/home/jules/a.md' }, '2026-04-16T22:45:00.000Z');
+    // One response (turn 5), run by the parallel scheduler: both edits started from the same file.
+    assert.deepEqual(check(session([read, replace('xb7gtb#5-0', 'a'), replace('xb7gtb#5-1', 'b')])), ['parallel-write-write:error']);
+    // Two responses appended to one record: the second ran after the first's result.
+    assert.deepEqual(check(session([read, replace('xb7gtb#5-0', 'a'), replace('xb7gtb#6-0', 'b')])), []);
+  });
+
+  void test('files Gemini CLI put into the prompt (memory files, `@` references) were seen: writing them is no unread write', () => {
+    const memory = '/home/jules/.gemini/GEMINI.md';
+    const edit = (path: string): Call => call('replace_1776379522519_0', 'replace', { file_path: path, old_string: 'x', new_string: 'y' }, '2026-04-16T22:45:22.519Z');
+    const prompted = (text: string[], calls: Call[]): string => {
+      const doc = JSON.parse(session(calls, sha256('/home/jules'))) as { messages: { content: unknown }[] };
+      doc.messages[0]!.content = text.map((t) => ({ text: t }));
+      return JSON.stringify(doc, null, 2);
+    };
+    const context = ['\n# Initial Context\n\n--- Global ---\n', `--- Context from: ${memory} ---\n## Gemini Added Memories\n- x\n--- End of Context from: ${memory} ---\n`];
+    assert.deepEqual(check(prompted(context, [edit(memory)])), []);
+    // `@notes.md` resolves against the session's folder, like a tool's relative path.
+    const at = ['@notes.md fix the typo', '\n--- Content from referenced files ---', '\nContent from @notes.md:\n', 'x marks the spot\n'];
+    assert.deepEqual(check(prompted(at, [edit('/home/jules/notes.md')])), []);
+    // Only the files named so: another file is still an unread write, and so is a mere mention.
+    assert.deepEqual(check(prompted(at, [edit('/home/jules/other.md')])), ['write-before-read:warning']);
+    assert.deepEqual(check(prompted([`please update ${memory}`], [edit(memory)])), ['write-before-read:warning']);
   });
 
   void test('no `directories`: relative paths are resolved against the folder whose hash the session records', () => {

@@ -1,3 +1,4 @@
+import { resolveAgainst } from '../../classify/paths';
 import { classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash, sha256 } from '../../lib/hash';
 import type { FileAccess, Span, ToolResult } from '../../model/events';
@@ -124,8 +125,11 @@ function rootOfHash(projectHash: string, text: string): string | undefined {
   return undefined;
 }
 
-/** A call id as Gemini CLI makes them: `<tool>_<epoch ms>_<index in the model's response>`. */
-const callIdIndex = /_\d{10,}_(\d+)$/;
+/**
+ * A call id as Gemini CLI makes them: `<tool>_<epoch ms>_<index in the model's response>`, and in
+ * a sub-agent's file `<agent id>#<turn>-<index>`.
+ */
+const callIdIndex = /(?:_\d{10,}_|#\d+-)(\d+)$/;
 
 /**
  * The model turns among a record's calls. Gemini CLI appends the calls of a tool-only turn to
@@ -191,7 +195,7 @@ class GeminiParser implements FormatParser {
     this.sessionId = m.sessionId;
     this.cwd = m.directories?.[0] ?? this.cwd;
     // Sub-agent sessions live in chats/<parentSessionId>/<sessionId>.jsonl (FORMATS.md §3.1).
-    const parent = m.kind === 'subagent' ? /[\\/]chats[\\/]([^\\/]+)[\\/][^\\/]+\.jsonl$/.exec(this.ctx.file)?.[1] : undefined;
+    const parent = m.kind === 'subagent' ? /[\\/]chats[\\/]([^\\/]+)[\\/][^\\/]+\.jsonl?$/.exec(this.ctx.file)?.[1] : undefined;
     this.ctx.emit({
       kind: 'session',
       at: lineSpan(raw),
@@ -309,7 +313,15 @@ class GeminiParser implements FormatParser {
     }
     state.text = true;
     const text = partsText(rec.displayContent ?? rec.content);
-    this.ctx.emit({ kind: 'text', ...textPlace(rec, raw, place), role: 'user', prompt: true, preview: preview(text) });
+    const at = textPlace(rec, raw, place);
+    this.ctx.emit({ kind: 'text', ...at, role: 'user', prompt: true, preview: preview(text) });
+    for (const name of contextFiles(partsText(rec.content))) {
+      const path = resolveAgainst(name, this.cwd);
+      if (path !== undefined) {
+        // Shown whole in the prompt, but Gemini CLI may trim it: seen, not a read of known content.
+        this.ctx.emit({ kind: 'file-attached', at: at.at, path });
+      }
+    }
   }
 
   private gemini(rec: GeminiMessage, state: RecordState, raw: RawLine, place: Place): void {
@@ -475,6 +487,17 @@ function functionResponses(parts: unknown): FunctionResponse[] {
     }
   }
   return out;
+}
+
+/**
+ * Files Gemini CLI put into a prompt with their content: its memory files (`--- Context from:
+ * PATH ---` … `--- End of Context from: PATH ---`, GEMINI.md and the like, in a sub-agent's first
+ * message) and the files a prompt names with `@` (`Content from @PATH:` then the text).
+ */
+const contextFileHeader = /^(?:--- Context from: (.+?) ---|Content from @(.+?):)$/gm;
+
+function contextFiles(text: string): string[] {
+  return [...new Set([...text.matchAll(contextFileHeader)].map((m) => (m[1] ?? m[2])!))];
 }
 
 /** The text of a PartListUnion: strings and `{text}` parts. */
