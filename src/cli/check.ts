@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
@@ -8,7 +7,7 @@ import type { CheckedFile } from '../io/checkFile';
 import { checkFiles, defaultJobs } from '../io/checkPool';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
-import { exitCodes, UsageError, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
 import { renderSarif } from './output/sarif';
 import { displayFile, paletteFor, renderText } from './output/text';
@@ -144,13 +143,6 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   return errors > 0 ? exitCodes.findings : exitCodes.ok;
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function jobsFromFlag(flag: string): number {
   const n = Number(flag);

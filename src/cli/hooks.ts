@@ -7,7 +7,7 @@ import { describeHookState, hookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
-import { exitCodes, UsageError, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 
 export const hooksUsage = `Usage: agent-guard hooks install|uninstall|status [options]
 
@@ -64,6 +64,9 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
   if (!existsSync(workspace)) {
     throw new UsageError(`the workspace ${workspace} does not exist`);
   }
+  if (!isDirectory(workspace)) {
+    throw new UsageError(`the workspace ${workspace} is not a folder`);
+  }
   const agents = parseAgents(args.values.agents);
   const dryRun = args.values['dry-run'] === true;
   if (action === 'status') {
@@ -91,16 +94,25 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
       continue;
     }
     const verb = action === 'install' ? 'install the guard hook in' : 'remove the guard hook from';
+    if (!dryRun) {
+      // Written first, reported after: a file that cannot be written is never reported as done.
+      try {
+        if (plan.after === undefined) {
+          rmSync(file, { force: true });
+        } else {
+          mkdirSync(nodePath.dirname(file), { recursive: true });
+          writeFileSync(file, plan.after);
+        }
+      } catch (e) {
+        io.stderr.write(`agent-guard: ${spec.label}: cannot ${action === 'install' ? 'write' : 'change'} ${spec.file}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there\n`);
+        failed = true;
+        continue;
+      }
+    }
     io.stdout.write(`${spec.label}: ${dryRun ? 'would ' + verb : verb.replace(/^install/, 'installed').replace(/^remove/, 'removed')} ${spec.file}${plan.after === undefined ? ' (the file held nothing else and goes)' : ''}\n`);
     io.stdout.write(unifiedDiff(spec.file, before, plan.after));
     if (dryRun) {
       continue;
-    }
-    if (plan.after === undefined) {
-      rmSync(file, { force: true });
-    } else {
-      mkdirSync(nodePath.dirname(file), { recursive: true });
-      writeFileSync(file, plan.after);
     }
     if (action === 'install') {
       io.stdout.write(`  ${spec.note}\n`);

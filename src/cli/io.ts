@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Event } from '../core/lib/event';
 
 /** What a CLI command may touch, injected so commands can be run in-process by tests. */
@@ -19,4 +20,13 @@ export const exitCodes = { ok: 0, findings: 1, usage: 2 } as const;
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** Is `path` a folder (following links)? False when it is missing or unreadable. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -12,7 +12,7 @@ import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
-import { exitCodes, UsageError, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { findingToJson } from './output/json';
 import { displayFile, paletteFor, renderFindingLine } from './output/text';
 import { version } from './version';
@@ -75,6 +75,10 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     throw new UsageError(`unknown --format '${format}' (expected text or jsonl)`);
   }
   const workspace = nodePath.resolve(io.cwd, args.values.workspace ?? '.');
+  // As in \`check\`: a mistyped folder must not start a watch (and a guard service) on nothing.
+  if (!isDirectory(workspace)) {
+    throw new UsageError(`the workspace ${workspace} is not a folder`);
+  }
   const config = ruleConfigFromFlags(args.values.rule ?? []);
   const p = paletteFor(io.stdout, io.env);
   const logger = stderrLogger(io, args.values.verbose === true);

@@ -65,6 +65,11 @@ export async function findTranscripts(target: string): Promise<Found> {
     found.transcripts.push({ file: target, agent: agentForPath(target) });
     return found;
   }
+  if (!info.isDirectory()) {
+    // A pipe, a device or a socket: neither a transcript nor a folder of them.
+    found.problems.push({ path: target, code: 'EINVAL', message: `${target}: not a regular file or a folder` });
+    return found;
+  }
   await walk(target, found, (file) => isTranscriptName(file));
   found.transcripts.sort((a, b) => a.file.localeCompare(b.file));
   return found;

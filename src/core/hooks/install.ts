@@ -88,6 +88,12 @@ export function hookCommand(hookScript: string, agent: InstallAgent, opts: { fai
   if (hookScript.includes('"')) {
     throw new JsoncError(`the hook's path contains a double quote, which a hook command cannot quote: ${hookScript}`);
   }
+  // The agents run the command through a shell, where "$x" and "`x`" are expanded even inside
+  // double quotes: the hook would look for another file (and fail open), or run what they name.
+  const unsafe = /[$`\n]/.exec(hookScript);
+  if (unsafe) {
+    throw new JsoncError(`the hook's path contains ${unsafe[0] === '\n' ? 'a line break' : `'${unsafe[0]}'`}, which a shell expands even inside double quotes: ${hookScript}; install Agent Session Guard in a folder without it`);
+  }
   return `node "${hookScript}" ${ourMarker} --agent ${agent}${opts.failClosed ? ' --fail-closed' : ''}`;
 }
 

@@ -44,13 +44,19 @@ export function hookState(text: string | undefined, spec: AgentHookSpec, ctx: Ho
   if (ours.length === 0) {
     return { kind: 'not-installed' };
   }
-  const current = [false, true].some((failClosed) => !planInstall(text, spec, hookCommand(ctx.script, spec.agent, { failClosed })).changed);
+  let current = false;
+  try {
+    current = [false, true].some((failClosed) => !planInstall(text, spec, hookCommand(ctx.script, spec.agent, { failClosed })).changed);
+  } catch {
+    // This version's script cannot be named in a hook command (see hookCommand): not current.
+  }
   if (current) {
     return { kind: 'current' };
   }
   for (const o of ours) {
     const script = scriptOf(o.command);
-    if (script !== undefined && !ctx.exists(script)) {
+    // A path the shell expands ($, `) names another file when the agent runs the command.
+    if (script !== undefined && (!ctx.exists(script) || /[$`]/.test(script))) {
       return { kind: 'missing-script', script };
     }
   }

@@ -30,7 +30,7 @@ export const missingResult = defineRule({
       answered:
         'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}, yet the model answered on line {{replyLine}}: the request went through without the call\u2019s real result (Claude Code puts "[Tool result missing due to internal error]" in its place), so the model never learned what the call did.',
       unreadable:
-        'Tool call {{id}} ({{tool}}) has no readable result before the {{next}}{{nextAt}}, but line {{unreadableLine}} between them cannot be read and may hold it.',
+        'Tool call {{id}} ({{tool}}) has no readable result before {{theNext}}{{nextAt}}, but line {{unreadableLine}} between them cannot be read and may hold it.',
     },
   },
   create(ctx) {
@@ -119,6 +119,8 @@ export const missingResult = defineRule({
         id: call.call.callId,
         tool: call.call.tool,
         next,
+        // Some of what comes next is named with its article already ("the session going on without it").
+        theNext: next.startsWith('the ') ? next : `the ${next}`,
         nextLine: nextAt?.line ?? 0,
         nextAt: nextAt ? ` on line ${nextAt.line}` : '',
         unreadableLine: lost ?? 0,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -89,6 +89,24 @@ void describe('agent-guard check', () => {
       assert.match(r.stderr, /^agent-guard: /, args.join(' '));
       assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
     }
+  });
+
+  void test('a result line cut short: the message reads as a sentence', () => {
+    const lines = readFileSync(healthy, 'utf8').split('\n');
+    lines[10] = lines[10]!.slice(0, 100);
+    const cut = path.join(tmp, 'cut-result.jsonl');
+    writeFileSync(cut, lines.join('\n'));
+    const r = cli(['check', cut]);
+    assert.match(r.stdout, /has no readable result before the session going on without it on line 12, but line 11 between them cannot be read/);
+    assert.doesNotMatch(r.stdout, /the the /);
+  });
+
+  void test('a pipe named like a transcript: not a regular file, not "not a directory"', () => {
+    const fifo = path.join(tmp, 'pipe.jsonl');
+    spawnSync('mkfifo', [fifo]);
+    const r = cli(['check', fifo]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /cannot read .*pipe\.jsonl: not a regular file or a folder\n$/);
   });
 
   void test('a missing path: exit 2, the rest still checked', () => {

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
+import { cli } from '../support/cli';
 import { repoRoot } from '../support/repo';
 import { waitFor } from '../support/wait';
 
@@ -13,6 +14,17 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-watch-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
 void describe('agent-guard watch', () => {
+  void test('a workspace that does not exist, or is a file: a usage error, no watch started', () => {
+    const file = path.join(tmp, 'a-file.txt');
+    writeFileSync(file, 'x');
+    for (const ws of [path.join(tmp, 'no-such-workspace'), file]) {
+      const r = cli(['watch', '--no-guard', '--workspace', ws], { env: { HOME: tmp, CLAUDE_CONFIG_DIR: path.join(tmp, 'claude'), CODEX_HOME: path.join(tmp, 'codex') } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^agent-guard: the workspace .* is not a folder\n/);
+      assert.doesNotMatch(r.stderr, /Press Ctrl-C/);
+    }
+  });
+
   void test('prints what it watches, each finding once as jsonl, and exits cleanly on SIGINT', async () => {
     const ws = path.join(tmp, 'ws');
     mkdirSync(ws, { recursive: true });

@@ -219,4 +219,50 @@ void describe('agent-guard hooks', () => {
     await assert.rejects(runHooks(['install', '--agents', 'cursor'], io(ws).io), /unknown agent 'cursor'/);
     await assert.rejects(runHooks(['frobnicate'], io(ws).io), /unknown hooks action/);
   });
+
+  void test('a workspace that is a file is a usage error, before anything is said to be installed', async () => {
+    const file = path.join(tmp, 'not-a-folder.txt');
+    writeFileSync(file, 'x');
+    const r = io(tmp);
+    await assert.rejects(runHooks(['install', '--workspace', file], r.io, { hookScript: script }), /the workspace .*not-a-folder\.txt is not a folder/);
+    assert.equal(r.out.join(''), '');
+  });
+
+  void test('a settings file that cannot be written: reported, never said to be installed', async () => {
+    const ws = path.join(tmp, 'blocked');
+    mkdirSync(ws, { recursive: true });
+    // A file where the folder should be: the write fails whoever runs the test (root too).
+    writeFileSync(path.join(ws, '.claude'), 'not a folder');
+    const r = io(ws);
+    assert.equal(await runHooks(['install', '--agents', 'claude,gemini'], r.io, { hookScript: script }), 2);
+    assert.match(r.err.join(''), /Claude Code \(and Copilot agent mode\): cannot write \.claude\/settings\.local\.json: .*; nothing was changed there/);
+    assert.doesNotMatch(r.out.join(''), /installed the guard hook in \.claude/);
+    assert.match(r.out.join(''), /Gemini CLI: installed the guard hook in \.gemini\/settings\.json/, 'the other agents are still installed');
+  });
+});
+
+void describe('hook command quoting', () => {
+  void test('a path the shell would expand inside double quotes is refused, not installed broken', () => {
+    for (const bad of ['/opt/a$HOME/dist/hook.js', '/opt/a`id`/dist/hook.js', '/opt/a\nb/dist/hook.js']) {
+      assert.throws(() => hookCommand(bad, 'claude'), JsoncError, bad);
+    }
+    assert.match(hookCommand('/opt/My Tools (x86) & more/dist/hook.js', 'claude'), /^node "\/opt\/My Tools \(x86\) & more\/dist\/hook\.js" --agent-guard --agent claude$/);
+  });
+
+  void test('status says an installed entry with such a path cannot run', async () => {
+    const ws = path.join(tmp, 'dollar');
+    mkdirSync(path.join(ws, '.claude'), { recursive: true });
+    const bad = path.join(tmp, 'pkg$HOME', 'dist', 'hook.js');
+    mkdirSync(path.dirname(bad), { recursive: true });
+    writeFileSync(bad, '');
+    // As an older version installed it.
+    const entry = { type: 'command', command: `node "${bad}" --agent-guard --agent claude`, timeout: 10 };
+    writeFileSync(
+      path.join(ws, '.claude', 'settings.local.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [entry] }], PostToolUse: [{ matcher: 'Read|Edit|Write|MultiEdit|NotebookEdit', hooks: [entry] }] } }, null, 2),
+    );
+    const r = io(ws);
+    assert.equal(await runHooks(['status', '--agents', 'claude'], r.io, { hookScript: bad }), 0);
+    assert.match(r.out.join(''), /\.claude\/settings\.local\.json +installed, but its script .*pkg\$HOME.* is missing: the agents write unchecked/);
+  });
 });
