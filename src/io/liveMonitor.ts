@@ -75,6 +75,12 @@ export interface SessionFollow extends Disposable {
   readonly forcedAgent: AgentKind | undefined;
 }
 
+/**
+ * How long a transcript must have been quiet before what its parser holds for lines to come is
+ * read as it is: an agent writes a call and the result it answers within one burst.
+ */
+const settleAfterMs = 2_000;
+
 /** When a deleted transcript is looked at again (ms after the last look): soon, then less often, for about a minute. */
 const returnLookDelaysMs = [100, 300, 600, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 
@@ -389,6 +395,10 @@ export class LiveMonitor implements Disposable {
 
   private tickOne(s: LiveSession, now: number): void {
     try {
+      if (!s.tail.busy && now - s.summary.lastActivity >= settleAfterMs) {
+        // Before the time-based rules: a result held for its call is then a result.
+        s.stream?.settle();
+      }
       s.stream?.tick(now);
     } catch (e) {
       this.logger.error(`[monitor] tick failed for ${s.summary.file}: ${describeError(e)}`);

@@ -94,6 +94,11 @@ export class TranscriptStream {
   tick(now: number): void {
     this.engine.tick(now);
   }
+
+  /** Live: the file has been quiet; what the parser held for lines to come is read (see FormatParser.settle). */
+  settle(): void {
+    this.parser.settle();
+  }
 }
 
 /**

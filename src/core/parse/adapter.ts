@@ -18,6 +18,12 @@ export interface FormatParser {
   line(value: Record<string, unknown>, raw: RawLine): void;
   /** End of a finished file. */
   end?(): void;
+  /**
+   * Live only: the file has been quiet for a while. What the parser holds for lines that may
+   * still come (Claude Code's results written ahead of their call) is read now, as `end` would
+   * read it; a later line is still read as usual.
+   */
+  settle?(): void;
 }
 
 export interface FormatAdapter {

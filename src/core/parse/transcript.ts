@@ -116,6 +116,18 @@ export class TranscriptParser {
     }
   }
 
+  /** Live: the file has been quiet; see FormatParser.settle. */
+  settle(): void {
+    if (this.document || !this.parser?.settle) {
+      return;
+    }
+    try {
+      this.parser.settle();
+    } catch (e) {
+      this.emit({ kind: 'malformed', at: { line: Math.max(1, this.splitter.linesEmitted), start: 0, end: 0 }, reason: 'internal', detail: describeThrown(e) });
+    }
+  }
+
   /** A malformed line: reported now once the format is known, else held until it is (or the end). */
   private broken(e: MalformedEvent): void {
     if (this.parser) {

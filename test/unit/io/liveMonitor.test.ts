@@ -75,6 +75,31 @@ void describe('live monitor', () => {
     assert.equal(s.firstPrompt, 'Réparer le fichier — 日本語 🧪');
   });
 
+  void test('a result held for a call that never comes is read once the file is quiet, as check reads it at the end', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 'aaaaaaaa-1111-4000-8000-000000000001.jsonl');
+    // The result hangs from a record this file never holds (the call's line was lost): Claude
+    // Code sometimes writes a result just before its call, so the parser waits for that record.
+    const t = new ClaudeTranscript('aaaaaaaa-1111-4000-8000-000000000001', env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').result('toolu_LOST', 'x');
+    const lost = 'ffffffff-0000-4000-8000-000000000099';
+    const lines = t.text().trimEnd().split('\n');
+    lines[lines.length - 1] = JSON.stringify({ ...(JSON.parse(lines[lines.length - 1]!) as object), parentUuid: lost, sourceToolAssistantUUID: lost });
+    const text = lines.join('\n') + '\n';
+    writeFileSync(file, text);
+    const expected = checkFindings(file);
+    assert.deepEqual(expected.map((f) => f.split('@')[0]), ['orphan-result']);
+    await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(text), 10_000, 'the file read');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), [], 'held while more lines may come');
+    env.monitor!.tick(Date.now() + 60_000);
+    assert.deepEqual(liveFindings(env, file), expected);
+    // Its call never came; nothing is reported twice when time passes again.
+    env.monitor!.tick(Date.now() + 120_000);
+    assert.deepEqual(brief(sortFindings([...env.announced])), expected);
+  });
+
   void test('a folder that does not exist yet, a new session appearing, and Codex matched by cwd', async () => {
     env = new LiveEnv();
     await env.start({ watchTree: false });

@@ -199,6 +199,13 @@ class ClaudeParser implements FormatParser {
     this.releaseOld(Infinity);
   }
 
+  /** A quiet file: its call would have come within the same write (see `maxEarlyResultLines`). */
+  settle(): void {
+    if (this.early.size > 0) {
+      this.releaseOld(Infinity);
+    }
+  }
+
   /** Reads, in line order, the held results older than the limit (all of them at the end). */
   private releaseOld(now: number): void {
     const due: EarlyResult[] = [];
