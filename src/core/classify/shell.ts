@@ -111,10 +111,24 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   const patternVars = new Set<string>();
   /** The files a `find` piped into this command lists (through `sort`), for an `xargs` here. */
   let piped: string[] | undefined;
+  /** After PowerShell's `foreach ($v in`: the list, up to the body's `{` (see below). */
+  let foreachList = false;
+  /** Inside PowerShell's `@(` … `)`. */
+  let psArray = false;
   const flush = (separator?: string): void => {
     const assigned = words[0]?.text === 'export' ? words.slice(1) : words;
     const cmd = words[0]?.dynamic ? undefined : words[0]?.text;
-    if (assigned.length > 0 && heredocs.length === 0 && isAssignments(assigned)) {
+    const ps = windows && heredocs.length === 0 ? psAssignment(words) : undefined;
+    if (ps) {
+      // `$p = 'src\a.lua'` names a file as a shell variable does; `$lines = Get-Content a.lua`
+      // reads it into the script, which prints what it wants of it: a look at the file.
+      const literal = psLiteral(ps.value);
+      vars.set(ps.name, literal);
+      patternVars.delete(ps.name);
+      if (literal === undefined && ps.value.length > 0) {
+        interpret(ps.value, heredocs, dir, out);
+      }
+    } else if (assigned.length > 0 && heredocs.length === 0 && isAssignments(assigned)) {
       for (const w of assigned) {
         const eq = w.text.indexOf('=');
         const name = w.text.slice(0, eq);
@@ -153,6 +167,21 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       continue;
     }
     if (t.kind === 'op') {
+      const last = words[words.length - 1];
+      if (windows && t.text === '(' && last && (last.text === '@' || last.text.endsWith('=@'))) {
+        // PowerShell's array `@('a','b')`: its items, the comma list `a,b` (see psAssignment).
+        if (last.text === '@') {
+          words.pop();
+        } else {
+          words[words.length - 1] = { ...last, text: last.text.slice(0, -1) };
+        }
+        psArray = true;
+        continue;
+      }
+      if (psArray && t.text === ')') {
+        psArray = false;
+        continue;
+      }
       if (separators.has(t.text)) {
         flush(t.text);
         continue;
@@ -174,6 +203,37 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
           out.push(withCwd({ path: target.text, op: 'read' }, dir));
         }
         continue;
+      }
+      continue;
+    }
+    if (windows && words.length === 0 && !t.dynamic && t.text.toLowerCase() === 'foreach') {
+      // `foreach ($f in @('a.lua','b.lua')) { Get-Content $f }`: read as `$f = 'a.lua,b.lua'` then
+      // the body, where a file cmdlet takes the comma list as the files it names.
+      const open = tokens[i + 1];
+      const v = tokens[i + 2];
+      const kw = tokens[i + 3];
+      if (open?.kind === 'op' && open.text === '(' && v?.kind === 'word' && /^\$[A-Za-z_]\w*$/.test(v.text) && kw?.kind === 'word' && kw.text.toLowerCase() === 'in') {
+        words.push({ kind: 'word', text: v.text, dynamic: true }, { kind: 'word', text: '=', dynamic: false });
+        foreachList = true;
+        i += 3;
+        continue;
+      }
+    }
+    if (windows && words.length === 0 && t.dynamic) {
+      const m = /^(\$[A-Za-z_]\w*)(?:=([^]*))?$/.exec(t.text);
+      const next = tokens[i + 1];
+      if (m && (m[2] !== undefined || (next?.kind === 'word' && next.text === '='))) {
+        // The name a PowerShell assignment sets is no reference to its old value: only the value is put in.
+        const value = m[2] === undefined || m[2] === '' || vars.size === 0 ? m[2] : withVariables({ kind: 'word', text: m[2], dynamic: true }, vars, patternVars).text;
+        words.push(value === undefined ? t : { kind: 'word', text: `${m[1]}=${value}`, dynamic: true });
+        continue;
+      }
+    }
+    if (foreachList && t.text.startsWith('{')) {
+      foreachList = false;
+      flush(';');
+      if (t.text.length > 1) {
+        words.push({ ...t, text: t.text.slice(1) });
       }
       continue;
     }
@@ -225,6 +285,39 @@ function isAssignments(words: readonly Word[]): boolean {
     }
   }
   return true;
+}
+
+/**
+ * A PowerShell assignment, `$name = value` or `$name=value` (one word): the name and the words of
+ * the value (an array `@('a','b')` reads as the comma list `a,b`).
+ */
+function psAssignment(words: readonly Word[]): { name: string; value: Word[] } | undefined {
+  const m = words[0] ? /^\$([A-Za-z_]\w*)(?:=([^]*))?$/.exec(words[0].text) : null;
+  if (!m) {
+    return undefined;
+  }
+  let value: Word[];
+  if (m[2] !== undefined) {
+    value = m[2] === '' ? words.slice(1) : [{ kind: 'word', text: m[2], dynamic: computed.test(m[2]) }, ...words.slice(1)];
+  } else if (words[1]?.text === '=' && !words[1].dynamic) {
+    value = words.slice(2);
+  } else {
+    return undefined;
+  }
+  return { name: m[1]!, value };
+}
+
+/**
+ * The value of a PowerShell assignment when it is a literal: a string, or a list (`'a', 'b'`).
+ * A bare cmdlet name runs the cmdlet (`$d = Get-Date`); the tokens no longer say what was
+ * quoted, so a Verb-Noun word is taken for one.
+ */
+function psLiteral(value: readonly Word[]): string | undefined {
+  if (value.length === 0 || value.some((w) => w.dynamic) || value.slice(0, -1).some((w) => !w.text.endsWith(','))) {
+    return undefined;
+  }
+  const text = value.map((w) => w.text).join('');
+  return /^[A-Za-z]+-[A-Za-z]+$/.test(text) ? undefined : text;
 }
 
 /** A word with the script's literal variables put in (still computed if anything else is). */

@@ -283,6 +283,15 @@ void describe('PowerShell (Codex on Windows)', () => {
     // cmd.exe run from the PowerShell command line: its command is the rest.
     ['cmd /c type apps\\web\\badge.tsx', ['read:apps\\web\\badge.tsx']],
     ['cmd.exe /C type a.txt', ['read:a.txt']],
+    // Variables: a file read into one (the script prints what it wants of it), a path set in one.
+    ['$lines = Get-Content Script/UI02.lua; for ($i=1; $i -le 3; $i++) { $lines[$i-1] }', ['read:Script/UI02.lua']],
+    ["$p='Script\\A.lua'; $l=Get-Content -LiteralPath $p -Encoding UTF8; $p='Script\\B.lua'; $l=Get-Content -LiteralPath $p", ['read:Script\\A.lua', 'read:Script\\B.lua']],
+    ['$d=\'src\'; $f="$d\\x.lua"; gc $f', ['read:src\\x.lua']],
+    ['$x = Get-Date; Get-Content $x', []],
+    // foreach over a literal array: the files its body reads.
+    ["$files=@('a.lua','b.lua'); foreach($p in $files){ $l=Get-Content -LiteralPath $p; 1..4 | % { $l[$_] } }", ['read:a.lua', 'read:b.lua']],
+    ["foreach ($n in @('A.csv', 'B.csv')) { Get-Content $n | Select-String -Pattern x }", ['read:A.csv', 'read:B.csv']],
+    ['foreach ($f in Get-ChildItem *.lua) { Get-Content $f }', []],
   ];
   table('', cases, (cmd) => ops(cmd, win));
   void test('Codex argv for PowerShell and cmd is their script', () => {
