@@ -81,6 +81,42 @@ suite('guard', () => {
     }
   });
 
+  test('an agent writing several files open with unsaved changes at once: one notification, not one per file', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'warn', vscode.ConfigurationTarget.Global);
+    const files = ['burst-a.ts', 'burst-b.ts', 'burst-c.ts'].map((n) => path.join(workspaceDir(), 'src', n));
+    try {
+      await api.ready();
+      await vscode.commands.executeCommand('notifications.clearAll');
+      for (const file of files) {
+        fs.writeFileSync(file, 'export const owner = "me";\n');
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+        const edit = new vscode.WorkspaceEdit();
+        edit.insert(doc.uri, new vscode.Position(1, 0), 'export const mine = "unsaved";\n');
+        await vscode.workspace.applyEdit(edit);
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      // As `sed -i` or a formatter run by the agent would: all at once.
+      for (const file of files) {
+        fs.writeFileSync(file, 'export const owner = "the agent";\n');
+      }
+      await waitFor(async () => (await api.quarantine()).filter((e) => files.includes(e.path)).length === files.length, 10_000, 'the three versions set aside');
+      await vscode.commands.executeCommand('notifications.showList');
+      await uiCheck({ id: 'editor-guard-burst', selector: '.notifications-center .notification-list-item', text: 'Agents wrote 3 times', screenshot: 'editor-guard-burst.png' });
+      await vscode.commands.executeCommand('notifications.hideList');
+    } finally {
+      for (const file of files) {
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
+        if (doc) {
+          await vscode.window.showTextDocument(doc);
+          await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+        }
+        fs.rmSync(file, { force: true });
+      }
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('the quarantine cannot be written: the user is told which file, nothing is left unhandled', async () => {
     const config = vscode.workspace.getConfiguration('agentGuard');
     await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);

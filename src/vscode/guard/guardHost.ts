@@ -10,7 +10,9 @@ import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
 import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair } from './hooksCommands';
 import { describeHookState, needsRepair, type HookState } from '../../core/hooks/state';
 import { writeHookShim } from './hookShim';
+import { batchMessage, noticeBatchMs } from './notices';
 import { QuarantineStore, quarantineScheme, type QuarantineEntry } from './quarantine';
+import { Coalescer } from '../../core/lib/coalescer';
 
 /**
  * The extension's side of the guard: the editor's dirty buffers for the guard services, the
@@ -33,6 +35,9 @@ export class GuardHost extends Disposable {
    */
   private repairChecked = false;
   private installOffered = false;
+  /** Set-aside writes not told about yet: a burst of them gets one notification. */
+  private notices: { entry: QuarantineEntry; message: string; restored: boolean }[] = [];
+  private readonly noticeBurst = this.register(new Coalescer(() => this.tell(), noticeBatchMs));
 
   /** The guard services ask this before every write: is the file open with unsaved changes? */
   readonly dirtyBuffers: DirtyBuffers = {
@@ -60,7 +65,10 @@ export class GuardHost extends Disposable {
     this.register(vscode.workspace.registerTextDocumentContentProvider(quarantineScheme, this.quarantine));
     this.register(vscode.workspace.registerTextDocumentContentProvider(hooksPreviewScheme, this.preview));
     this.editorGuard = this.register(
-      new EditorGuard('warn', this.quarantine, log, (entry, message) => void offerChoice(this.quarantine, entry, message, log)),
+      new EditorGuard('warn', this.quarantine, log, (entry, message, restored) => {
+        this.notices.push({ entry, message, restored });
+        this.noticeBurst.schedule();
+      }),
     );
     const failClosed = (): boolean => this.settings?.['guard.failClosed'] ?? false;
     this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean }) => changeHooks('install', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
@@ -142,6 +150,22 @@ export class GuardHost extends Disposable {
       await vscode.commands.executeCommand(commandIds.uninstallHooks);
     }
     return all;
+  }
+
+  /** One notification for the writes set aside since the last one. */
+  private tell(): void {
+    const batch = this.notices;
+    this.notices = [];
+    if (batch.length === 1) {
+      void offerChoice(this.quarantine, batch[0]!.entry, batch[0]!.message, this.log);
+    } else if (batch.length > 1) {
+      const message = batchMessage(batch.map((b) => ({ name: vscode.workspace.asRelativePath(b.entry.path), restored: b.restored })));
+      void vscode.window.showWarningMessage(message, 'Show Versions…').then((choice) => {
+        if (choice === 'Show Versions…') {
+          void this.showQuarantine();
+        }
+      });
+    }
   }
 
   /** Every version the editor guard set aside: compare, or take it. */
