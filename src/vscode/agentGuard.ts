@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../core/model/finding';
 import { registerCommands } from './commands/register';
-import { affectsUs, readSettings } from './config';
+import { affectsUs, needsRestart, readSettings } from './config';
 import { DiagnosticsPublisher } from './diagnostics';
 import { FindingActions } from './codeActions';
 import { GuardHost } from './guard/guardHost';
@@ -79,9 +79,17 @@ export class AgentGuard extends Disposable implements Services {
     );
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (affectsUs(e)) {
+        if (!affectsUs(e)) {
+          return;
+        }
+        if (needsRestart(e)) {
           this.log.info('[config] settings changed; applying them');
           this.restart();
+        } else {
+          // Only what the views show changed: no need to read every session again.
+          this.liveMs = readSettings(this.log).liveMinutes * 60_000;
+          this.status.update(this.current, this.liveMs);
+          this.view.refresh();
         }
       }),
     );

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { parseSettings, settingsPrefix, type Settings } from '../core/config/settings';
+import { parseSettings, settingKeys, settingsPrefix, viewOnlySettings, type Settings } from '../core/config/settings';
 import type { Logger } from '../core/lib/logger';
 
 /**
@@ -17,4 +17,12 @@ export function readSettings(log: Logger, scope?: vscode.ConfigurationScope): Se
 
 export function affectsUs(e: vscode.ConfigurationChangeEvent): boolean {
   return e.affectsConfiguration(settingsPrefix);
+}
+
+/**
+ * Does the change need the monitors rebuilt? That re-reads every session (tens of seconds on a
+ * large history); a setting that only changes what the views show does not.
+ */
+export function needsRestart(e: vscode.ConfigurationChangeEvent): boolean {
+  return settingKeys.some((k) => !viewOnlySettings.has(k) && e.affectsConfiguration(`${settingsPrefix}.${k}`));
 }

@@ -62,4 +62,24 @@ suite('status bar', () => {
       await waitFor(() => shows(api.status().text, api.findings()), 5000, 'the counts back');
     }
   });
+
+  test('changing how long a session counts as live updates the views without re-reading every session', async () => {
+    const id = 'c0ffee00-0000-4000-8000-000000000011';
+    const file = path.join(claudeProjectDir(), `${id}.jsonl`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, new ClaudeTranscript(id, workspaceDir()).user('one broken line').raw('{broken').lines.join('\n') + '\n');
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    try {
+      const before = await waitFor(() => api.findings().find((f) => f.file === file), 15_000, 'the finding on the session');
+      await config.update('liveMinutes', 7, vscode.ConfigurationTarget.Global);
+      await new Promise((r) => setTimeout(r, 500));
+      await api.ready();
+      // A rebuild reads the session again and makes new findings; a view-only change keeps them.
+      assert.ok(api.findings().includes(before), 'the monitors were rebuilt for a view-only setting');
+    } finally {
+      await config.update('liveMinutes', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(file, { force: true });
+      await waitFor(() => api.findings().every((f) => f.file !== file), 30_000, 'the finding gone with the file');
+    }
+  });
 });

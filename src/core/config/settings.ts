@@ -37,6 +37,9 @@ export const settingKeys = Object.keys(settingsSchema.shape) as SettingKey[];
 
 export const defaultSettings: Settings = settingsSchema.parse({});
 
+/** Settings that change only what the views show (applied without re-reading the sessions). */
+export const viewOnlySettings: ReadonlySet<SettingKey> = new Set<SettingKey>(['liveMinutes']);
+
 export interface SettingsProblem {
   key: string;
   message: string;
