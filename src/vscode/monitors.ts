@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { enabledAgents, ruleConfigFromSettings, type Settings } from '../core/config/settings';
+import { resolveSessionFolder } from '../core/discovery/locations';
 import { AgentGuardError } from '../core/lib/errors';
 import { describeError, scoped, type Logger } from '../core/lib/logger';
 import type { GuardPolicy } from '../core/guard/types';
@@ -113,7 +114,7 @@ export class MonitorScope extends Disposable {
       workspace: folder,
       environment: { home: os.homedir(), env: process.env },
       agents: enabledAgents(settings),
-      extraFolders: settings.sessionFolders,
+      extraFolders: settings.sessionFolders.map((f) => resolveSessionFolder(f, { home: os.homedir(), workspace: folder })),
       config: ruleConfigFromSettings(settings),
       logger: scoped(this.log, 'monitor'),
       watchTree: settings.watchWorkingTree,

@@ -118,3 +118,20 @@ export function isTranscriptName(p: string): boolean {
   // sub-agents' `chats/<parent session id>/<id>.json`.
   return nodePath.basename(p).endsWith('.jsonl') || /[\\/]chats[\\/](?:session-[^\\/]*|[^\\/]+[\\/][^\\/]+)\.json$/.test(p);
 }
+
+/**
+ * A folder from the `agentGuard.sessionFolders` setting as an absolute path. VS Code does not
+ * substitute variables in an extension's settings, and the extension host's working directory
+ * is not the workspace, so `~/…`, `${userHome}`, `${workspaceFolder}` and relative paths are
+ * resolved here: a relative path against the workspace folder the setting applies to.
+ */
+export function resolveSessionFolder(folder: string, where: { home: string; workspace: string }): string {
+  let p = folder.trim();
+  p = p.replace(/\$\{userHome\}/g, where.home).replace(/\$\{workspaceFolder\}/g, where.workspace);
+  if (p === '~') {
+    p = where.home;
+  } else if (p.startsWith('~/') || p.startsWith('~\\')) {
+    p = nodePath.join(where.home, p.slice(2));
+  }
+  return nodePath.resolve(where.workspace, p);
+}
