@@ -32,7 +32,7 @@ export interface AgentGuardApi {
   /** The sockets of the guard services this window runs. */
   guardSockets(): string[];
   /** What the status bar item shows, after any pending update. */
-  status(): { text: string; tooltip: string; renders: number };
+  status(): { text: string; tooltip: string; renders: number; visible: boolean };
 }
 
 /** An editor save counts as the user's change for this long (file watchers report it a little later). */

@@ -1,9 +1,15 @@
 import * as vscode from 'vscode';
+import type { Finding } from '../core/model/finding';
 import type { DiagnosticsPublisher } from './diagnostics';
 import { commandIds, productName } from './ids';
 
 /** The pairing rules `repair` answers (duplicate call ids it refuses to guess about). */
 const repairable = new Set(['orphan-result', 'duplicate-result', 'misplaced-result', 'missing-result']);
+
+/** Can "Repair this session…" answer this finding? (Claude Code and Amplifier transcripts.) */
+export function isRepairable(f: Finding): boolean {
+  return repairable.has(f.rule) && (f.agent === 'claude-code' || f.agent === 'amplifier');
+}
 
 /** Quick fixes on our diagnostics: the same jumps as the commands, plus the read/now diff. */
 export class FindingActions implements vscode.CodeActionProvider {
@@ -40,7 +46,7 @@ export class FindingActions implements vscode.CodeActionProvider {
         action('Show diff: what the session read ↔ the file now', commandIds.showReadDiff);
       }
       action('Show in session timeline', commandIds.showTimeline);
-      if (repairable.has(f.rule) && (f.agent === 'claude-code' || f.agent === 'amplifier')) {
+      if (isRepairable(f)) {
         action('Repair this session…', commandIds.repairSession);
       }
       action('Copy finding as JSON', commandIds.copyFinding);

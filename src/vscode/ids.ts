@@ -19,6 +19,7 @@ export const commandIds = {
   uninstallHooks: 'agentGuard.uninstallHooks',
   hooksStatus: 'agentGuard.hooksStatus',
   showQuarantine: 'agentGuard.showQuarantine',
+  showWatchedFolders: 'agentGuard.showWatchedFolders',
 } as const;
 
 export const viewIds = {

@@ -57,6 +57,8 @@ export class MonitorScope extends Disposable {
   private readonly guardDecided = this.register(new vscode.EventEmitter<GuardDecisionEvent>());
   readonly onDidDecide = this.guardDecided.event;
   readonly ready: Promise<void>;
+  /** The workspace folders this scope watches (none: no folder is open). */
+  readonly folders: readonly string[];
 
   constructor(
     folders: readonly vscode.WorkspaceFolder[],
@@ -68,7 +70,8 @@ export class MonitorScope extends Disposable {
   ) {
     super();
     // Watchers, ledgers and sockets start in the background: activation never waits for them.
-    this.ready = Promise.all(folders.filter((f) => f.uri.scheme === 'file').map((f) => this.startFolder(f.uri.fsPath))).then(() => {
+    this.folders = folders.filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    this.ready = Promise.all(this.folders.map((f) => this.startFolder(f))).then(() => {
       this.predecessor = undefined;
       this.sessionsChanged.fire();
     });

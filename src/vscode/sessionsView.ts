@@ -23,10 +23,9 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   readonly view: vscode.TreeView<SessionNode>;
   private scope: MonitorScope | undefined;
   private readonly pending = this.register(
-    new Coalescer(() => {
-      this.updateMessage();
-      this.changed.fire(undefined);
-    }, 100),
+    // No `view.message`: VS Code hides the welcome content (the empty state, with its
+    // buttons) while a tree view has a message.
+    new Coalescer(() => this.changed.fire(undefined), 100),
   );
 
   constructor(private readonly liveMs: () => number) {
@@ -42,20 +41,6 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   /** Coalesced: a session being read from the start fires many changes. */
   refresh(): void {
     this.pending.schedule();
-  }
-
-  private updateMessage(): void {
-    const scope = this.scope;
-    if (!scope) {
-      this.view.message = undefined;
-      return;
-    }
-    const roots = scope.watchedRoots();
-    // The welcome content says what is watched in general; this says exactly where.
-    this.view.message =
-      scope.sessions().length === 0
-        ? `Watching: ${roots.map((r) => `${agentLabels[r.agent]} ${r.path}${r.exists ? '' : ' (not there yet)'}`).join(' · ')}`
-        : undefined;
   }
 
   getChildren(node?: SessionNode): SessionNode[] {

@@ -16,6 +16,7 @@ export class StatusBar extends Disposable {
   private liveMs = 0;
   /** Times the item was recomputed (the integration tests check a burst is batched). */
   private renders = 0;
+  private visible = true;
 
   constructor() {
     super();
@@ -34,24 +35,38 @@ export class StatusBar extends Disposable {
   }
 
   /** Renders a pending update now, and returns what the item shows (for the integration tests). */
-  current(): { text: string; tooltip: string; renders: number } {
+  current(): { text: string; tooltip: string; renders: number; visible: boolean } {
     this.pending.flush();
-    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '', renders: this.renders };
+    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '', renders: this.renders, visible: this.visible };
   }
 
   private render(): void {
     this.renders++;
     const scope = this.scope;
-    if (!scope) {
+    if (!scope || scope.folders.length === 0) {
+      // No folder open: nothing is watched, so nothing to show (the view says how to start).
       this.item.text = '$(shield)';
-      this.item.tooltip = 'Agent Session Guard: no workspace folder';
+      this.item.tooltip = 'Agent Session Guard: no folder is open, so no agent session is watched';
       this.item.backgroundColor = undefined;
+      this.setVisible(false);
       return;
     }
+    this.setVisible(true);
     const counts = countStatus(scope.sessions(), scope.findings(), Date.now(), this.liveMs);
     const { text, tooltip } = statusText(counts);
     this.item.text = text;
     this.item.tooltip = tooltip;
     this.item.backgroundColor = counts.errors > 0 ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  }
+
+  private setVisible(visible: boolean): void {
+    if (visible !== this.visible) {
+      this.visible = visible;
+      if (visible) {
+        this.item.show();
+      } else {
+        this.item.hide();
+      }
+    }
   }
 }

@@ -15,6 +15,8 @@
 //   --settings FILE.json  merged into the user settings (code-server only; repeatable)
 //   --timeout SECONDS     whole run, default 300 (code-server only)
 //   --keep                keep the run dir and the workspace copy for a post-mortem
+//   --no-folder           open no folder (the window as VS Code starts without one); only
+//                         the suites that check that case run meaningfully (--grep "no folder")
 //   --verbose             stream the workbench and code-server logs
 // Environment: AGS_E2E_SKIP_SETUP=1 skips setup.sh; the driver then needs CODE_SERVER_DIR and
 // CODE_SERVER_NODE from the environment. Screenshots and logs go to test-results/e2e/.
@@ -36,6 +38,7 @@ const { values: opts } = parseArgs({
     settings: { type: 'string', multiple: true, default: [] },
     timeout: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'no-folder': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -106,7 +109,7 @@ try {
     vscodeExecutablePath: mode === 'desktop' ? process.env.VSCODE_EXECUTABLE : mode === 'code-server' ? shim : undefined,
     extensionDevelopmentPath: root,
     extensionTestsPath,
-    launchArgs: [workspace],
+    launchArgs: opts['no-folder'] ? [] : [workspace],
     extensionTestsEnv,
   });
 } catch (err) {

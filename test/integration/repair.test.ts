@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
 import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
-import { waitFor } from './support/ui';
+import { uiCheck, waitFor } from './support/ui';
 
 suite('repair', () => {
   let api: AgentGuardApi;
@@ -36,6 +36,16 @@ suite('repair', () => {
     await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(file), d.range);
     assert.ok(actions.some((a) => a.title === 'Repair this session…'));
+  });
+
+  test('from the command palette, it offers the sessions with a pairing problem', async () => {
+    const picked = vscode.commands.executeCommand<string>('agentGuard.repairSession');
+    try {
+      await uiCheck({ id: 'repair-pick', selector: '.quick-input-widget .monaco-list-row', text: 'Run the checks', screenshot: 'repair-pick.png' });
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    }
+    assert.equal(await picked, 'nothing', 'dismissing the list repairs nothing');
   });
 
   test('repairing shows the diff, keeps a byte-for-byte backup, and the findings go', async () => {

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { agentLabels } from '../../core/model/agent';
 import { findingToJson } from '../../core/model/findingJson';
 import { SnapshotProvider } from '../snapshots';
 import type { Services } from '../services';
@@ -59,4 +60,19 @@ export const showLog = (s: Services) => (): void => {
 
 export const openSettings = () => async (): Promise<void> => {
   await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:agent-session-guard.agent-session-guard');
+};
+
+/**
+ * Where the sessions of this workspace are looked for, exactly (the environment variables and
+ * settings applied); `{ show: false }` only returns the lines (integration tests).
+ */
+export const showWatchedFolders = (s: Services) => async (opts?: unknown): Promise<string[]> => {
+  const lines = (s.scope()?.watchedRoots() ?? []).map((r) => `${agentLabels[r.agent]}: ${r.path}${r.exists ? '' : ' (not there yet)'}`);
+  if (!(typeof opts === 'object' && opts !== null && (opts as { show?: unknown }).show === false)) {
+    await vscode.window.showInformationMessage('Agent Session Guard looks for agent sessions in', {
+      modal: true,
+      detail: lines.length > 0 ? lines.join('\n') : 'no folder: no agent is turned on in the settings.',
+    });
+  }
+  return lines;
 };

@@ -4,7 +4,7 @@ import type { Services } from '../services';
 import { showTimeline } from '../timeline/command';
 import type { TimelinePanels } from '../timeline/panel';
 import { openCall, openFinding, openTranscript, openWorkspaceFile } from './open';
-import { clear, copyFinding, openSettings, recheck, showLog, showReadDiff } from './other';
+import { clear, copyFinding, openSettings, recheck, showLog, showReadDiff, showWatchedFolders } from './other';
 import { repairSession, type RepairPreviews } from './repair';
 
 /** The guard's commands are registered by the GuardHost, which owns what they need. */
@@ -25,6 +25,7 @@ export function registerCommands(s: Services, timelines: TimelinePanels, preview
     [commandIds.openSettings]: openSettings(),
     [commandIds.repairSession]: repairSession(s, previews),
     [commandIds.showTimeline]: showTimeline(s, timelines),
+    [commandIds.showWatchedFolders]: showWatchedFolders(s),
   };
   return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }

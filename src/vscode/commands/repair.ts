@@ -6,7 +6,10 @@ import { applyRepairPlan } from '../../core/repair/apply';
 import { editLine, summarize } from '../../core/repair/plan';
 import { planRepair } from '../../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired } from '../../io/repairFile';
+import { agentLabels } from '../../core/model/agent';
+import { isRepairable } from '../codeActions';
 import { repairPreviewScheme } from '../ids';
+import { relativeTime } from '../sessionsView';
 import type { Services } from '../services';
 import { asFinding, asSessionFile } from './findingArg';
 
@@ -48,6 +51,32 @@ export class RepairPreviews implements vscode.TextDocumentContentProvider {
 }
 
 /**
+ * From the command palette: the sessions with a pairing problem repair can fix, most recent
+ * first; or a message saying there is none.
+ */
+async function pickRepairable(s: Services): Promise<string | undefined> {
+  const scope = s.scope();
+  const candidates = (scope?.sessions() ?? [])
+    .map((session) => ({ session, problems: scope?.findingsFor(session.file).filter(isRepairable).length ?? 0 }))
+    .filter((c) => c.problems > 0)
+    .sort((a, b) => b.session.lastActivity - a.session.lastActivity);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage('No session of this workspace has a pairing problem to repair.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    candidates.map(({ session, problems }) => ({
+      label: session.title ?? session.firstPrompt ?? session.sessionId,
+      description: `${agentLabels[session.agent]} · ${problems} pairing problem${problems === 1 ? '' : 's'} · ${relativeTime(session.lastActivity)}`,
+      detail: session.file,
+      file: session.file,
+    })),
+    { placeHolder: 'Repair which session? (the change is shown as a diff first)', matchOnDescription: true, matchOnDetail: true },
+  );
+  return pick?.file;
+}
+
+/**
  * Repair this session…: plan the repair with the same planner as `agent-guard repair`, show
  * the original against the repaired transcript, and write only after the user confirms
  * (the original is saved beside it first, byte for byte).
@@ -56,9 +85,8 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
   // Automation (and the integration tests) can pass { confirm: false } to skip the dialogs;
   // the diff is still shown and a backup is still saved.
   const ask = !(typeof opts === 'object' && opts !== null && (opts as { confirm?: unknown }).confirm === false);
-  const file = asFinding(arg)?.file ?? asSessionFile(arg) ?? (typeof arg === 'string' ? arg : undefined);
+  const file = asFinding(arg)?.file ?? asSessionFile(arg) ?? (typeof arg === 'string' ? arg : undefined) ?? (await pickRepairable(s));
   if (!file) {
-    void vscode.window.showInformationMessage('Choose a session or a finding to repair.');
     return 'nothing';
   }
   const name = nodePath.basename(file);

@@ -80,3 +80,25 @@ void test('the extension is a workspace extension that activates lazily, and shi
   assert.equal(manifest.main, './dist/extension.js');
   assert.equal(manifest.bin['agent-guard'], 'dist/cli.js');
 });
+
+void test('with no folder open, the commands that need one are not in the palette and the view says to open one', () => {
+  const m = manifest as unknown as {
+    contributes: { menus: { commandPalette: { command: string; when: string }[]; 'view/title': { command: string; when: string }[] }; viewsWelcome: { when: string; contents: string }[] };
+  };
+  const palette = new Map(m.contributes.menus.commandPalette.map((i) => [i.command, i.when]));
+  for (const id of [commandIds.recheck, commandIds.clear, commandIds.showTimeline, commandIds.repairSession, commandIds.installHooks, commandIds.uninstallHooks, commandIds.hooksStatus, commandIds.showWatchedFolders]) {
+    const when = palette.get(id);
+    assert.ok(when === 'false' || /workspaceFolderCount != 0/.test(when ?? ''), `${id}: ${when}`);
+  }
+  for (const item of m.contributes.menus['view/title']) {
+    if (item.command !== commandIds.openSettings) {
+      assert.match(item.when, /workspaceFolderCount != 0/, item.command);
+    }
+  }
+  const noFolder = m.contributes.viewsWelcome.filter((w) => /workspaceFolderCount == 0/.test(w.when));
+  assert.equal(noFolder.length, 1);
+  assert.match(noFolder[0]!.contents, /\(command:vscode\.openFolder\)/);
+  for (const w of m.contributes.viewsWelcome.filter((x) => x !== noFolder[0])) {
+    assert.match(w.when, /workspaceFolderCount != 0/, `welcome "${w.contents.slice(0, 40)}…" shows only with a folder open`);
+  }
+});
