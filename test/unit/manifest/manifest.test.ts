@@ -102,3 +102,13 @@ void test('with no folder open, the commands that need one are not in the palett
     assert.match(w.when, /workspaceFolderCount != 0/, `welcome "${w.contents.slice(0, 40)}…" shows only with a folder open`);
   }
 });
+
+void test('in Restricted Mode a workspace cannot weaken the guard or redirect it through its own settings', () => {
+  const trust = (manifest as unknown as { capabilities: { untrustedWorkspaces: { supported: unknown; restrictedConfigurations?: string[] } } }).capabilities.untrustedWorkspaces;
+  assert.equal(trust.supported, 'limited');
+  const restricted = new Set(trust.restrictedConfigurations ?? []);
+  const free = new Set(['liveMinutes', 'stalledCallMinutes']);
+  for (const key of settingKeys) {
+    assert.equal(restricted.has(`${settingsPrefix}.${key}`), !free.has(key), `${settingsPrefix}.${key}`);
+  }
+});
