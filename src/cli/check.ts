@@ -7,6 +7,7 @@ import type { CheckedFile } from '../io/checkFile';
 import { checkFiles, defaultJobs } from '../io/checkPool';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
+import { allRoots } from '../core/discovery/locations';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
 import { renderSarif } from './output/sarif';
@@ -125,7 +126,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(renderJson(findings, summary));
       break;
     case 'sarif':
-      io.stdout.write(renderSarif(findings, allRules, version));
+      io.stdout.write(renderSarif(findings, allRules, version, summary.problems));
       break;
     case 'text':
       io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length, found.problems.length));
@@ -139,6 +140,11 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   }
   if (results.length === 0 && targets.length > 0) {
     io.stderr.write('agent-guard: no transcripts found in the given paths\n');
+  } else if (results.length === 0 && args.values.workspace !== undefined) {
+    // Said, not failed: a project may have no session yet. But a wrong HOME or
+    // CLAUDE_CONFIG_DIR in CI looks exactly like this, so say where it looked.
+    const where = allRoots({ home: io.home, env: io.env }).flatMap((r) => r.roots.map((d) => displayFile(d, io.cwd)));
+    io.stderr.write(`agent-guard: no sessions of ${displayFile(nodePath.resolve(io.cwd, args.values.workspace), io.cwd) || '.'} found (looked in ${where.join(', ')})\n`);
   }
   return errors > 0 ? exitCodes.findings : exitCodes.ok;
 }

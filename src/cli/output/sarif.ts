@@ -5,7 +5,11 @@ import type { Finding, Severity } from '../../core/model/finding';
 const level: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
 /** SARIF 2.1.0 log (https://docs.oasis-open.org/sarif/sarif/v2.1.0/): one run, one result per finding. */
-export function renderSarif(findings: readonly Finding[], rules: readonly RuleModule[], version: string): string {
+/**
+ * `problems`: paths that could not be read. They go into the run's invocation, so that a log
+ * uploaded to code scanning does not pass for a complete run (`check` exits 2 on them).
+ */
+export function renderSarif(findings: readonly Finding[], rules: readonly RuleModule[], version: string, problems: readonly { path: string; message: string }[] = []): string {
   const ruleIndex = new Map(rules.map((r, i) => [r.meta.id, i]));
   const extraRules = [...new Set(findings.map((f) => f.rule).filter((id) => !ruleIndex.has(id)))];
   const descriptors = [
@@ -33,6 +37,20 @@ export function renderSarif(findings: readonly Finding[], rules: readonly RuleMo
             rules: descriptors,
           },
         },
+        invocations: [
+          {
+            executionSuccessful: problems.length === 0,
+            ...(problems.length > 0
+              ? {
+                  toolExecutionNotifications: problems.map((p) => ({
+                    level: 'error',
+                    message: { text: p.message },
+                    locations: [{ physicalLocation: { artifactLocation: { uri: uri(p.path) } } }],
+                  })),
+                }
+              : {}),
+          },
+        ],
         results: findings.map((f) => ({
           ruleId: f.rule,
           ruleIndex: ruleIndex.get(f.rule),

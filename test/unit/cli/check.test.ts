@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { inputHash } from '../../../src/core/lib/hash';
@@ -63,6 +64,22 @@ void describe('agent-guard check', () => {
     assert.equal(res.level, 'error');
     assert.deepEqual(res.locations[0]!.physicalLocation.region, { startLine: 11, startColumn: 380, endLine: 11, endColumn: 392 });
     assert.match(res.locations[0]!.physicalLocation.artifactLocation.uri, /^file:\/\/\/.*rejections-codex_with_escalation\.jsonl$/);
+    assert.deepEqual((run as unknown as { invocations: unknown[] }).invocations, [{ executionSuccessful: true }]);
+  });
+
+  void test('--format sarif: a path that could not be read makes the run unsuccessful, with a notification on it', () => {
+    const missing = path.join(tmp, 'nope.jsonl');
+    const r = cli(['check', '--format', 'sarif', missing, codexBroken]);
+    assert.equal(r.code, 2);
+    const run = (JSON.parse(r.stdout) as { runs: { invocations: { executionSuccessful: boolean; toolExecutionNotifications: { level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[]; results: unknown[] }[] }).runs[0]!;
+    assert.equal(run.results.length, 2, 'the readable file is still reported');
+    const inv = run.invocations[0]!;
+    assert.equal(inv.executionSuccessful, false);
+    assert.equal(inv.toolExecutionNotifications.length, 1);
+    const n = inv.toolExecutionNotifications[0]!;
+    assert.equal(n.level, 'error');
+    assert.match(n.message.text, /no such file or directory/);
+    assert.equal(n.locations[0]!.physicalLocation.artifactLocation.uri, pathToFileURL(missing).href);
   });
 
   void test('--rule sets a severity or turns a rule off', () => {
@@ -141,6 +158,16 @@ void describe('agent-guard check', () => {
     } finally {
       chmodSync(path.join(dir, 'locked'), 0o755);
     }
+  });
+
+  void test('--workspace with no session found: exit 0, but it says where it looked (a wrong HOME in CI looks the same)', () => {
+    const ws = path.join(tmp, 'fresh-project');
+    mkdirSync(ws, { recursive: true });
+    const claudeDir = path.join(tmp, 'no-claude-here');
+    const r = cli(['check', '--workspace', ws], { env: { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: path.join(tmp, 'no-codex'), HOME: tmp } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /no problems \(0 transcripts checked\)/);
+    assert.match(r.stderr, /^agent-guard: no sessions of .*fresh-project found \(looked in .*no-claude-here[\\/]projects, .*no-codex[\\/]sessions, .*\.gemini[\\/]tmp, .*\.amplifier[\\/]projects\)\n$/);
   });
 
   void test('--workspace finds the sessions of a workspace in the agents’ folders', () => {
