@@ -35,7 +35,16 @@ export async function writeRepaired(file: string, original: Uint8Array, repaired
   const mode = stat.mode & 0o7777;
   const dir = backupDir ?? nodePath.dirname(file);
   if (backupDir !== undefined) {
-    await fsp.mkdir(backupDir, { recursive: true });
+    try {
+      await fsp.mkdir(backupDir, { recursive: true });
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'EEXIST' || code === 'ENOTDIR') {
+        // Else the message would be "EEXIST" about the transcript, which is not what is wrong.
+        throw new AgentGuardError('refused', `the backup folder ${backupDir} is not a folder`);
+      }
+      throw e;
+    }
   }
   const backup = await createExclusive(nodePath.join(dir, `${nodePath.basename(file)}.bak-${stamp(new Date())}`), original, mode);
   const saved = await fsp.readFile(backup);

@@ -160,6 +160,16 @@ void describe('agent-guard repair --write', () => {
     assert.equal(backups(file).length, 1);
   });
 
+  void test('--backup-dir naming a file: refused, naming that file, and nothing written', () => {
+    const file = copy(race);
+    const notDir = path.join(path.dirname(file), 'afile');
+    writeFileSync(notDir, 'x');
+    const r = cli(['repair', '--write', '--backup-dir', notDir, file], { env: env() });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^agent-guard: refusing to write .*session\.jsonl: the backup folder .*afile is not a folder\n$/);
+    assert.equal(readFileSync(file, 'utf8'), race);
+  });
+
   void test('--live-seconds sets the window', () => {
     const file = copy(race);
     const r = cli(['repair', '--write', '--live-seconds', '7200', file], { env: env() });
