@@ -36,7 +36,32 @@ interface HookArgs {
 
 const writeOps = new Set(['write', 'edit', 'create', 'delete']);
 
+export const hookUsage = `Usage: agent-guard hook --agent claude|codex|gemini|copilot [--fail-closed] < PAYLOAD
+
+The guard hook itself, as the agents run it before and after each tool call (\`agent-guard hooks
+install\` puts it in their settings). It reads the agent's hook payload (JSON) on stdin, asks the
+guard service of the file's workspace (the extension, or \`agent-guard watch\`) whether the
+session may write the files now, and answers in the agent's own format.
+
+Options:
+  --agent NAME     the agent whose payload and answer format to use
+  --fail-closed    deny a write when no guard service answers in time (default: allow it,
+                   with a note to the agent); also AGENT_GUARD_FAIL_CLOSED=1
+  -h, --help       show this help
+
+Environment: AGENT_GUARD_TIMEOUT_MS, how long to wait for the service (default ${defaultTimeoutMs});
+AGENT_GUARD_DIR, the folder of the guard's sockets and ledgers.
+
+Exit status: 0 allowed (or a warning for the model), 2 denied (the reason on stderr and, in the
+agent's format, on stdout), 1 the input was not a hook payload (the agents go on).
+`;
+
 export async function runHookCommand(argv: string[], io: HookIo): Promise<number> {
+  // Only these exact words: any other argument is ignored, since a hook must never fail on its argv.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(hookUsage);
+    return 0;
+  }
   const answer = await hook(argv, io);
   if (answer.stdout) {
     io.stdout.write(answer.stdout);

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import { Emitter, type Event } from '../core/lib/event';
 import { checkUsage, runCheck } from './check';
-import { runHookCommand } from './hook';
+import { hookUsage, runHookCommand } from './hook';
 import { hooksUsage, runHooks } from './hooks';
 import { repairUsage, runRepair } from './repair';
 import { runWatch, watchUsage } from './watch';
@@ -21,6 +21,7 @@ Commands:
                            install the guard hook into the agents' settings of a workspace
   hook                     the guard hook itself, as agents run it (reads the hook's JSON on stdin)
   help                     show this help
+  --version                print the version
 
 Run 'agent-guard <command> --help' for a command's options.
 `;
@@ -35,6 +36,8 @@ function usageFor(command: string | undefined): string {
       return repairUsage;
     case 'hooks':
       return hooksUsage;
+    case 'hook':
+      return hookUsage;
     default:
       return "Run 'agent-guard help' for usage.\n";
   }

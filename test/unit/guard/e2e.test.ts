@@ -14,7 +14,7 @@ import { GuardService } from '../../../src/io/guard/service';
 import { ledgerPathFor, socketPathFor } from '../../../src/io/guard/socketPath';
 import { seedsRace } from '../repair/cases';
 import { ClaudeTranscript } from '../support/claude';
-import { spawnCli } from '../support/cli';
+import { cli, spawnCli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
 import { sleep, waitFor } from '../support/wait';
 import { GuardEnv, payloads, runHook } from './support/guardEnv';
@@ -419,6 +419,20 @@ void describe('guard hook end to end', () => {
     // Events the guard has nothing to do with pass silently.
     const other = await g.hook({ session_id: 's', cwd: g.workspace, hook_event_name: 'SessionStart', source: 'startup' }, ['--agent', 'claude']);
     assert.deepEqual([other.code, other.stdout, other.stderr], [0, '', '']);
+  });
+
+  void test('--help: the hook says what it is and how agents run it, without reading stdin; the CLI says so too', async () => {
+    for (const args of [['--help'], ['--agent', 'claude', '-h']]) {
+      const r = await runHook('', args);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^Usage: agent-guard hook --agent claude\|codex\|gemini\|copilot \[--fail-closed\] < PAYLOAD\n/);
+      assert.match(r.stdout, /Exit status: 0 allowed/);
+      assert.equal(r.stderr, '');
+    }
+    const viaCli = cli(['hook', '--help']);
+    assert.equal(viaCli.code, 0);
+    assert.match(viaCli.stdout, /^Usage: agent-guard hook /);
+    assert.match(cli(['help']).stdout, /\n {2}--version {16}print the version\n/);
   });
 
   void test('the ledger is persisted as JSONL (mode 0600) next to the socket', async () => {
