@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
@@ -99,6 +99,8 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
       try {
         if (plan.after === undefined) {
           rmSync(file, { force: true });
+          // The folder install made for it goes too, if nothing else is in it.
+          removeIfEmpty(nodePath.dirname(file));
         } else {
           mkdirSync(nodePath.dirname(file), { recursive: true });
           writeFileSync(file, plan.after);
@@ -196,5 +198,13 @@ export function hookScriptPath(): string {
     if (nodePath.dirname(d) === d) {
       return beside;
     }
+  }
+}
+
+function removeIfEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty (or already gone): left as it is
   }
 }

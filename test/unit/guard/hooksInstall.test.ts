@@ -206,6 +206,8 @@ void describe('agent-guard hooks', () => {
     assert.equal(readFileSync(claudeFile, 'utf8'), originals['commented'], 'the original bytes');
     assert.equal(existsSync(path.join(ws, '.gemini', 'settings.json')), false, 'a file we created goes again');
     assert.equal(existsSync(path.join(ws, '.codex', 'hooks.json')), false);
+    assert.equal(existsSync(path.join(ws, '.codex')), false, 'and so does the folder install made for it');
+    assert.equal(existsSync(path.join(ws, '.claude')), true, 'a folder that holds other files stays');
   });
 
   void test('a broken settings file is reported and left alone; bad flags are usage errors', async () => {
