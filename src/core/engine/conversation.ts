@@ -14,6 +14,8 @@ export interface MessageRecord {
   results: ResultRecord[];
   /** User text (a prompt, meta or an interrupt note) arrived in this message. */
   textAt?: Span;
+  /** What that text hangs from (Claude Code's `parentUuid`), which may be another branch than the message's results. */
+  textParentUuid?: string | null;
   /** A prompt a person sent, as opposed to tool chatter. */
   promptAt?: Span;
   timestamp?: string;
@@ -146,7 +148,10 @@ export class Conversation {
       // Delivered with the results: the results that follow are still in place.
       return;
     }
-    message.textAt ??= e.at;
+    if (message.textAt === undefined) {
+      message.textAt = e.at;
+      message.textParentUuid = e.parentUuid;
+    }
     if (e.prompt) {
       message.promptAt ??= e.at;
     }

@@ -125,7 +125,9 @@ export const misplacedResult = defineRule({
           return;
         }
         const textAt = rec.message.textAt;
-        if (textAt && textAt.line < rec.result.at.line && textAt.line < runningFrom) {
+        // Text the tree hangs on another branch (a second execution's prompt, hung from its own
+        // turn's end) was never in the request that carried this result.
+        if (textAt && textAt.line < rec.result.at.line && textAt.line < runningFrom && followsCall(branches, rec.message.textParentUuid, call.call)) {
           ctx.report({ ...common, messageId: 'afterText', data: { ...data, betweenLine: textAt.line } });
         }
       },

@@ -91,6 +91,23 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5, 4]);
   });
 
+  void test('Claude Code: the next prompt of one execution, hung from its turn’s end, is not text before the other execution’s result', () => {
+    // The shape of a real 2.1.88 session (ahmedarafa994/eq-prediction 3ecfe023, lines 286–293):
+    // the prompt hangs from the other run's closing `system` record, the result from its call.
+    const t = new ClaudeTranscript().user('start').call('m1', A, 'Bash', { command: 'ls' });
+    // The other run's turn ends (its closing record is a chain link, like `turn_duration`).
+    t.from(t.uuidAt(1)).say('m2', 'the other run is done').attachment();
+    t.from(t.uuidAt(2)).result(A, 'a.txt').call('m3', B, 'Bash', { command: 'npm test' });
+    t.from(t.uuidAt(4)).user('that makes sense, go on');
+    t.from(t.uuidAt(6)).result(B, 'ok');
+    const found = every(t.text());
+    assert.ok(!found.some((f) => f.startsWith('misplaced-result')), found.join(' '));
+    // The same prompt on the call's branch was sent before the result: reported.
+    const one = new ClaudeTranscript().user('start').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a.txt').call('m3', B, 'Bash', { command: 'npm test' });
+    one.user('that makes sense, go on').from(one.uuidAt(4)).result(B, 'ok');
+    assert.ok(every(one.text()).includes('misplaced-result:afterText@6'), every(one.text()).join(' '));
+  });
+
   void test('Claude Code: a turn hung from the progress output of a call that then died is a missing result, not an overlap', () => {
     const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A).bashProgress(A);
     t.say('m2', 'moving on').user('thanks').say('m3', 'ok');
