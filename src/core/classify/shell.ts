@@ -42,7 +42,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -832,6 +832,20 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       const files = operands(args, ['-F', '-v', '-f']).slice(args.some((a) => a.text === '-f') ? 0 : 1);
       if (files.length === 1) {
         read(files[0]!);
+      }
+      return undefined;
+    }
+    case 'touch': {
+      // `touch f` makes f, empty, when it is not there: a file the session made is its own
+      // (its later patch of nothing but added lines is no write to an unread file). Of a file
+      // that was there it changes only the times; which one it was, the command does not say.
+      if (args.some((a) => a.text === '-c' || a.text === '--no-create' || /^-[a-z]*c/.test(a.text))) {
+        return undefined;
+      }
+      for (const w of operands(args, ['-d', '-t', '-r', '--date', '--reference'])) {
+        if (literal(w)) {
+          push({ path: w.text, op: 'write' });
+        }
       }
       return undefined;
     }

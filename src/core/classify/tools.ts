@@ -10,7 +10,8 @@ interface ToolSpec {
   category: ToolCategory;
   /** Input fields holding one path each. */
   /** `createdWhenEmpty`: the input field (a dotted path) whose empty string makes the call a creation. */
-  paths?: { field: string; op: AccessOp; existed?: boolean; createdWhenEmpty?: string }[];
+  /** `window`: this field's own read window, where a tool's older builds named things differently. */
+  paths?: { field: string; op: AccessOp; existed?: boolean; createdWhenEmpty?: string; window?: ToolSpec['window'] }[];
   /** Input field holding a list of paths (Copilot's `editFiles.files`). */
   pathList?: { field: string; op: AccessOp };
   /** Input field holding a shell command (string or argv array). */
@@ -97,7 +98,15 @@ const codex: Record<string, ToolSpec> = {
 };
 
 const gemini: Record<string, ToolSpec> = {
-  read_file: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'start_line', limit: 'end_line' } },
+  read_file: {
+    category: 'read',
+    paths: [
+      { field: 'file_path', op: 'read' },
+      // Builds of 2025 and early 2026: `absolute_path`, with a 0-based `offset` and a `limit`.
+      { field: 'absolute_path', op: 'read', window: { offset: 'offset', limit: 'limit', zeroBased: true } },
+    ],
+    window: { offset: 'start_line', limit: 'end_line' },
+  },
   write_file: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
   replace: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
   // Older builds and third-party samples call the edit tool edit_file.
@@ -160,8 +169,9 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
           if (p.existed && !created) {
             a.existed = true;
           }
-          if (spec.window && p.op === 'read') {
-            const lines = readWindow(obj, spec.window);
+          const window = p.window ?? spec.window;
+          if (window && p.op === 'read') {
+            const lines = readWindow(obj, window);
             if (lines) {
               a.lines = lines;
             }

@@ -20,6 +20,10 @@ function table(label: string, rows: readonly [string, string[]][], show: (cmd: s
 void describe('shell classification', () => {
   const cases: [string, string[]][] = [
     ['cat src/a.ts', ['read:src/a.ts']],
+    // touch makes an empty file the session's own (not with -c, which creates nothing).
+    ['mkdir -p pkg/http && touch pkg/http/routes.go pkg/http/http.go', ['write:pkg/http/routes.go', 'write:pkg/http/http.go']],
+    ['touch -d 2020-01-01 a.go', ['write:a.go']],
+    ['touch -c a.go', []],
     ['cat -n a b', ['read:a', 'read:b']],
     ["sed -n '10,40p' src/a.ts", ['read:src/a.ts#10+31']],
     // rtk runs the command and trims its output for the model.
@@ -423,6 +427,13 @@ void describe('tool tables', () => {
       { path: '/w/src/server.py', op: 'read' },
       { path: '/w/cli.py', op: 'read', viaShell: true },
     ]);
+  });
+
+  void test('Gemini CLI read_file: file_path with start_line/end_line, and older builds’ absolute_path with a 0-based offset and a limit', () => {
+    const g = (input: unknown): unknown => classifyToolCall('gemini', 'read_file', input, 'C:\\w').accesses;
+    assert.deepEqual(g({ file_path: 'C:\\w\\src\\App.jsx', start_line: 10, end_line: 19 }), [{ path: 'C:\\w\\src\\App.jsx', op: 'read', lines: { start: 10, count: 10 } }]);
+    assert.deepEqual(g({ absolute_path: 'C:\\w\\src\\App.jsx' }), [{ path: 'C:\\w\\src\\App.jsx', op: 'read' }]);
+    assert.deepEqual(g({ absolute_path: 'C:\\w\\src\\App.jsx', offset: 100, limit: 50 }), [{ path: 'C:\\w\\src\\App.jsx', op: 'read', lines: { start: 101, count: 50 } }]);
   });
 
   void test('Desktop Commander (an MCP server): read_file windows, read_multiple_files, write_file, edit_block', () => {

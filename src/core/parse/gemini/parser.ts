@@ -464,7 +464,7 @@ function locate(raw: RawLine, key: string, value: string, from: number): Span | 
 /** The path as the call spelled it, searched from the call's own position in the line. */
 function pathSpan(raw: RawLine, args: unknown, absolute: string, from: number): Span | undefined {
   if (isRecord(args)) {
-    for (const key of ['file_path', 'dir_path', 'path']) {
+    for (const key of ['file_path', 'absolute_path', 'dir_path', 'path']) {
       const v = args[key];
       if (typeof v === 'string') {
         return locate(raw, key, v, from) ?? valueSpan(raw, v, key);
