@@ -182,6 +182,19 @@ ruleTester(writeBeforeRead, {
       })(),
     },
     {
+      // So does 2.1.88's side-question agent (`agent-aside_question-*`): any sub-agent file that
+      // begins at a compaction, whatever its name.
+      name: "Claude Code: an edit in a side-question agent's copy of a session, from its last compaction on",
+      input: (() => {
+        const t = new ClaudeTranscript();
+        t.sidechain = true;
+        return [
+          JSON.stringify({ parentUuid: null, logicalParentUuid: 'aaaaaaaa-main-4000-8000-000000000853', isSidechain: true, type: 'system', subtype: 'compact_boundary', agentId: 'aside_question-03df', sessionId: 's1', uuid: 'b1', content: 'Conversation compacted' }) + '\n',
+          JSON.stringify({ parentUuid: 'b1', isSidechain: true, type: 'user', agentId: 'aside_question-03df', sessionId: 's1', uuid: 'u2', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation…' } }) + '\n',
+        ].join('') + t.from('u2').edit('m1', A, f, v1, 'two', '2').text();
+      })(),
+    },
+    {
       // Claude Code 1.0.x wrote no compact_boundary: a session continued after a compaction is a
       // new file whose first message is the summary, as a root; its reads are in the old file.
       name: 'Claude Code 1.0.x: an edit in a file that starts with the compaction summary',

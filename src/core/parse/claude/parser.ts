@@ -865,7 +865,11 @@ class ClaudeParser implements FormatParser {
     const logicalParent = value['logicalParentUuid'];
     if (isSystemLine(value) && value.subtype === 'compact_boundary') {
       const reset: ResetEvent = { kind: 'reset', at: lineSpan(raw), reason: 'compaction' };
-      if (this.compactHelper && !this.answered) {
+      // The compaction helper's copy of a session, and any other sub-agent file that begins at a
+      // compaction (2.1.88's side-question agents, `agent-aside_question-*`, copy the session
+      // from its last one): the history before it is in the session's own file. (A main file
+      // that starts so is judged on what it holds: see write-before-read's tests.)
+      if ((this.compactHelper || (!this.started && this.sidechainFile === true)) && !this.answered) {
         reset.elsewhere = true;
       }
       // Past chain-only lines (a hook's attachment, a system note), as a record's parent is.
