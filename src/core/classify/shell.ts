@@ -265,7 +265,12 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
  * the value piped to `Set-Content -Path` or `Out-File`.
  */
 function withoutHereStrings(command: string): string {
-  return command.includes("@'") || command.includes('@"') ? command.replace(/@(['"])\r?\n[\s\S]*?\r?\n\1@/g, 'here-string') : command;
+  if (!command.includes("@'") && !command.includes('@"')) {
+    return command;
+  }
+  // One piped to Python is its script (`@' … '@ | python -`): a heredoc to it, as in bash.
+  const piped = command.replace(/@(['"])\r?\n([\s\S]*?)\r?\n\1@[ \t]*\|[ \t]*((?:python[0-9.]*|py)(?:\.exe)?)[ \t]+-(?=[\s;]|$)/gi, (_, _q: string, body: string, py: string) => `${py} - <<'AGENT_GUARD_PS'\n${body}\nAGENT_GUARD_PS`);
+  return piped.replace(/@(['"])\r?\n[\s\S]*?\r?\n\1@/g, 'here-string');
 }
 
 /**
@@ -714,7 +719,21 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     // transcript, so the file's content becomes unknown to the session, as after `sed -i`.
     const flag = cmd === 'node' ? args.findIndex((a) => a.text === '-e' || a.text === '--eval' || a.text === '-p') : args.findIndex((a) => a.text === '-c');
     const script = flag >= 0 ? args[flag + 1]?.text : heredocs[0] !== undefined && (args.length === 0 || args[0]!.text === '-') ? heredocs[0] : undefined;
-    for (const path of script !== undefined ? scriptWrites(script) : []) {
+    if (script === undefined) {
+      return undefined;
+    }
+    const writes = scriptWrites(script);
+    // A script that prints shows the session what it read, as much as it prints: a look at the
+    // file, as `cat` is. One that reads a file to write it back is a rewrite, as `sed -i` is
+    // (the session saw nothing of it), and one that prints nothing showed nothing.
+    if (cmd !== 'node' && /\bprint\s*\(|\bsys\.stdout\.write\(/.test(script)) {
+      for (const path of scriptReads(script)) {
+        if (!writes.includes(path)) {
+          push({ path, op: 'read' });
+        }
+      }
+    }
+    for (const path of writes) {
       push({ path, op: 'write' });
     }
     return undefined;
@@ -1199,6 +1218,68 @@ function scriptWrites(script: string): string[] {
     }
   }
   return out;
+}
+
+/**
+ * Reads an inline Python script spells out: `open(p)` with no mode or one that only reads
+ * (`'r'`, `'rb'`, `encoding=…`), and `Path(p).read_text()` / `read_bytes()`, where `p` is a
+ * literal (raw or not), a variable set to one, or the variable of a `for` loop over a list of
+ * literals (`for p in ['a.md', 'b.md']:`, or over a variable set to such a list).
+ */
+const scriptReadCalls = [
+  /\bopen\(\s*[rR]?(['"])([^'"\n{}$%]+)\1\s*(?:\)|,\s*(?:mode\s*=\s*)?(['"])[rbtU]*\3|,\s*encoding\s*=)/g,
+  /\bPath\(\s*[rR]?(['"])([^'"\n{}$%]+)\1\s*\)\s*\.\s*(?:read_text|read_bytes)\(/g,
+];
+const scriptReadCallsByName = [
+  /\bopen\(\s*([A-Za-z_]\w*)\s*(?:\)|,\s*(?:mode\s*=\s*)?(['"])[rbtU]*\2|,\s*encoding\s*=)/g,
+  /\bPath\(\s*([A-Za-z_]\w*)\s*\)\s*\.\s*(?:read_text|read_bytes)\(/g,
+];
+
+function scriptReads(script: string): string[] {
+  if (!script.includes('open(') && !script.includes('read_')) {
+    return [];
+  }
+  const out: string[] = [];
+  const add = (path: string | undefined): void => {
+    if (path !== undefined && isRealFile(path) && !out.includes(path)) {
+      out.push(path);
+    }
+  };
+  for (const re of scriptReadCalls) {
+    re.lastIndex = 0;
+    for (let m = re.exec(script); m !== null; m = re.exec(script)) {
+      add(m[2]);
+    }
+  }
+  for (const re of scriptReadCallsByName) {
+    re.lastIndex = 0;
+    for (let m = re.exec(script); m !== null; m = re.exec(script)) {
+      const name = m[1]!;
+      const value = script.includes('=') ? scriptVariables(script, m.index).get(name) : undefined;
+      if (value !== undefined) {
+        add(value);
+      } else {
+        loopValues(script, name, m.index).forEach(add);
+      }
+    }
+  }
+  return out;
+}
+
+/** The literals a `for NAME in …:` before `end` runs over: a list written there, or one a variable was set to. */
+function loopValues(script: string, name: string, end: number): string[] {
+  const before = script.slice(0, end);
+  const loops = [...before.matchAll(new RegExp(`\\bfor\\s+${name}\\s+in\\s+(\\[[^\\]]*\\]|[A-Za-z_]\\w*)\\s*:`, 'g'))];
+  const last = loops[loops.length - 1];
+  if (!last) {
+    return [];
+  }
+  let list = last[1]!;
+  if (!list.startsWith('[')) {
+    const sets = [...before.slice(0, last.index).matchAll(new RegExp(`(?:^|[;\\n])[ \\t]*${list}[ \\t]*=[ \\t]*(\\[[^\\]]*\\])`, 'g'))];
+    list = sets[sets.length - 1]?.[1] ?? '';
+  }
+  return [...list.matchAll(/[rR]?(['"])([^'"\n{}$%]+)\1/g)].map((m) => m[2]!);
 }
 
 /**

@@ -20,6 +20,12 @@ function table(label: string, rows: readonly [string, string[]][], show: (cmd: s
 void describe('shell classification', () => {
   const cases: [string, string[]][] = [
     ['cat src/a.ts', ['read:src/a.ts']],
+    // An inline Python script's reads: a literal, a variable set to one, a loop over a list of them.
+    ["python3 - <<'PY'\nfrom pathlib import Path\nprint(Path('core/AGENT.md').read_text())\nPY", ['read:core/AGENT.md']],
+    ['python3 -c "print(open(\'a.md\').read())"', ['read:a.md']],
+    ["python - <<EOF\nfor f in ['a.py', 'b.py']:\n    print(open(f, encoding='utf-8').read())\nEOF", ['read:a.py', 'read:b.py']],
+    ["python3 - <<'PY'\nsrc = 'in.txt'\ndata = open(src, 'rb').read()\nprint(len(data))\nopen('out.txt', 'w').write(data)\nPY", ['read:in.txt', 'write:out.txt']],
+    ['python3 -c "open(name).read()"', []],
     // touch makes an empty file the session's own (not with -c, which creates nothing).
     ['mkdir -p pkg/http && touch pkg/http/routes.go pkg/http/http.go', ['write:pkg/http/routes.go', 'write:pkg/http/http.go']],
     ['touch -d 2020-01-01 a.go', ['write:a.go']],
@@ -140,8 +146,8 @@ void describe('shell classification', () => {
     ["python3 -c \"p=input(); Path(p).write_text('x')\"", []],
     ["python3 - <<'EOF'\nwith open('log.txt', 'a') as f:\n    f.write('x')\nEOF\n", ['write:log.txt']],
     ["node -e \"require('fs').writeFileSync('dist/v.txt', '1')\"", ['write:dist/v.txt']],
-    // Reads, names built at run time, and scripts in files say nothing.
-    ["python3 -c \"print(open('a.txt').read())\"", []],
+    // Names built at run time, reads of a script that prints nothing, and scripts in files say nothing.
+    ["python3 -c \"import json; d = json.load(open('a.json'))\"", []],
     ["python3 -c \"open(f'{d}/a.txt', 'w').write('x')\"", []],
     ['python3 tools/gen.py --out a.txt', []],
     // Formatters asked to rewrite the files they are named: the session's own writes.
@@ -287,6 +293,8 @@ void describe('PowerShell (Codex on Windows)', () => {
     // cmd.exe run from the PowerShell command line: its command is the rest.
     ['cmd /c type apps\\web\\badge.tsx', ['read:apps\\web\\badge.tsx']],
     ['cmd.exe /C type a.txt', ['read:a.txt']],
+    // A here-string piped to Python is its script.
+    ["@'\nfrom pathlib import Path\npaths=[\n r'C:/Users/u/.codex/AGENTS.md',\n r'C:/Users/u/.codex/core/AGENT.md']\nfor p in paths:\n    print(Path(p).read_text(encoding='utf-8'))\n'@ | python -", ['read:C:/Users/u/.codex/AGENTS.md', 'read:C:/Users/u/.codex/core/AGENT.md']],
     // Variables: a file read into one (the script prints what it wants of it), a path set in one.
     ['$lines = Get-Content Script/UI02.lua; for ($i=1; $i -le 3; $i++) { $lines[$i-1] }', ['read:Script/UI02.lua']],
     ["$p='Script\\A.lua'; $l=Get-Content -LiteralPath $p -Encoding UTF8; $p='Script\\B.lua'; $l=Get-Content -LiteralPath $p", ['read:Script\\A.lua', 'read:Script\\B.lua']],
