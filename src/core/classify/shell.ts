@@ -1197,23 +1197,34 @@ const scriptAssignment = /(?:^|[;\n])[ \t]*([A-Za-z_]\w*)[ \t]*=(?!=)[ \t]*/g;
 const literalValue = /^(f?)(['"])([^'"\n\\]*)\2[ \t]*(?=[;\n#]|$)/;
 
 function scriptWrites(script: string): string[] {
+  return scriptPaths(script, scriptWriteCalls, scriptWriteCallsByName, false);
+}
+
+/**
+ * The files a script's calls name: by a literal (the pattern's group 2), or by a variable (group
+ * 1) the script set to a literal or, with `loops`, the variable of a `for` loop over literals.
+ */
+function scriptPaths(script: string, literal: readonly RegExp[], byName: readonly RegExp[], loops: boolean): string[] {
   const out: string[] = [];
   const add = (path: string | undefined): void => {
     if (path !== undefined && isRealFile(path) && !out.includes(path)) {
       out.push(path);
     }
   };
-  for (const re of scriptWriteCalls) {
+  for (const re of literal) {
     re.lastIndex = 0;
     for (let m = re.exec(script); m !== null; m = re.exec(script)) {
       add(m[2]);
     }
   }
-  if (script.includes('=')) {
-    for (const re of scriptWriteCallsByName) {
-      re.lastIndex = 0;
-      for (let m = re.exec(script); m !== null; m = re.exec(script)) {
-        add(scriptVariables(script, m.index).get(m[1]!));
+  for (const re of byName) {
+    re.lastIndex = 0;
+    for (let m = re.exec(script); m !== null; m = re.exec(script)) {
+      const value = script.includes('=') ? scriptVariables(script, m.index).get(m[1]!) : undefined;
+      if (value !== undefined) {
+        add(value);
+      } else if (loops) {
+        loopValues(script, m[1]!, m.index).forEach(add);
       }
     }
   }
@@ -1239,31 +1250,7 @@ function scriptReads(script: string): string[] {
   if (!script.includes('open(') && !script.includes('read_')) {
     return [];
   }
-  const out: string[] = [];
-  const add = (path: string | undefined): void => {
-    if (path !== undefined && isRealFile(path) && !out.includes(path)) {
-      out.push(path);
-    }
-  };
-  for (const re of scriptReadCalls) {
-    re.lastIndex = 0;
-    for (let m = re.exec(script); m !== null; m = re.exec(script)) {
-      add(m[2]);
-    }
-  }
-  for (const re of scriptReadCallsByName) {
-    re.lastIndex = 0;
-    for (let m = re.exec(script); m !== null; m = re.exec(script)) {
-      const name = m[1]!;
-      const value = script.includes('=') ? scriptVariables(script, m.index).get(name) : undefined;
-      if (value !== undefined) {
-        add(value);
-      } else {
-        loopValues(script, name, m.index).forEach(add);
-      }
-    }
-  }
-  return out;
+  return scriptPaths(script, scriptReadCalls, scriptReadCallsByName, true);
 }
 
 /** The literals a `for NAME in …:` before `end` runs over: a list written there, or one a variable was set to. */

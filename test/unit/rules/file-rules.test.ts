@@ -172,27 +172,13 @@ ruleTester(writeBeforeRead, {
       // Claude Code's compaction helper file copies a session from its last compaction on: what
       // the session read before it is in the session's own file.
       name: "Claude Code: an edit in the compaction helper's copy of a session",
-      input: (() => {
-        const t = new ClaudeTranscript();
-        t.sidechain = true;
-        return [
-          JSON.stringify({ parentUuid: null, logicalParentUuid: 'aaaaaaaa-main-4000-8000-000000000853', isSidechain: true, type: 'system', subtype: 'compact_boundary', agentId: 'acompact-0959', sessionId: 's1', uuid: 'b1', content: 'Conversation compacted' }) + '\n',
-          JSON.stringify({ parentUuid: 'b1', isSidechain: true, type: 'user', agentId: 'acompact-0959', sessionId: 's1', uuid: 'u2', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation…' } }) + '\n',
-        ].join('') + t.from('u2').edit('m1', A, f, v1, 'two', '2').text();
-      })(),
+      input: compactedCopy('acompact-0959'),
     },
     {
       // So does 2.1.88's side-question agent (`agent-aside_question-*`): any sub-agent file that
       // begins at a compaction, whatever its name.
       name: "Claude Code: an edit in a side-question agent's copy of a session, from its last compaction on",
-      input: (() => {
-        const t = new ClaudeTranscript();
-        t.sidechain = true;
-        return [
-          JSON.stringify({ parentUuid: null, logicalParentUuid: 'aaaaaaaa-main-4000-8000-000000000853', isSidechain: true, type: 'system', subtype: 'compact_boundary', agentId: 'aside_question-03df', sessionId: 's1', uuid: 'b1', content: 'Conversation compacted' }) + '\n',
-          JSON.stringify({ parentUuid: 'b1', isSidechain: true, type: 'user', agentId: 'aside_question-03df', sessionId: 's1', uuid: 'u2', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation…' } }) + '\n',
-        ].join('') + t.from('u2').edit('m1', A, f, v1, 'two', '2').text();
-      })(),
+      input: compactedCopy('aside_question-03df'),
     },
     {
       // Claude Code 1.0.x wrote no compact_boundary: a session continued after a compaction is a
@@ -1030,6 +1016,21 @@ ruleTester(mismatchedResult, {
     },
   ],
 });
+
+/**
+ * A sub-agent file that copies a session from its last compaction on (Claude Code's compaction
+ * helper, a side-question agent), then an edit of a file the session read before that.
+ */
+function compactedCopy(agentId: string): string {
+  const t = new ClaudeTranscript();
+  t.sidechain = true;
+  const record = (r: Record<string, unknown>): string => JSON.stringify({ isSidechain: true, agentId, sessionId: 's1', ...r }) + '\n';
+  return (
+    record({ parentUuid: null, logicalParentUuid: 'aaaaaaaa-main-4000-8000-000000000853', type: 'system', subtype: 'compact_boundary', uuid: 'b1', content: 'Conversation compacted' }) +
+    record({ parentUuid: 'b1', type: 'user', uuid: 'u2', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation…' } }) +
+    t.from('u2').edit('m1', A, f, v1, 'two', '2').text()
+  );
+}
 
 void describe('stale-write: which read the message names', () => {
   void test('with partial reads only, the read that showed the changed line as it was, not the last read', () => {
