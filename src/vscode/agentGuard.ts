@@ -14,7 +14,7 @@ import { MonitorScope } from './monitors';
 import type { Services } from './services';
 import { SessionsView } from './sessionsView';
 import { SnapshotProvider } from './snapshots';
-import { StatusBar } from './statusBar';
+import { StatusBar, type StatusSnapshot } from './statusBar';
 import { TimelinePanels } from './timeline/panel';
 
 /** What the extension returns from activate(): used by the integration tests, stable for other extensions. */
@@ -32,7 +32,7 @@ export interface AgentGuardApi {
   /** The sockets of the guard services this window runs. */
   guardSockets(): string[];
   /** What the status bar item shows, after any pending update. */
-  status(): { text: string; tooltip: string; renders: number; visible: boolean };
+  status(): StatusSnapshot;
 }
 
 /** An editor save counts as the user's change for this long (file watchers report it a little later). */

@@ -3,12 +3,28 @@ import { viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
-import { countStatus, statusText } from './statusSummary';
+import { countStatus, statusText, type StatusCounts } from './statusSummary';
 
 /** Like the sessions view's refresh: soon enough to feel live, late enough to batch a burst. */
 const updateDelayMs = 100;
 
-/** Live sessions and findings at a glance; a click focuses the sessions view. */
+/** What the item shows, for the integration tests. */
+export interface StatusSnapshot {
+  text: string;
+  tooltip: string;
+  ariaLabel: string;
+  /** Coloured as an error (see statusText). */
+  alert: boolean;
+  counts: StatusCounts | undefined;
+  renders: number;
+  visible: boolean;
+}
+
+/**
+ * Live sessions and the findings that need attention now, at a glance; a click focuses the
+ * sessions view. Hidden until the workspace has a session: "0 live" in every window with a
+ * folder said nothing.
+ */
 export class StatusBar extends Disposable {
   private readonly item = this.register(vscode.window.createStatusBarItem('agentGuard.status', vscode.StatusBarAlignment.Left, 50));
   private readonly pending = this.register(new Coalescer(() => this.render(), updateDelayMs));
@@ -17,6 +33,12 @@ export class StatusBar extends Disposable {
   /** Times the item was recomputed (the integration tests check a burst is batched). */
   private renders = 0;
   private visible = true;
+  private counts: StatusCounts | undefined;
+  /**
+   * When this window started watching: a session written since then needs attention even once
+   * it is idle; the errors of older ones are history (they stay in the view and Problems).
+   */
+  private readonly since = Date.now();
 
   constructor() {
     super();
@@ -24,6 +46,7 @@ export class StatusBar extends Disposable {
     this.item.command = `${viewIds.sessions}.focus`;
     this.item.text = '$(shield) …';
     this.item.tooltip = 'Agent Session Guard: starting';
+    this.item.accessibilityInformation = { label: 'Agent Session Guard: starting' };
     this.item.show();
   }
 
@@ -35,9 +58,17 @@ export class StatusBar extends Disposable {
   }
 
   /** Renders a pending update now, and returns what the item shows (for the integration tests). */
-  current(): { text: string; tooltip: string; renders: number; visible: boolean } {
+  current(): StatusSnapshot {
     this.pending.flush();
-    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '', renders: this.renders, visible: this.visible };
+    return {
+      text: this.item.text,
+      tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '',
+      ariaLabel: this.item.accessibilityInformation?.label ?? '',
+      alert: this.item.backgroundColor !== undefined,
+      counts: this.counts,
+      renders: this.renders,
+      visible: this.visible,
+    };
   }
 
   private render(): void {
@@ -47,16 +78,20 @@ export class StatusBar extends Disposable {
       // No folder open: nothing is watched, so nothing to show (the view says how to start).
       this.item.text = '$(shield)';
       this.item.tooltip = 'Agent Session Guard: no folder is open, so no agent session is watched';
+      this.item.accessibilityInformation = { label: this.item.tooltip };
       this.item.backgroundColor = undefined;
+      this.counts = undefined;
       this.setVisible(false);
       return;
     }
-    this.setVisible(true);
-    const counts = countStatus(scope.sessions(), scope.findings(), Date.now(), this.liveMs);
-    const { text, tooltip } = statusText(counts);
-    this.item.text = text;
-    this.item.tooltip = tooltip;
-    this.item.backgroundColor = counts.errors > 0 ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    const counts = countStatus(scope.sessions(), scope.findings(), Date.now(), this.liveMs, this.since);
+    this.counts = counts;
+    const view = statusText(counts);
+    this.item.text = view.text;
+    this.item.tooltip = view.tooltip;
+    this.item.accessibilityInformation = { label: view.ariaLabel };
+    this.item.backgroundColor = view.alert ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.setVisible(counts.sessions > 0);
   }
 
   private setVisible(visible: boolean): void {

@@ -4,43 +4,91 @@ import type { Severity } from '../core/model/finding';
 export interface StatusCounts {
   sessions: number;
   live: number;
+  /** Errors and warnings of the sessions that need attention now (see `countStatus`). */
   errors: number;
   warnings: number;
+  /** Errors and warnings of every session, as the Problems panel lists them. */
+  allErrors: number;
+  allWarnings: number;
 }
 
-/** One pass over the sessions and one over the findings. */
+/**
+ * One pass over the sessions and one over the findings.
+ *
+ * The numbers shown (and the colour) are for the sessions that need attention now: live ones,
+ * and ones written since the window opened (`since`). A workspace used with an agent for
+ * months has errors in old sessions that nobody will act on; counting those kept the item red
+ * in every window forever, so it stopped meaning anything. They are still counted in `all*`.
+ */
 export function countStatus(
-  sessions: readonly { lastActivity: number }[],
-  findings: Iterable<{ severity: Severity }>,
+  sessions: readonly { file: string; lastActivity: number }[],
+  findings: Iterable<{ file: string; severity: Severity }>,
   now: number,
   liveMs: number,
+  since: number,
 ): StatusCounts {
   let live = 0;
+  const current = new Set<string>();
   for (const s of sessions) {
-    if (now - s.lastActivity < liveMs) {
+    const isLive = now - s.lastActivity < liveMs;
+    if (isLive) {
       live++;
     }
-  }
-  let errors = 0;
-  let warnings = 0;
-  for (const f of findings) {
-    if (f.severity === 'error') {
-      errors++;
-    } else if (f.severity === 'warning') {
-      warnings++;
+    if (isLive || s.lastActivity >= since) {
+      current.add(s.file);
     }
   }
-  return { sessions: sessions.length, live, errors, warnings };
+  const c: StatusCounts = { sessions: sessions.length, live, errors: 0, warnings: 0, allErrors: 0, allWarnings: 0 };
+  for (const f of findings) {
+    if (f.severity === 'error') {
+      c.allErrors++;
+      if (current.has(f.file)) {
+        c.errors++;
+      }
+    } else if (f.severity === 'warning') {
+      c.allWarnings++;
+      if (current.has(f.file)) {
+        c.warnings++;
+      }
+    }
+  }
+  return c;
 }
 
-export function statusText(c: StatusCounts): { text: string; tooltip: string } {
-  const counts = c.errors + c.warnings > 0 ? ` $(error) ${c.errors} $(warning) ${c.warnings}` : '';
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  /** What a screen reader says: the codicons in `text` are read as their names, or not at all. */
+  ariaLabel: string;
+  /** Colour the item: only errors in the sessions that need attention do. */
+  alert: boolean;
+}
+
+export function statusText(c: StatusCounts): StatusView {
+  // Only counts that are not zero: "⚠ 0" next to an error count is noise.
+  const counts = `${c.errors > 0 ? ` $(error) ${c.errors}` : ''}${c.warnings > 0 ? ` $(warning) ${c.warnings}` : ''}`;
+  const now = c.errors + c.warnings > 0 ? `${problems(c.errors, c.warnings)} in live sessions or sessions written since this window opened` : 'nothing new in live sessions or sessions written since this window opened';
+  const all = `All ${count(c.sessions, 'session')}: ${c.allErrors + c.allWarnings > 0 ? problems(c.allErrors, c.allWarnings) : 'no errors or warnings'} (the Problems panel lists them).`;
   return {
     text: `$(shield) ${c.live} live${counts}`,
-    tooltip: `Agent Session Guard: ${c.sessions} session${plural(c.sessions)} (${c.live} live), ${c.errors} error${plural(c.errors)}, ${c.warnings} warning${plural(c.warnings)} — click to show the sessions`,
+    tooltip: [`Agent Session Guard: ${c.live} live session${plural(c.live)}`, `${capital(now)}.`, all, 'Click to show the sessions.'].join('\n'),
+    ariaLabel: `Agent Session Guard: ${c.live} live session${plural(c.live)}, ${now}. ${all}`,
+    alert: c.errors > 0,
   };
+}
+
+function problems(errors: number, warnings: number): string {
+  return [errors > 0 ? count(errors, 'error') : '', warnings > 0 ? count(warnings, 'warning') : ''].filter(Boolean).join(' and ');
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${plural(n)}`;
 }
 
 function plural(n: number): string {
   return n === 1 ? '' : 's';
+}
+
+function capital(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }

@@ -8,9 +8,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Finding } from '../../src/core/model/finding';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import type { StatusSnapshot } from '../../src/vscode/statusBar';
 import { ClaudeTranscript } from '../unit/support/claude';
 import { claudeProjectDir, workspaceDir } from './support/transcripts';
-import { waitFor } from './support/ui';
+import { uiCheck, waitFor } from './support/ui';
 
 const broken = 15_000;
 /**
@@ -20,11 +21,19 @@ const broken = 15_000;
  */
 const maxRenders = 1000;
 
-/** Does the status bar's text show these findings' counts? */
-function shows(text: string, findings: readonly Finding[]): boolean {
+/**
+ * Does the status bar count these findings, and show the ones that need attention (only the
+ * counts that are not zero)?
+ */
+function shows(status: StatusSnapshot, findings: readonly Finding[]): boolean {
+  const c = status.counts;
+  if (!c) {
+    return findings.length === 0;
+  }
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;
-  return errors + warnings === 0 ? !text.includes('$(error)') : text.endsWith(`$(error) ${errors} $(warning) ${warnings}`);
+  const shown = `${c.errors > 0 ? ` $(error) ${c.errors}` : ''}${c.warnings > 0 ? ` $(warning) ${c.warnings}` : ''}`;
+  return c.allErrors === errors && c.allWarnings === warnings && status.text === `$(shield) ${c.live} live${shown}`;
 }
 
 suite('status bar', () => {
@@ -50,16 +59,18 @@ suite('status bar', () => {
       await waitFor(() => api.findings().filter((f) => f.file === file).length >= broken, 120_000, `${broken} findings on the session`);
       const elapsed = Date.now() - started;
       console.log(`[status bar] ${broken} findings read and counted in ${elapsed} ms`);
-      const text = api.status().text;
-      assert.ok(shows(text, api.findings()), `${text}: not the counts of the findings`);
-      assert.match(text, /\$\(error\) \d{5}/);
+      const status = api.status();
+      assert.ok(shows(status, api.findings()), `${status.text}: not the counts of the findings`);
+      // A session written now needs attention: its errors are in the text and colour the item.
+      assert.match(status.text, /\$\(error\) \d{5}/);
+      assert.equal(status.alert, true);
       const renders = api.status().renders - rendersBefore;
       console.log(`[status bar] recomputed ${renders} times for the burst`);
       assert.ok(renders > 0 && renders <= maxRenders, `${renders} recomputations for ${broken} findings (at most ${maxRenders})`);
     } finally {
       fs.rmSync(file, { force: true });
       await waitFor(() => api.findings().every((f) => f.file !== file), 30_000, 'the findings gone with the file');
-      await waitFor(() => shows(api.status().text, api.findings()), 5000, 'the counts back');
+      await waitFor(() => shows(api.status(), api.findings()), 5000, 'the counts back');
     }
   });
 
@@ -78,6 +89,38 @@ suite('status bar', () => {
       assert.ok(api.findings().includes(before), 'the monitors were rebuilt for a view-only setting');
     } finally {
       await config.update('liveMinutes', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(file, { force: true });
+      await waitFor(() => api.findings().every((f) => f.file !== file), 30_000, 'the finding gone with the file');
+    }
+  });
+
+  test('an error in a session last written before the window opened is counted, but not shown as needing attention', async () => {
+    const id = 'c0ffee00-0000-4000-8000-000000000012';
+    const file = path.join(claudeProjectDir(), `${id}.jsonl`);
+    // Written elsewhere and moved in with its old time, as a session from last week is found.
+    const staging = path.join(path.dirname(claudeProjectDir()), `${id}.staging`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(staging, new ClaudeTranscript(id, workspaceDir()).user('last week').raw('{broken').lines.join('\n') + '\n');
+    const lastWeek = new Date(Date.now() - 7 * 24 * 60 * 60_000);
+    fs.utimesSync(staging, lastWeek, lastWeek);
+    const before = api.status().counts;
+    try {
+      fs.renameSync(staging, file);
+      await waitFor(() => api.findings().some((f) => f.file === file && f.severity === 'error'), 15_000, 'the error on the old session');
+      await waitFor(() => shows(api.status(), api.findings()), 5000, 'the counts');
+      const after = api.status();
+      assert.ok(after.counts && before);
+      assert.equal(after.counts.allErrors, before.allErrors + 1, 'counted among all the errors');
+      assert.equal(after.counts.errors, before.errors, 'not among the ones that need attention');
+      assert.doesNotMatch(after.text, /\$\(warning\) 0|\$\(error\) 0/);
+      // A screen reader hears words, not codicon names.
+      assert.match(after.ariaLabel, /^Agent Session Guard: \d+ live sessions?, /);
+      assert.match(after.ariaLabel, new RegExp(`All \\d+ sessions?: ${after.counts.allErrors} errors?`));
+      assert.doesNotMatch(after.ariaLabel, /\$\(/);
+      assert.match(after.tooltip, /since this window opened/);
+      await uiCheck({ id: 'status-bar-label', selector: `#workbench\\.parts\\.statusbar [aria-label="${after.ariaLabel}"]`, screenshot: 'status-bar.png' });
+    } finally {
+      fs.rmSync(staging, { force: true });
       fs.rmSync(file, { force: true });
       await waitFor(() => api.findings().every((f) => f.file !== file), 30_000, 'the finding gone with the file');
     }

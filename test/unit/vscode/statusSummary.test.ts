@@ -14,18 +14,65 @@ function finding(i: number, severity: Severity): Finding {
 }
 
 void describe('countStatus', () => {
+  const now = 1_000_000_000;
+  const opened = now - 60 * 60_000;
+  const liveMs = 5 * 60_000;
+
   void test('counts live sessions, errors and warnings; info is not counted', () => {
-    const now = 1_000_000;
     const c = countStatus(
-      [{ lastActivity: now - 10 }, { lastActivity: now - 5 * 60_000 }, { lastActivity: now - 60_000 }],
+      [{ file: '/t.jsonl', lastActivity: now - 10 }, { file: '/u.jsonl', lastActivity: now - 5 * 60_000 }, { file: '/v.jsonl', lastActivity: now - 60_000 }],
       [finding(1, 'error'), finding(2, 'warning'), finding(3, 'info'), finding(4, 'error')],
       now,
-      5 * 60_000,
+      liveMs,
+      opened,
     );
-    assert.deepEqual(c, { sessions: 3, live: 2, errors: 2, warnings: 1 });
+    assert.deepEqual(c, { sessions: 3, live: 2, errors: 2, warnings: 1, allErrors: 2, allWarnings: 1 });
     assert.equal(statusText(c).text, '$(shield) 2 live $(error) 2 $(warning) 1');
-    assert.match(statusText(c).tooltip, /3 sessions \(2 live\), 2 errors, 1 warning —/);
-    assert.equal(statusText({ sessions: 1, live: 0, errors: 0, warnings: 0 }).text, '$(shield) 0 live');
+    assert.equal(statusText({ sessions: 1, live: 0, errors: 0, warnings: 0, allErrors: 0, allWarnings: 0 }).text, '$(shield) 0 live');
+  });
+
+  void test('only sessions that are live or were written since the window opened count; older ones do not colour the item', () => {
+    const sessions = [
+      { file: '/old.jsonl', lastActivity: opened - 24 * 60 * 60_000 },
+      { file: '/today.jsonl', lastActivity: opened + 60_000 },
+      { file: '/live.jsonl', lastActivity: now - 1000 },
+    ];
+    const at = (file: string, severity: Severity): Finding => ({ ...finding(0, severity), file });
+    const old = countStatus(sessions, [at('/old.jsonl', 'error'), at('/old.jsonl', 'error'), at('/old.jsonl', 'warning')], now, liveMs, opened);
+    assert.deepEqual(old, { sessions: 3, live: 1, errors: 0, warnings: 0, allErrors: 2, allWarnings: 1 });
+    const quiet = statusText(old);
+    assert.equal(quiet.text, '$(shield) 1 live');
+    assert.equal(quiet.alert, false, 'an error in an old session does not colour the item');
+    assert.match(quiet.tooltip, /All 3 sessions: 2 errors and 1 warning/);
+
+    const idleSinceOpened = statusText(countStatus(sessions, [at('/old.jsonl', 'error'), at('/today.jsonl', 'error')], now, liveMs, opened));
+    assert.equal(idleSinceOpened.text, '$(shield) 1 live $(error) 1');
+    assert.equal(idleSinceOpened.alert, true, 'written since the window opened: still needs attention when idle');
+
+    const warningsOnly = statusText(countStatus(sessions, [at('/live.jsonl', 'warning')], now, liveMs, opened));
+    assert.equal(warningsOnly.text, '$(shield) 1 live $(warning) 1');
+    assert.equal(warningsOnly.alert, false, 'warnings do not colour the item');
+
+    const errorsOnly = statusText(countStatus(sessions, [at('/live.jsonl', 'error'), at('/live.jsonl', 'error')], now, liveMs, opened));
+    assert.equal(errorsOnly.text, '$(shield) 1 live $(error) 2', 'no "$(warning) 0"');
+  });
+
+  void test('a screen reader hears words, and the tooltip says what the numbers are', () => {
+    const v = statusText({ sessions: 4, live: 2, errors: 3, warnings: 1, allErrors: 7, allWarnings: 1 });
+    assert.equal(
+      v.ariaLabel,
+      'Agent Session Guard: 2 live sessions, 3 errors and 1 warning in live sessions or sessions written since this window opened. All 4 sessions: 7 errors and 1 warning (the Problems panel lists them).',
+    );
+    assert.doesNotMatch(v.ariaLabel, /\$\(/);
+    assert.equal(
+      v.tooltip,
+      [
+        'Agent Session Guard: 2 live sessions',
+        '3 errors and 1 warning in live sessions or sessions written since this window opened.',
+        'All 4 sessions: 7 errors and 1 warning (the Problems panel lists them).',
+        'Click to show the sessions.',
+      ].join('\n'),
+    );
   });
 });
 
@@ -70,11 +117,11 @@ void describe('Coalescer', () => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const store = new FindingStore();
     let walked = 0;
-    let shown = countStatus([], [], 0, 1);
+    let shown = countStatus([], [], 0, 1, 0);
     const status = new Coalescer(() => {
       const all = store.all();
       walked += all.length;
-      shown = countStatus([], all, 0, 1);
+      shown = countStatus([], all, 0, 1, 0);
     }, 100);
     store.onDidChange(() => status.schedule());
     for (let i = 0; i < 10_000; i++) {
@@ -82,6 +129,6 @@ void describe('Coalescer', () => {
     }
     t.mock.timers.tick(100);
     assert.equal(walked, 10_000);
-    assert.deepEqual(shown, { sessions: 0, live: 0, errors: 7500, warnings: 2500 });
+    assert.deepEqual(shown, { sessions: 0, live: 0, errors: 0, warnings: 0, allErrors: 7500, allWarnings: 2500 });
   });
 });
