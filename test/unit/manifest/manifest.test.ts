@@ -19,7 +19,7 @@ interface Manifest {
     viewsContainers: { activitybar: { id: string; icon: string }[] };
     configuration: { properties: Record<string, { default?: unknown; enum?: string[] }> };
     menus: Record<string, { command: string }[]>;
-    walkthroughs: { steps: { media: { markdown?: string } }[] }[];
+    walkthroughs: { steps: { id: string; description: string; completionEvents?: string[]; media: { markdown?: string } }[] }[];
   };
 }
 
@@ -49,6 +49,37 @@ void test('views and the activity bar container match viewIds; their icons exist
       if (s.media.markdown) {
         assert.ok(existsSync(path.join(repoRoot(), s.media.markdown)), s.media.markdown);
       }
+    }
+  }
+});
+
+void test('every walkthrough step is completed by doing what it says, not only by "Mark Done"', () => {
+  for (const step of manifest.contributes.walkthroughs.flatMap((w) => w.steps)) {
+    const events = step.completionEvents ?? [];
+    assert.ok(events.length > 0, `${step.id}: no completion event`);
+    for (const e of events) {
+      const [kind, target] = [e.slice(0, e.indexOf(':')), e.slice(e.indexOf(':') + 1)];
+      if (kind === 'onCommand') {
+        assert.ok(step.description.includes(`](command:${target})`), `${step.id}: completes on ${target}, which its description does not link`);
+      } else if (kind === 'onLink') {
+        assert.ok(step.description.includes(`](${target})`), `${step.id}: completes on a link its description does not have`);
+      }
+    }
+  }
+});
+
+void test('the walkthrough installs the guard hooks', () => {
+  const steps = manifest.contributes.walkthroughs.flatMap((w) => w.steps);
+  const hooks = steps.find((s) => s.description.includes(`](command:${commandIds.installHooks})`));
+  assert.ok(hooks, 'no step links Install the Guard Hooks…');
+  assert.deepEqual(hooks.completionEvents, [`onCommand:${commandIds.installHooks}`]);
+});
+
+void test('the walkthrough does not tell users to run agent-guard as if installing the extension put it on the PATH', () => {
+  for (const step of manifest.contributes.walkthroughs.flatMap((w) => w.steps)) {
+    const texts = [step.description, ...(step.media.markdown ? [readFileSync(path.join(repoRoot(), step.media.markdown), 'utf8')] : [])];
+    for (const text of texts) {
+      assert.doesNotMatch(text, /(^|[`\n]|&&)\s*agent-guard\s+(check|watch|repair|hooks)\b/m, step.id);
     }
   }
 });
