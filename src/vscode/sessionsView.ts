@@ -7,6 +7,7 @@ import { commandIds, viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
+import { sessionTitle } from '../core/model/sessionTitle';
 
 export type SessionNode =
   | { kind: 'agent'; agent: AgentKind; sessions: SessionSummary[] }
@@ -85,7 +86,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   }
 
   private sessionItem(s: SessionSummary, findings: readonly Finding[]): vscode.TreeItem {
-    const title = s.title ?? s.firstPrompt ?? s.sessionId;
+    const title = sessionTitle(s) ?? nodePath.basename(s.file);
     const item = new vscode.TreeItem(title, findings.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     const live = Date.now() - s.lastActivity < this.liveMs();
     const errors = findings.filter((f) => f.severity === 'error').length;

@@ -73,6 +73,11 @@ suite('session timeline', () => {
     const shown = await vscode.commands.executeCommand<string>('agentGuard.showTimeline', { kind: 'session', session: { file } });
     assert.equal(shown, file);
     await waitFor(() => timelineTabs().length === 1, 5000, 'the timeline tab');
+    // Named by the session's first prompt, as the sessions view names it, not by a cut-off id;
+    // the id stays in the subtitle (the file name) and the title's tooltip.
+    await waitFor(() => timelineTabs()[0]?.label === 'Timeline: Refactor the app and run the tests', 15_000, `the tab named after the session (it is "${timelineTabs()[0]?.label}")`);
+    await uiCheck({ id: 'timeline-title', frame, selector: '.heading .title[title$="Session d4e5f6a7-0000-4000-8000-000000000004"]', text: 'Refactor the app and run the tests' });
+    await uiCheck({ id: 'timeline-subtitle', frame, selector: '.heading .subtitle', text: 'd4e5f6a7-0000-4000-8000-000000000004.jsonl' });
     // The parallel batch: three lanes in one row.
     await uiCheck({ id: 'timeline-batch', frame, selector: '.row-batch .label', text: 'parallel' });
     await uiCheck({ id: 'timeline-batch-lanes', frame, selector: '.row-batch .lane[data-lane="2"][data-status="late"]', text: 'Bash' });

@@ -240,6 +240,9 @@ export class TimelineBuilder {
   }
 
   private onText(e: TextEvent): void {
+    if (e.prompt && e.preview && this.head.firstPrompt === undefined) {
+      this.head.firstPrompt = e.preview;
+    }
     const msg = this.messageFor(e.role, e.messageKey);
     if (!e.attached) {
       msg.textLine ??= e.at.line;

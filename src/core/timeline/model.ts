@@ -113,6 +113,8 @@ export interface TimelineHeader {
   agent: AgentKind | 'unknown';
   sessionId?: string;
   title?: string;
+  /** The preview of the user's first prompt (what names a session without a title). */
+  firstPrompt?: string;
   cwd?: string;
   /** Counts so far. */
   stats: { events: number; turns: number; messages: number; calls: number; lines: number };

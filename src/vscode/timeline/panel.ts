@@ -12,6 +12,7 @@ import type { MonitorScope } from '../monitors';
 import { newNonce, timelineHtml } from './html';
 import { readEvents } from './source';
 import { Coalescer } from '../../core/lib/coalescer';
+import { sessionTitle, tabTitle } from '../../core/model/sessionTitle';
 
 export const timelineViewType = 'agentGuard.timeline';
 
@@ -106,7 +107,8 @@ class TimelinePanel extends Disposable {
     const media = vscode.Uri.joinPath(extensionUri, 'media');
     this.panel = vscode.window.createWebviewPanel(
       timelineViewType,
-      `Timeline: ${nodePath.basename(file, '.jsonl').slice(0, 24)}`,
+      // Named after the session once it is known (updateTitle); a truncated UUID said nothing.
+      'Session Timeline',
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
       { enableScripts: true, localResourceRoots: [media] },
     );
@@ -161,6 +163,7 @@ class TimelinePanel extends Disposable {
             if (!this.follow && scope.monitorOf(this.file)) {
               void this.load();
             }
+            this.updateTitle();
           }),
         ]
       : [];
@@ -203,6 +206,7 @@ class TimelinePanel extends Disposable {
       return;
     }
     this.builder = builder;
+    this.updateTitle();
     const waiting = queue;
     queue = undefined;
     this.loaded = true;
@@ -307,11 +311,31 @@ class TimelinePanel extends Disposable {
     }
   }
 
+  /**
+   * The session's title as the sessions view shows it (the live monitor's summary, which may
+   * know it before this timeline has read that far), else as the timeline read it.
+   */
+  private title(h: TimelineHeader): string | undefined {
+    const s = this.scope?.monitorOf(this.file)?.session(this.file);
+    return sessionTitle({ title: s?.title ?? h.title, firstPrompt: s?.firstPrompt ?? h.firstPrompt });
+  }
+
+  /** Names the tab after the session as soon as it is known, whether or not the webview is ready. */
+  private updateTitle(): void {
+    const h = this.builder.header;
+    const tab = `Timeline: ${tabTitle(this.title(h) ?? h.sessionId ?? nodePath.basename(this.file, '.jsonl'))}`;
+    if (!this.isDisposed && this.panel.title !== tab) {
+      this.panel.title = tab;
+    }
+  }
+
   private header(h: TimelineHeader): Header {
+    const title = this.title(h);
+    this.updateTitle();
     return {
       agent: h.agent,
-      ...(h.sessionId !== undefined ? { sessionId: h.sessionId } : {}),
-      ...(h.title !== undefined ? { title: h.title.slice(0, 400) } : {}),
+      ...(h.sessionId !== undefined ? { sessionId: h.sessionId.slice(0, 400) } : {}),
+      ...(title !== undefined ? { title: title.slice(0, 400) } : {}),
       ...(h.cwd !== undefined ? { cwd: h.cwd.slice(0, 4000) } : {}),
       file: nodePath.basename(this.file),
       live: this.follow !== undefined,

@@ -248,7 +248,11 @@ export class TimelineView {
   private setHeader(header: Header): void {
     this.header = header;
     this.titleEl.textContent = header.title ?? header.sessionId ?? header.file;
-    this.subtitleEl.textContent = [agentLabel(header.agent), header.file, header.cwd].filter(Boolean).join(' · ');
+    // The title is the session's words; its id stays at hand, in the tooltip and the subtitle
+    // (once: a Claude Code transcript's file name is the id).
+    this.titleEl.title = header.sessionId !== undefined ? `${header.title ?? ''}\nSession ${header.sessionId}`.trim() : header.title ?? '';
+    const id = header.sessionId !== undefined && !header.file.includes(header.sessionId) ? `session ${header.sessionId}` : undefined;
+    this.subtitleEl.textContent = [agentLabel(header.agent), id, header.file, header.cwd].filter(Boolean).join(' · ');
     this.subtitleEl.title = this.subtitleEl.textContent;
     this.liveEl.hidden = !header.live;
     this.updateStats();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NormalizedEvent } from '../../../src/core/model/events';
 import type { Finding } from '../../../src/core/model/finding';
+import { sessionTitle, tabTitle } from '../../../src/core/model/sessionTitle';
 import { relativeTo, TimelineBuilder } from '../../../src/core/timeline/builder';
 import type { BatchRow, ResultsRow, TimelineLane, TimelineRow } from '../../../src/core/timeline/model';
 import { hostMessageSchema, rowSchema, webviewMessageSchema } from '../../../src/protocol/timeline';
@@ -338,5 +339,23 @@ void describe('relativeTo', () => {
     assert.equal(relativeTo('/a/b', '/a/b'), '.');
     assert.equal(relativeTo('C:\\w\\x.ts', 'C:\\w'), 'x.ts');
     assert.equal(relativeTo('javascript:alert(1)', '/a/b'), 'javascript:alert(1)');
+  });
+});
+
+void describe('the session title', () => {
+  void it('the timeline names a session as the sessions view does: its title, else its first prompt, else its id', () => {
+    const { b } = build(new ClaudeTranscript('d4e5f6a7-0000-4000-8000-000000000004', cwd).user('Refactor the app\n\nand run the tests').user('and then this').say('m1', 'ok').text());
+    assert.equal(b.header.firstPrompt, 'Refactor the app and run the tests', 'the first prompt, not a later one');
+    assert.equal(sessionTitle(b.header), 'Refactor the app and run the tests');
+    assert.equal(sessionTitle({ title: 'Fix the flaky test', firstPrompt: 'hi', sessionId: 'abc' }), 'Fix the flaky test');
+    assert.equal(sessionTitle({ title: '  ', firstPrompt: undefined, sessionId: 'abc' }), 'abc');
+    assert.equal(sessionTitle({}), undefined);
+  });
+
+  void it('an editor tab gets a short title on one line', () => {
+    assert.equal(tabTitle('Refactor the app and run the tests'), 'Refactor the app and run the tests');
+    assert.equal(tabTitle('Refactor the whole application, then run every single test we have'), 'Refactor the whole application, then ru…');
+    assert.equal(tabTitle('Refactor the whole application, then run every single test we have').length, 40);
+    assert.equal(tabTitle('two\nlines'), 'two lines');
   });
 });
