@@ -1,21 +1,49 @@
+import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
 import type { Finding } from '../../core/model/finding';
 import type { Span } from '../../core/model/events';
 import { findingRange } from '../diagnostics';
 import type { Services } from '../services';
+import { jumpProblemMessage, statProblem, type JumpProblem } from '../jumpProblem';
 import { asFinding, asSessionFile } from './findingArg';
 
-/** Opens a file with a range selected; transcripts over VS Code's sync limit get a clear message. */
+/**
+ * Opens a file with a range selected. When that cannot be done, or the line is no longer
+ * there, the user is told why (see jumpProblem).
+ */
 export async function reveal(uri: vscode.Uri, range: vscode.Range): Promise<vscode.TextEditor | undefined> {
-  try {
-    const editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true });
-    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-    return editor;
-  } catch (e) {
-    void vscode.window.showErrorMessage(
-      `Cannot open ${uri.fsPath} at line ${range.start.line + 1}: ${e instanceof Error ? e.message : String(e)}. Very large transcripts (over 50 MB) cannot be opened in an editor; \`agent-guard check\` prints the line.`,
-    );
+  const line = range.start.line + 1;
+  const before = uri.scheme === 'file' ? await statBeforeOpen(uri.fsPath) : undefined;
+  if (before) {
+    void vscode.window.showErrorMessage(jumpProblemMessage(uri.fsPath, line, before));
     return undefined;
+  }
+  let editor: vscode.TextEditor;
+  try {
+    editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true });
+  } catch (e) {
+    void vscode.window.showErrorMessage(jumpProblemMessage(uri.fsPath, line, { kind: 'failed', reason: e instanceof Error ? e.message : String(e) }));
+    return undefined;
+  }
+  const doc = editor.document;
+  // VS Code clamps a selection past the end to the last line without a word: say so, or the
+  // user is left looking at the wrong place.
+  if (range.start.line >= doc.lineCount) {
+    // A final newline ends the last line; VS Code counts the empty line after it, people don't.
+    const lines = doc.lineCount > 1 && doc.lineAt(doc.lineCount - 1).text === '' ? doc.lineCount - 1 : doc.lineCount;
+    void vscode.window.showWarningMessage(jumpProblemMessage(uri.fsPath, line, { kind: 'beyondEnd', lines }));
+  }
+  editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  return editor;
+}
+
+async function statBeforeOpen(file: string): Promise<JumpProblem | undefined> {
+  try {
+    const s = await fsp.stat(file);
+    return statProblem({ isFile: s.isFile(), size: s.size });
+  } catch (e) {
+    const code = typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
+    return statProblem({ code, message: e instanceof Error ? e.message : String(e) });
   }
 }
 
