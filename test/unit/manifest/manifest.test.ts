@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { defaultSettings, settingKeys, settingsPrefix } from '../../../src/core/config/settings';
+import { severities } from '../../../src/core/model/finding';
 import { allRules } from '../../../src/core/rules/all';
 import { commandIds, viewIds } from '../../../src/vscode/ids';
 import { repoRoot } from '../support/repo';
@@ -92,9 +93,37 @@ void test('configuration keys and defaults match the settings schema', () => {
   }
 });
 
-void test('the rules setting accepts exactly the levels the engine knows', () => {
-  const rules = manifest.contributes.configuration.properties[`${settingsPrefix}.rules`] as { additionalProperties: { enum: string[] } };
-  assert.deepEqual(rules.additionalProperties.enum, ['error', 'warning', 'info', 'off']);
+interface EnumSetting {
+  enum?: string[];
+  enumDescriptions?: string[];
+  markdownEnumDescriptions?: string[];
+  default?: unknown;
+  markdownDescription?: string;
+}
+
+void test('the rules setting offers every rule of the registry (and nothing else), each with the levels the engine knows and its default', () => {
+  const rules = manifest.contributes.configuration.properties[`${settingsPrefix}.rules`] as { additionalProperties: unknown; properties: Record<string, EnumSetting> };
+  // A rule id not in the registry has no effect: settings.json flags it instead of ignoring it.
+  assert.equal(rules.additionalProperties, false);
+  assert.deepEqual(Object.keys(rules.properties), allRules.map((r) => r.meta.id), 'package.json lists the rules of allRules, in its order');
+  for (const r of allRules) {
+    const p = rules.properties[r.meta.id]!;
+    assert.deepEqual(p.enum, [...severities, 'off'], r.meta.id);
+    assert.equal(p.default, r.meta.defaultSeverity, `${r.meta.id}: its default`);
+    assert.ok(p.markdownDescription?.startsWith(r.meta.docs.description), `${r.meta.id}: its description is the rule's (${r.meta.docs.description})`);
+    assert.ok(p.markdownDescription?.includes(`(${r.meta.docs.url})`), `${r.meta.id}: links its documentation`);
+  }
+});
+
+void test('every setting with a fixed set of values says what each value does', () => {
+  const props = manifest.contributes.configuration.properties as Record<string, EnumSetting & { properties?: Record<string, EnumSetting> }>;
+  const enums = Object.entries(props).flatMap(([key, p]) => [[key, p] as const, ...Object.entries(p.properties ?? {}).map(([k, q]) => [`${key}.${k}`, q] as const)]).filter(([, p]) => p.enum);
+  assert.ok(enums.some(([k]) => k === `${settingsPrefix}.guard.staleWrite`) && enums.some(([k]) => k === `${settingsPrefix}.editorGuard.mode`));
+  for (const [key, p] of enums) {
+    const described = p.markdownEnumDescriptions ?? p.enumDescriptions;
+    assert.equal(described?.length, p.enum!.length, `${key}: one description per value`);
+    assert.ok(described.every((d) => d.trim().length > 0), key);
+  }
 });
 
 void test('every rule has documentation', () => {
