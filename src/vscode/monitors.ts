@@ -8,7 +8,7 @@ import type { GuardPolicy } from '../core/guard/types';
 import type { Finding } from '../core/model/finding';
 import type { FindingChange } from '../io/findingStore';
 import { HookLedger, ServedLedgerView } from '../io/guard/ledger';
-import { GuardService, servedLedgerView, type DirtyBuffers, type GuardDecisionEvent } from '../io/guard/service';
+import { GuardService, servedLedgerView, type DirtyBuffers } from '../io/guard/service';
 import { ensureGuardDir, guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor, type SessionSummary } from '../io/liveMonitor';
@@ -54,8 +54,6 @@ export class MonitorScope extends Disposable {
   readonly onDidChangeFindings = this.findingsChanged.event;
   private readonly sessionsChanged = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeSessions = this.sessionsChanged.event;
-  private readonly guardDecided = this.register(new vscode.EventEmitter<GuardDecisionEvent>());
-  readonly onDidDecide = this.guardDecided.event;
   readonly ready: Promise<void>;
   /** The workspace folders this scope watches (none: no folder is open). */
   readonly folders: readonly string[];
@@ -188,8 +186,7 @@ export class MonitorScope extends Disposable {
   private serve(folder: string, service: GuardService, ledger: HookLedger): void {
     this.services.set(folder, service);
     this.ledgers.set(folder, ledger);
-    const c = service.onDidDecide((e) => this.guardDecided.fire(e));
-    this.register({ dispose: () => (c.dispose(), void service.close()) });
+    this.register({ dispose: () => void service.close() });
     this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
   }
 

@@ -5,7 +5,6 @@ import type { GuardWireRequest, GuardWireResponse, InflightWrite, PostRequest, P
 import { defaultGuardPolicy, type GuardFileState, type GuardPolicy, type HookAgent, type Verdict } from '../../core/guard/types';
 import type { Disposable } from '../../core/lib/disposable';
 import { AgentGuardError } from '../../core/lib/errors';
-import { Emitter } from '../../core/lib/event';
 import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
 import type { AgentKind } from '../../core/model/agent';
 import type { AccessOp } from '../../core/model/events';
@@ -52,13 +51,6 @@ interface Unplaced {
   findings: Finding[];
 }
 
-/** One decision, as the host sees it (status bar, logs). */
-export interface GuardDecisionEvent {
-  request: PreRequest;
-  verdict: Verdict;
-  at: number;
-}
-
 /** How long an unanswered write counts as in flight for `repair` (the work tree keeps them 10 minutes at most). */
 const repairInflightMs = 10 * 60_000;
 
@@ -82,8 +74,6 @@ export class GuardService implements Disposable {
   /** Repeats the ledger's serving mark while this service listens (see HookLedger.markServing). */
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private closed = false;
-  private readonly decided = new Emitter<GuardDecisionEvent>();
-  readonly onDidDecide = this.decided.event;
   readonly info: ServiceInfo;
 
   private constructor(private readonly opts: GuardServiceOptions) {
@@ -259,7 +249,6 @@ export class GuardService implements Disposable {
     } else {
       this.logger.info(`[guard] ${verdict.action} ${what}: ${verdict.hits.map((h) => h.decision).join(', ')}: ${verdict.reason}`);
     }
-    this.decided.fire({ request: r, verdict, at });
     const unplaced =
       file && r.toolUseId !== undefined && callLine === undefined && reported.length > 0 ? { file, callId: r.toolUseId, findings: reported } : undefined;
     return { verdict, unplaced };
@@ -348,7 +337,6 @@ export class GuardService implements Disposable {
     this.closed = true;
     const server = this.server;
     this.server = undefined;
-    this.decided.dispose();
     clearInterval(this.heartbeat);
     // First, and at once: `dispose()` does not wait for this, and the host may be exiting.
     if (server) {

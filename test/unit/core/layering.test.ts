@@ -25,3 +25,26 @@ void test('nothing outside src/vscode imports vscode or src/vscode', () => {
     .filter((f) => /from\s+['"](vscode|[./]+vscode\/[^'"]*)['"]/.test(readFileSync(f, 'utf8')));
   assert.deepEqual(offenders, []);
 });
+
+/**
+ * Events VS Code itself subscribes to (a TreeDataProvider's), so no call in src names them.
+ */
+const eventsVscodeListensTo = new Set(['onDidChangeTreeData']);
+
+void test('every event src declares is listened to outside the file that declares it (no dead API)', () => {
+  const sources = files(path.join(repoRoot(), 'src')).map((f) => ({ f, text: readFileSync(f, 'utf8') }));
+  const unheard: string[] = [];
+  for (const { f, text } of sources) {
+    // An event an emitter exposes: `readonly onDidX = this.x.event`.
+    for (const [, name] of text.matchAll(/^\s*readonly (on[A-Z]\w*) = [\w.]+\.event\b/gm)) {
+      if (eventsVscodeListensTo.has(name!)) {
+        continue;
+      }
+      const call = new RegExp(`\\.${name}\\(`);
+      if (!sources.some((s) => s.f !== f && call.test(s.text))) {
+        unheard.push(`${path.relative(repoRoot(), f)}: ${name}`);
+      }
+    }
+  }
+  assert.deepEqual(unheard, []);
+});
