@@ -22,9 +22,11 @@
 // inherits code-server's environment; --env adds to it.
 //
 // UI checks: an extension-host test logs `[ui-check] {"id","selector","text"?,"frame"?,
-// "screenshot"?,"absent"?,"click"?}` (see test/integration/support/ui.ts); we wait for that
-// element, then check that no element matches the `absent` selector(s) in the frame it was
-// found in, click it if asked, screenshot the page into the artifacts dir and answer in
+// "screenshot"?,"absent"?,"click"?,"focus"?,"keys"?,"focused"?}` (see test/integration/support/ui.ts);
+// we wait for that element, then check that no element matches the `absent` selector(s) in the
+// frame it was found in, click or focus it if asked, press the `keys` (Playwright key names) one
+// after the other, check that the focused element then matches `focused` (a selector, in that
+// frame), screenshot the page into the artifacts dir and answer in
 // $AGS_UI_SIGNAL_DIR/<id>.json. Checks must happen while the tests run: the workbench drops
 // e.g. diagnostics once the host exits.
 //
@@ -327,6 +329,9 @@ async function uiCheck(json) {
     const found = await findElement(spec);
     if (spec.absent !== undefined) await checkAbsent(found.root, spec.absent);
     if (spec.click === true) await found.locator.click({ timeout: 5_000 });
+    if (spec.focus === true) await found.locator.focus({ timeout: 5_000 });
+    for (const key of Array.isArray(spec.keys) ? spec.keys : []) await page.keyboard.press(String(key));
+    if (typeof spec.focused === 'string') await checkFocused(found.root, spec.focused);
     answer = { ok: true };
   } catch (err) {
     answer = { ok: false, error: err.message.split('\n')[0] };
@@ -372,6 +377,21 @@ async function checkAbsent(root, absent) {
     if (typeof selector !== 'string') throw new Error('ui-check "absent" must be a selector or a list of selectors');
     const count = await root.locator(selector).count();
     if (count > 0) throw new Error(`${count} element(s) match "${selector}", which must be absent`);
+  }
+}
+
+// Fails unless the frame's focused element matches `selector` (keyboard checks: where did the
+// keys take the focus?). Polled briefly: a key's effect may land a frame later.
+async function checkFocused(root, selector) {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    const state = await root.evaluate((sel) => {
+      const el = document.activeElement;
+      return { matches: el !== null && el.matches(sel), what: el === null ? 'nothing' : `<${el.tagName.toLowerCase()} class="${el.className}">` };
+    }, selector);
+    if (state.matches) return;
+    if (Date.now() > deadline) throw new Error(`the focus is on ${state.what}, which does not match "${selector}"`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -16,6 +16,12 @@ interface TimelineCheck extends UiCheck {
   absent?: string[];
   /** Click the element once found. */
   click?: boolean;
+  /** Focus the element once found (no click: a click opens a line). */
+  focus?: boolean;
+  /** Keys pressed then, one after the other (Playwright key names). */
+  keys?: string[];
+  /** A selector the focused element must match after the keys. */
+  focused?: string;
 }
 
 /** Webviews are iframes whose URL names the extension; the content is in a nested frame. */
@@ -127,6 +133,43 @@ suite('session timeline', () => {
     await waitFor(() => timelineTabs().some((tab) => tab.isActive), 5000, 'the timeline to be the active tab');
     assert.equal(timelineTabs().length, 1, 'one panel per transcript');
     await uiCheck({ id: 'timeline-quickfix', frame, selector: '.lane[data-severity="error"]', text: 'stale-write', screenshot: 'timeline-quickfix.png' });
+  });
+
+  test('the keyboard: the list is one Tab stop, arrows move between rows and lanes, Tab reaches a call\'s result link and Enter opens it', async () => {
+    // The timeline is open, from the quick fix test. Every row and lane used to be a Tab stop,
+    // and the result and call links none.
+    const oneStop: TimelineCheck = {
+      id: 'timeline-keys-one-stop',
+      frame,
+      selector: '.row[data-row="2"]',
+      absent: ['.lane[tabindex="0"] ~ .lane[tabindex="0"]'],
+      focus: true,
+      keys: ['Tab'],
+      focused: ':not(.viewport, .viewport *)',
+    };
+    await uiCheck(oneStop);
+    const toResult: TimelineCheck = {
+      id: 'timeline-keys-arrows',
+      frame,
+      selector: '.row[data-row="0"]',
+      focus: true,
+      keys: ['ArrowDown', 'ArrowRight', 'Tab'],
+      focused: '.lane[data-row="1"][data-lane="0"] .jump',
+      screenshot: 'timeline-keys.png',
+    };
+    await uiCheck(toResult);
+    const open: TimelineCheck = { id: 'timeline-keys-enter', frame, selector: '.lane[data-row="1"][data-lane="0"] .jump:focus', keys: ['Enter'] };
+    await uiCheck(open);
+    const line = t.lineOf('"tool_use_id":"toolu_READ"');
+    const editor = await waitFor(
+      () => {
+        const e = vscode.window.activeTextEditor;
+        return e?.document.uri.fsPath === file && e.selection.active.line === line - 1 ? e : undefined;
+      },
+      8000,
+      `the transcript at the Read's result (line ${line})`,
+    );
+    assert.equal(editor.selection.active.line, line - 1);
   });
 
   test('hostile transcript text renders as text and runs nothing', async () => {

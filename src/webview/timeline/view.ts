@@ -70,6 +70,13 @@ export class TimelineView {
   private frame = 0;
   private painted = false;
   private focused: Ref | undefined;
+  /**
+   * The list's one Tab stop (roving tabindex): the focused row or lane, else the first row in
+   * view. Every row used to be a stop, so Tab walked through thousands of them; arrows move
+   * between rows and lanes instead. A lane that is the stop makes its jump links stops too,
+   * so Tab reaches a call's result (and a result's call) and Enter opens it.
+   */
+  private tabStop: HTMLElement | undefined;
   private nextFinding = 0;
   private arrowSize = { width: 0, height: 0 };
   /** What the arrow layer shows: rows [first, last] as of `version` (bumped when edges, findings or width change). */
@@ -346,6 +353,7 @@ export class TimelineView {
     }
     this.request(missing);
     this.drawEdges(win);
+    this.updateTabStop();
     this.restoreFocus();
     this.host.saveScroll(scrollTop);
   }
@@ -376,7 +384,7 @@ export class TimelineView {
     const el = h('div', {
       class: `row row-${row.kind}${prev && prev.turn !== row.turn ? ' turn-start' : ''}${index % 2 ? ' odd' : ''}`,
       role: 'listitem',
-      tabindex: 0,
+      tabindex: -1,
       'data-row': index,
       'data-line': row.line,
       'data-severity': severity,
@@ -423,7 +431,7 @@ export class TimelineView {
     const el = h('div', {
       class: `lane lane-${lane.kind}`,
       role: 'button',
-      tabindex: 0,
+      tabindex: -1,
       'data-row': row,
       'data-lane': index,
       'data-line': lane.line,
@@ -443,10 +451,10 @@ export class TimelineView {
     append(bottom, h('span', { class: 'path' }, lane.path ?? (lane.kind === 'call' ? '—' : '')), lane.more ? h('span', { class: 'more' }, `+${lane.more}`) : undefined);
     if (lane.kind === 'call') {
       for (const r of lane.results.slice(0, 3)) {
-        bottom.appendChild(h('span', { class: 'jump', 'data-line': r, title: `Open the result (line ${r})`, role: 'link' }, `↳${r}`));
+        bottom.appendChild(h('span', { class: 'jump', 'data-line': r, title: `Open the result (line ${r})`, role: 'link', tabindex: -1 }, `↳${r}`));
       }
     } else if (lane.callLine !== undefined) {
-      bottom.appendChild(h('span', { class: 'jump', 'data-line': lane.callLine, title: `Open the call (line ${lane.callLine})`, role: 'link' }, `↰${lane.callLine}`));
+      bottom.appendChild(h('span', { class: 'jump', 'data-line': lane.callLine, title: `Open the call (line ${lane.callLine})`, role: 'link', tabindex: -1 }, `↰${lane.callLine}`));
     }
     append(el, top, bottom);
     return el;
@@ -539,6 +547,7 @@ export class TimelineView {
     }
     const lane = el.getAttribute('data-lane');
     this.focused = lane === null ? { row } : { row, lane: Number(lane) };
+    this.updateTabStop();
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -634,6 +643,29 @@ export class TimelineView {
       }
     }
     return rowEl;
+  }
+
+  private updateTabStop(): void {
+    const top = Math.min(this.total - 1, Math.floor(this.viewport.scrollTop / rowHeight));
+    const el = (this.focused && this.focusElement(this.focused)) ?? this.rendered.get(top)?.el;
+    if (el === this.tabStop && el?.isConnected) {
+      return;
+    }
+    this.setStop(this.tabStop, -1);
+    this.tabStop = el;
+    this.setStop(el, 0);
+  }
+
+  private setStop(el: HTMLElement | undefined, tabindex: 0 | -1): void {
+    if (!el) {
+      return;
+    }
+    setAttr(el, 'tabindex', tabindex);
+    if (el.classList.contains('lane')) {
+      for (const jump of Array.from(el.querySelectorAll('.jump'))) {
+        setAttr(jump, 'tabindex', tabindex);
+      }
+    }
   }
 
   /** A re-rendered row takes the keyboard focus with it (the old element left the DOM). */
