@@ -281,6 +281,9 @@ ruleTester(writeBeforeRead, {
         .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script failed\nWall time 0.0 seconds\nOutput:\n' }, { type: 'input_text', text: 'Script error:\napply_patch verification failed: Failed to find expected lines in src/app.ts' }] })
         .text(),
     },
+    // One command of the script succeeded (a search that found nothing exits 1): a success, as a
+    // command line is whose other steps ran.
+    { name: 'Codex: a code-mode read that ran, and a search that found nothing, then an update patch', input: codeModeRead([0, 1]) },
     { name: 'Codex: add a file', input: new CodexRollout().user('go').patch('c2', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** End Patch').output('c2', 'Done!', true).text() },
     {
       // A code-mode script built its patch at run time (addFile(path, data)); Codex's
@@ -494,6 +497,13 @@ ruleTester(writeBeforeRead, {
       // A read that failed (unified exec: "Process exited with code 1") saw nothing.
       name: 'Codex: a failed read, then an update patch',
       input: commandThenPatch('cat src/app.ts', 1, 'cat: src/app.ts: Permission denied\n'),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
+    {
+      // Codex 0.154 says "Script completed" even when the sandbox never started the command:
+      // every command the script ran exited non-zero, so its read saw nothing.
+      name: 'Codex: a code-mode read whose command failed (Script completed, exit_code 1), then an update patch',
+      input: codeModeRead([1]),
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
@@ -1030,6 +1040,23 @@ function compactedCopy(agentId: string): string {
     record({ parentUuid: 'b1', type: 'user', uuid: 'u2', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation…' } }) +
     t.from('u2').edit('m1', A, f, v1, 'two', '2').text()
   );
+}
+
+/**
+ * A code-mode script (Codex 0.154) that runs `sed -n '1,200p' src/app.ts`, then `more` commands
+ * (each a unified-exec chunk with its exit code), then an update patch of src/app.ts.
+ */
+function codeModeRead(exitCodes: number[]): string {
+  const cmds = exitCodes.map((_, i) => (i === 0 ? "sed -n '1,200p' src/app.ts" : 'rg -n todo src'));
+  const script = cmds.map((c) => `text(await tools.exec_command({cmd:${JSON.stringify(c)}}));`).join('\n');
+  const chunks = exitCodes.map((code, i) => ({ type: 'input_text', text: JSON.stringify({ chunk_id: `c${i}`, wall_time_seconds: 0.00000537, exit_code: code, original_token_count: 18, output: code === 0 ? 'x' : 'bwrap: Unexpected capabilities but not setuid, old file caps config?\n' }) }));
+  return new CodexRollout()
+    .user('fix src/app.ts')
+    .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c1', name: 'exec', input: script })
+    .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'Script completed\nWall time 0.3 seconds\nOutput:\n' }, ...chunks] })
+    .patch('c2', updatePatch('src/app.ts'))
+    .output('c2', 'Success. Updated the following files:\nM src/app.ts\n', true)
+    .text();
 }
 
 void describe('stale-write: which read the message names', () => {

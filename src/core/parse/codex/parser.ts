@@ -80,6 +80,8 @@ export const codexAdapter: FormatAdapter = {
 class CodexParser implements FormatParser {
   private cwd: string | undefined;
   private sawMeta = false;
+  /** The threads this file's session was forked from: their copied session_meta names no new session. */
+  private readonly forkedFrom = new Set<string>();
   /** A legacy rollout (see legacyMetaSchema). */
   private legacy = false;
   private reportedNoMeta = false;
@@ -212,10 +214,18 @@ class CodexParser implements FormatParser {
       this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: 'session_meta without an id (Codex)' });
       return;
     }
-    this.sawMeta = true;
     const m = payload;
-    this.cwd = m.cwd ?? this.cwd;
     const parent = m.parent_thread_id ?? m.forked_from_id ?? undefined;
+    if (this.sawMeta && this.forkedFrom.has(m.id)) {
+      // A forked thread's file (a sub-agent, 0.154) copies its parent's history, the parent's
+      // session_meta first: this file is still the fork's own session.
+      return;
+    }
+    this.sawMeta = true;
+    if (parent) {
+      this.forkedFrom.add(parent);
+    }
+    this.cwd = m.cwd ?? this.cwd;
     this.ctx.emit({
       kind: 'session',
       at: lineSpan(raw),
@@ -307,7 +317,7 @@ class CodexParser implements FormatParser {
         const callId = payload.call_id;
         const text = outputText(payload.output);
         const envelope = shellEnvelope(text);
-        const isError = this.scriptCalls.has(callId) ? text !== undefined && /^Script failed\b/.test(text) : outputFailed(text, envelope, this.patchCalls.has(callId));
+        const isError = this.scriptCalls.has(callId) ? text !== undefined && scriptFailed(text) : outputFailed(text, envelope, this.patchCalls.has(callId));
         this.ctx.emit({
           kind: 'result',
           at: valueSpan(raw, callId, 'call_id'),
@@ -450,3 +460,31 @@ function outputFailed(text: string | undefined, envelope: ReturnType<typeof shel
   }
   return text === 'aborted' || /^aborted by user/i.test(text);
 }
+
+/** A unified-exec chunk a code-mode script prints for each command it ran: its exit code, once it has one. */
+const execChunk = /\{"chunk_id":"[^"]*","wall_time_seconds":[-+.\deE]+,(?:"exit_code":(-?\d+))?/g;
+
+/**
+ * A code-mode script failed: it says so (`Script failed`), or every command it ran exited non-zero
+ * (0.154: "Script completed", then `"exit_code":1` when the sandbox never started the command).
+ * When some command succeeded, the script is taken as a success, as a shell command line is
+ * whose last step succeeded; a command still running (no exit code yet) is no failure.
+ */
+function scriptFailed(text: string): boolean {
+  if (/^Script failed\b/.test(text)) {
+    return true;
+  }
+  if (!text.includes('"chunk_id"')) {
+    return false;
+  }
+  let chunks = 0;
+  execChunk.lastIndex = 0;
+  for (let m = execChunk.exec(text); m !== null; m = execChunk.exec(text)) {
+    chunks++;
+    if (m[1] === undefined || m[1] === '0') {
+      return false;
+    }
+  }
+  return chunks > 0;
+}
+
