@@ -119,6 +119,30 @@ suite('session timeline', () => {
     assert.equal(editor.selection.active.line, line - 1);
   });
 
+  test('with a single editor group, a click opens the transcript beside the timeline, which stays in view', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('agentGuard.showTimeline', { kind: 'session', session: { file } });
+    await waitFor(() => timelineTabs().length === 1, 5000, 'the timeline tab');
+    // The timeline alone in the window's only group: there is no other group to open the line in.
+    await vscode.commands.executeCommand('workbench.action.joinAllGroups');
+    await waitFor(() => vscode.window.tabGroups.all.length === 1, 5000, 'a single editor group');
+    const check: TimelineCheck = { id: 'timeline-click-beside', frame, selector: '.row-results .lane[data-status="late"] .tool', text: 'Bash', click: true };
+    await uiCheck(check);
+    const editor = await waitFor(
+      () => {
+        const e = vscode.window.activeTextEditor;
+        return e?.document.uri.fsPath === file ? e : undefined;
+      },
+      8000,
+      'the transcript in an editor',
+    );
+    const timeline = timelineTabs()[0];
+    assert.ok(timeline);
+    assert.notEqual(editor.viewColumn, timeline.group.viewColumn, 'the transcript opened in the timeline\'s group');
+    assert.equal(timeline.group.activeTab?.label, timeline.label, 'the timeline is no longer the visible tab of its group');
+    await uiCheck({ id: 'timeline-beside', frame, selector: '.row-batch .label', text: 'parallel', screenshot: 'timeline-beside.png' });
+  });
+
   test('the quick fix "Show in session timeline" opens it at the finding', async () => {
     const stale = api.findings().find((f) => f.file === file && f.rule === 'stale-write');
     assert.ok(stale);

@@ -8,10 +8,10 @@ import { jumpProblemMessage, statProblem, type JumpProblem } from '../jumpProble
 import { asFinding, asSessionFile } from './findingArg';
 
 /**
- * Opens a file with a range selected. When that cannot be done, or the line is no longer
- * there, the user is told why (see jumpProblem).
+ * Opens a file with a range selected (in the active editor group, or in `viewColumn`). When
+ * that cannot be done, or the line is no longer there, the user is told why (see jumpProblem).
  */
-export async function reveal(uri: vscode.Uri, range: vscode.Range): Promise<vscode.TextEditor | undefined> {
+export async function reveal(uri: vscode.Uri, range: vscode.Range, viewColumn?: vscode.ViewColumn): Promise<vscode.TextEditor | undefined> {
   const line = range.start.line + 1;
   const before = uri.scheme === 'file' ? await statBeforeOpen(uri.fsPath) : undefined;
   if (before) {
@@ -20,7 +20,7 @@ export async function reveal(uri: vscode.Uri, range: vscode.Range): Promise<vsco
   }
   let editor: vscode.TextEditor;
   try {
-    editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true });
+    editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true, ...(viewColumn !== undefined ? { viewColumn } : {}) });
   } catch (e) {
     void vscode.window.showErrorMessage(jumpProblemMessage(uri.fsPath, line, { kind: 'failed', reason: e instanceof Error ? e.message : String(e) }));
     return undefined;

@@ -347,15 +347,20 @@ class TimelinePanel extends Disposable {
     void this.panel.webview.postMessage(message);
   }
 
-  /** Opens the transcript at a line, in another editor group than the timeline's when there is one. */
+  /**
+   * Opens the transcript at a line, beside the timeline: in another editor group when there
+   * is one, else in a new group to its side. Opened in the timeline's own group it would
+   * cover the timeline the user is reading from.
+   */
   private async openLine(line: number): Promise<void> {
     if (line > Math.max(this.builder.lastLine, 1)) {
       return;
     }
-    const column = this.panel.viewColumn;
-    if (column !== undefined && vscode.window.tabGroups.all.length > 1) {
-      await vscode.commands.executeCommand(column === vscode.ViewColumn.One ? 'workbench.action.focusSecondEditorGroup' : 'workbench.action.focusFirstEditorGroup');
-    }
-    await reveal(vscode.Uri.file(this.file), new vscode.Range(line - 1, 0, line - 1, 0));
+    const own = this.panel.viewColumn;
+    const others = vscode.window.tabGroups.all.filter((g) => g.viewColumn !== own);
+    // The group that already shows the transcript, so that a second click does not open a second copy.
+    const showing = others.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === this.file));
+    const other = showing ?? others[0];
+    await reveal(vscode.Uri.file(this.file), new vscode.Range(line - 1, 0, line - 1, 0), other?.viewColumn ?? vscode.ViewColumn.Beside);
   }
 }
