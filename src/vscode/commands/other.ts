@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { agentLabels } from '../../core/model/agent';
 import { findingToJson } from '../../core/model/findingJson';
 import { SnapshotProvider } from '../snapshots';
+import { viewIds } from '../ids';
 import type { Services } from '../services';
 import { asFinding } from './findingArg';
 
@@ -42,10 +43,29 @@ export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void
   );
 };
 
-export const recheck = (s: Services) => async (): Promise<void> => {
-  await vscode.window.withProgress({ location: { viewId: 'agentGuard.sessions' }, title: 'Re-checking sessions' }, async () => {
-    await s.scope()?.recheck();
-  });
+/** How long the result of a re-check stays in the status bar. */
+const recheckMessageMs = 5000;
+
+/**
+ * Reads every session again. Its progress goes to the status bar (visible whatever view is
+ * open, e.g. when run from the palette) and to the sessions view's own bar when it is shown;
+ * the result then stays in the status bar a moment, since a quick run shows no progress at all
+ * (VS Code waits 150 ms before it does). Not cancellable: every session's findings are
+ * dropped up front and rebuilt as it is read, so stopping halfway would leave some sessions
+ * with only part of theirs.
+ */
+export const recheck = (s: Services) => async (): Promise<{ sessions: number; findings: number } | undefined> => {
+  const scope = s.scope();
+  if (!scope) {
+    return undefined;
+  }
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Re-checking agent sessions' }, () =>
+    vscode.window.withProgress({ location: { viewId: viewIds.sessions } }, () => scope.recheck()),
+  );
+  const result = { sessions: scope.sessions().length, findings: scope.findings().length };
+  const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  void vscode.window.setStatusBarMessage(`$(check) Re-checked ${plural(result.sessions, 'session')}: ${plural(result.findings, 'finding')}`, recheckMessageMs);
+  return result;
 };
 
 export const clear = (s: Services) => (): void => {
