@@ -209,6 +209,11 @@ export class MonitorScope extends Disposable {
     return [...seen.values()];
   }
 
+  /** The workspace folders some of whose agent sessions were found. */
+  foldersWithSessions(): string[] {
+    return [...this.monitors.entries()].filter(([, m]) => m.sessionList().length > 0).map(([folder]) => folder);
+  }
+
   findings(): Finding[] {
     return this.all.flatMap((m) => m.findings.all());
   }

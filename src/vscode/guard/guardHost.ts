@@ -34,7 +34,8 @@ export class GuardHost extends Disposable {
    * and the offers must not come back each time.
    */
   private repairChecked = false;
-  private installOffered = false;
+  /** The folders offered the hooks in this activation (answered or not). */
+  private readonly offered = new Set<string>();
   /** Set-aside writes not told about yet: a burst of them gets one notification. */
   private notices: { entry: QuarantineEntry; message: string; restored: boolean }[] = [];
   private readonly noticeBurst = this.register(new Coalescer(() => this.tell(), noticeBatchMs));
@@ -71,7 +72,7 @@ export class GuardHost extends Disposable {
       }),
     );
     const failClosed = (): boolean => this.settings?.['guard.failClosed'] ?? false;
-    this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean }) => changeHooks('install', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
+    this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => changeHooks('install', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
     this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, async (opts?: { confirm?: boolean }) => changeHooks('uninstall', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
     this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
     this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
@@ -111,22 +112,36 @@ export class GuardHost extends Disposable {
     this.repairChecked = true;
     const script = await this.hookScript;
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      await offerRepair(folder, script, () => vscode.commands.executeCommand(commandIds.installHooks));
+      await offerRepair(folder, script, () => vscode.commands.executeCommand(commandIds.installHooks, { folder }));
     }
   }
 
-  /** True once the offer is settled for this activation (made, or not to be made). */
+  /**
+   * Offers the hooks to every folder that has sessions and was not offered them yet; true once
+   * every folder of the window was (then there is nothing left to wait for).
+   */
   private offerIfSessions(scope: MonitorScope): boolean {
-    if (this.installOffered) {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => !this.offered.has(f.uri.fsPath));
+    if (folders.length === 0) {
       return true;
     }
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder || scope.sessions().length === 0) {
-      return false;
+    const withSessions = new Set(scope.foldersWithSessions());
+    const ready = folders.filter((f) => withSessions.has(f.uri.fsPath));
+    if (ready.length > 0) {
+      void this.hookScript.then((script) =>
+        offerHooks(
+          this.context.workspaceState,
+          ready.map((folder) => ({ folder, hasSessions: true })),
+          script,
+          (folder) => vscode.commands.executeCommand(commandIds.installHooks, { folder }),
+        ),
+      );
     }
-    this.installOffered = true;
-    void this.hookScript.then((script) => offerHooks(this.context.workspaceState, folder, script, () => vscode.commands.executeCommand(commandIds.installHooks)));
-    return true;
+    // Marked at once, not when the offer is shown: sessions keep changing meanwhile.
+    for (const f of ready) {
+      this.offered.add(f.uri.fsPath);
+    }
+    return ready.length === folders.length;
   }
 
   /** The status of every folder's hooks; `show: false` only returns it (integration tests). */

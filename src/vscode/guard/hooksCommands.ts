@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
+import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
 import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
@@ -133,31 +134,44 @@ export async function hooksStatus(workspace: string, script: string): Promise<{ 
   return out;
 }
 
-/** Answered per workspace: "Not Now" counts, the offer is made once (the commands stay). */
+/** The folders whose offer was answered: "Not Now" counts, the offer is made once per folder (the commands stay). */
 const offeredKey = 'agentGuard.hooksOffered';
 
 /**
- * The first time a workspace has agent sessions and no hooks, offer to install them — never
- * silently, and once: the answer is remembered per workspace. Closing the notification
- * without an answer asks again in a later window.
+ * The first time a workspace folder has agent sessions and no hooks, offer to install them —
+ * never silently, and once per folder: the answer is remembered in the workspace's state.
+ * Several folders found at once get one offer naming them (the caller makes it once per folder
+ * and activation). Closing the notification without
+ * an answer asks again in a later window.
  */
-export async function offerHooks(state: vscode.Memento, folder: vscode.WorkspaceFolder, script: string, install: () => Thenable<unknown>): Promise<void> {
-  if (state.get<boolean>(offeredKey) === true) {
+export async function offerHooks(
+  state: vscode.Memento,
+  folders: readonly { folder: vscode.WorkspaceFolder; hasSessions: boolean }[],
+  script: string,
+  install: (folder: vscode.WorkspaceFolder) => Thenable<unknown>,
+): Promise<void> {
+  const all = vscode.workspace.workspaceFolders ?? [];
+  const answered = answeredFolders(state.get<unknown>(offeredKey), all[0]?.uri.fsPath);
+  const candidates: (OfferCandidate & { folder: vscode.WorkspaceFolder })[] = [];
+  for (const { folder, hasSessions } of folders) {
+    const path = folder.uri.fsPath;
+    const hasHooks = hasSessions && !answered.has(path) && (await hooksStatus(path, script)).some((s) => s.state.kind !== 'not-installed');
+    candidates.push({ folder, path, name: folder.name, hasSessions, hasHooks });
+  }
+  const offer = foldersToOffer(candidates, answered);
+  if (offer.length === 0) {
     return;
   }
-  if ((await hooksStatus(folder.uri.fsPath, script)).some((s) => s.state.kind !== 'not-installed')) {
-    return;
-  }
-  const choice = await vscode.window.showInformationMessage(
-    'Agent Session Guard can block stale writes before they land: install its hook for Claude Code, Gemini CLI and Codex in this workspace?',
-    'Preview and Install…',
-    'Not Now',
-  );
+  const choice = await vscode.window.showInformationMessage(offerMessage(offer, all.length === 1), 'Preview and Install…', 'Not Now');
   if (choice !== undefined) {
-    await state.update(offeredKey, true);
+    const now = answeredFolders(state.get<unknown>(offeredKey), all[0]?.uri.fsPath);
+    await state.update(offeredKey, [...new Set([...now, ...offer.map((f) => f.path)])]);
   }
   if (choice === 'Preview and Install…') {
-    await install();
+    // One folder after the other: each install shows its own preview and asks.
+    for (const f of offer) {
+      await install(f.folder);
+    }
   }
 }
 
