@@ -149,6 +149,7 @@ export class AgentGuard extends Disposable implements Services {
       isUserSave: (p, at) => this.isUserSave(p, at),
       dirtyBuffers: this.guard.dirtyBuffers,
       version: packageVersion(this.context),
+      folderSettings: (f) => readSettings(this.log, vscode.Uri.file(f)),
     }, previous);
     this.current = scope;
     this.scopeSubscriptions = [

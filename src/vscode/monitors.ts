@@ -31,6 +31,8 @@ export interface MonitorHooks {
   /** The editors' unsaved buffers (the guard denies writes to them). */
   dirtyBuffers: DirtyBuffers;
   version: string;
+  /** The settings as a folder sees them: its own values of the `folderSettings` override the window's. */
+  folderSettings(folder: string): Settings;
 }
 
 /**
@@ -92,7 +94,7 @@ export class MonitorScope extends Disposable {
   }
 
   private async startFolder(folder: string): Promise<void> {
-    const settings = this.settings;
+    const settings = this.hooks.folderSettings(folder);
     let ledger: HookLedger | undefined;
     const dir = guardDir();
     // Served by the scope this one replaces: its service moves here once the monitor is ready.

@@ -37,6 +37,23 @@ export const settingKeys = Object.keys(settingsSchema.shape) as SettingKey[];
 
 export const defaultSettings: Settings = settingsSchema.parse({});
 
+/**
+ * Settings each workspace folder may set for itself (`"scope": "resource"` in package.json): in
+ * a multi-root workspace every folder has its own monitor, working tree, guard service and
+ * hooks, and these are read for that folder. The others are the window's.
+ */
+export const folderSettings: ReadonlySet<SettingKey> = new Set<SettingKey>([
+  'sessionFolders',
+  'rules',
+  'ignoredPaths',
+  'watchWorkingTree',
+  'guard.staleWrite',
+  'guard.dirtyBuffer',
+  'guard.unreadWrite',
+  'guard.concurrentWrite',
+  'guard.failClosed',
+]);
+
 /** Settings that change only what the views show (applied without re-reading the sessions). */
 export const viewOnlySettings: ReadonlySet<SettingKey> = new Set<SettingKey>(['liveMinutes']);
 

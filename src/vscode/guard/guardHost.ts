@@ -1,8 +1,8 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import type { Settings } from '../../core/config/settings';
 import { describeError, type Logger } from '../../core/lib/logger';
 import type { DirtyBuffers } from '../../io/guard/service';
+import { readSettings } from '../config';
 import { commandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
@@ -22,7 +22,6 @@ export class GuardHost extends Disposable {
   readonly quarantine: QuarantineStore;
   private readonly editorGuard: EditorGuard;
   private readonly preview = new HooksPreview();
-  private settings: Settings | undefined;
   /** The script the installed hook commands run: the shim, once written (see hookShim.ts). */
   private readonly hookScript: Promise<string>;
   /** The scope attach() last saw; a scope's readiness arriving after a newer one is ignored. */
@@ -71,9 +70,10 @@ export class GuardHost extends Disposable {
         this.noticeBurst.schedule();
       }),
     );
-    const failClosed = (): boolean => this.settings?.['guard.failClosed'] ?? false;
-    this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => changeHooks('install', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
-    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, async (opts?: { confirm?: boolean }) => changeHooks('uninstall', this.preview, await this.hookScript, failClosed(), log, opts ?? {})));
+    // Each folder's own value: it is written into the hook command installed there.
+    const failClosed = (folder: vscode.WorkspaceFolder): boolean => readSettings(log, folder.uri)['guard.failClosed'];
+    this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => changeHooks('install', this.preview, await this.hookScript, failClosed, log, opts ?? {})));
+    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, async (opts?: { confirm?: boolean }) => changeHooks('uninstall', this.preview, await this.hookScript, failClosed, log, opts ?? {})));
     this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
     this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
   }
@@ -84,7 +84,6 @@ export class GuardHost extends Disposable {
    */
   attach(scope: MonitorScope): void {
     this.attached = scope;
-    this.settings = scope.settings;
     this.editorGuard.setMode(scope.settings['editorGuard.mode']);
     this.sessionsSubscription?.dispose();
     this.sessionsSubscription = undefined;

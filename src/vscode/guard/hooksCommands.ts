@@ -73,7 +73,7 @@ export async function changeHooks(
   action: 'install' | 'uninstall',
   preview: HooksPreview,
   hookScript: string,
-  failClosed: boolean,
+  failClosed: (folder: vscode.WorkspaceFolder) => boolean,
   log: Logger,
   opts: { confirm?: boolean; folder?: vscode.WorkspaceFolder } = {},
 ): Promise<'written' | 'nothing' | 'cancelled'> {
@@ -81,7 +81,7 @@ export async function changeHooks(
   if (!folder) {
     return 'nothing';
   }
-  const { changes, problems } = await plan(folder.uri.fsPath, action, hookScript, failClosed);
+  const { changes, problems } = await plan(folder.uri.fsPath, action, hookScript, failClosed(folder));
   for (const p of problems) {
     void vscode.window.showWarningMessage(`Agent Session Guard: ${p}`);
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { defaultSettings, settingKeys, settingsPrefix } from '../../../src/core/config/settings';
+import { defaultSettings, folderSettings, settingKeys, settingsPrefix } from '../../../src/core/config/settings';
 import { severities } from '../../../src/core/model/finding';
 import { allRules } from '../../../src/core/rules/all';
 import { commandIds, viewIds } from '../../../src/vscode/ids';
@@ -18,7 +18,7 @@ interface Manifest {
     commands: { command: string; title: string }[];
     views: Record<string, { id: string }[]>;
     viewsContainers: { activitybar: { id: string; icon: string }[] };
-    configuration: { properties: Record<string, { default?: unknown; enum?: string[] }> };
+    configuration: { properties: Record<string, { default?: unknown; enum?: string[]; scope?: string }> };
     menus: Record<string, { command: string }[]>;
     walkthroughs: { steps: { id: string; description: string; completionEvents?: string[]; media: { markdown?: string } }[] }[];
   };
@@ -170,5 +170,16 @@ void test('in Restricted Mode a workspace cannot weaken the guard or redirect it
   const free = new Set(['liveMinutes', 'stalledCallMinutes']);
   for (const key of settingKeys) {
     assert.equal(restricted.has(`${settingsPrefix}.${key}`), !free.has(key), `${settingsPrefix}.${key}`);
+  }
+});
+
+void test('the settings read per workspace folder are resource-scoped, and only those', () => {
+  // Without "scope": "resource" a folder's own value of these is never read in a multi-root
+  // workspace (and the Settings editor offers no folder tab for them).
+  const props = manifest.contributes.configuration.properties;
+  const resource = Object.entries(props).filter(([, p]) => p.scope === 'resource').map(([k]) => k).sort();
+  assert.deepEqual(resource, [...folderSettings].map((k) => `${settingsPrefix}.${k}`).sort());
+  for (const k of ['ignoredPaths', 'rules', 'watchWorkingTree', 'sessionFolders']) {
+    assert.equal(props[`${settingsPrefix}.${k}`]?.scope, 'resource', k);
   }
 });
