@@ -183,3 +183,11 @@ void test('the settings read per workspace folder are resource-scoped, and only 
     assert.equal(props[`${settingsPrefix}.${k}`]?.scope, 'resource', k);
   }
 });
+
+void test('the one-click action on a finding in the sessions view opens the transcript at it; copying stays in the context menu', () => {
+  const items = (manifest.contributes.menus['view/item/context'] ?? []) as { command: string; when: string; group?: string }[];
+  const onFinding = items.filter((i) => /viewItem =~ \/\^finding\//.test(i.when));
+  assert.deepEqual(onFinding.filter((i) => i.group === 'inline').map((i) => i.command), [commandIds.openFinding]);
+  assert.ok(onFinding.some((i) => i.command === commandIds.copyFinding && i.group !== 'inline'), 'Copy Finding as JSON is in the context menu');
+  assert.ok(onFinding.some((i) => i.command === commandIds.openFinding && i.group !== 'inline'), 'and so is Open Transcript at Finding');
+});
