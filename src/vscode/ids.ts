@@ -39,3 +39,6 @@ export const snapshotScheme = 'agent-guard-snapshot';
 
 /** The URI scheme of a repaired transcript shown before it is written. */
 export const repairPreviewScheme = 'agent-guard-repair';
+
+/** The query of a session row's URI in the sessions view: its finding count is a decoration of it. */
+export const sessionRowQuery = 'agent-guard-session';

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { agentLabels, type AgentKind } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
 import type { SessionSummary } from '../io/liveMonitor';
-import { commandIds, viewIds } from './ids';
+import { commandIds, sessionRowQuery, viewIds } from './ids';
+import { sessionRowText } from './sessionRow';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
@@ -26,12 +27,32 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   private readonly pending = this.register(
     // No `view.message`: VS Code hides the welcome content (the empty state, with its
     // buttons) while a tree view has a message.
-    new Coalescer(() => this.changed.fire(undefined), 100),
+    new Coalescer(() => {
+      this.changed.fire(undefined);
+      this.decorationsChanged.fire(undefined);
+    }, 100),
   );
+  private readonly decorationsChanged = this.register(new vscode.EventEmitter<undefined>());
 
   constructor(private readonly liveMs: () => number) {
     super();
     this.view = this.register(vscode.window.createTreeView(viewIds.sessions, { treeDataProvider: this, showCollapseAll: true }));
+    this.register(
+      vscode.window.registerFileDecorationProvider({
+        onDidChangeFileDecorations: this.decorationsChanged.event,
+        provideFileDecoration: (uri) => (uri.scheme === 'file' && uri.query === sessionRowQuery ? this.sessionDecoration(uri.fsPath) : undefined),
+      }),
+    );
+  }
+
+  /** A session row's finding count, as a badge (see sessionRowText) coloured by the worst finding. */
+  private sessionDecoration(file: string): vscode.FileDecoration | undefined {
+    const row = sessionRowText({ lastActivity: 0 }, this.scope?.findingsFor(file) ?? [], 0, 0, relativeTime);
+    if (row.badge === undefined) {
+      return undefined;
+    }
+    const color = row.worst === 'error' ? 'list.errorForeground' : row.worst === 'warning' ? 'list.warningForeground' : undefined;
+    return new vscode.FileDecoration(row.badge, row.counts, color ? new vscode.ThemeColor(color) : undefined);
   }
 
   setScope(scope: MonitorScope | undefined): void {
@@ -88,10 +109,11 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   private sessionItem(s: SessionSummary, findings: readonly Finding[]): vscode.TreeItem {
     const title = sessionTitle(s) ?? nodePath.basename(s.file);
     const item = new vscode.TreeItem(title, findings.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-    const live = Date.now() - s.lastActivity < this.liveMs();
+    const now = Date.now();
+    const live = now - s.lastActivity < this.liveMs();
     const errors = findings.filter((f) => f.severity === 'error').length;
-    const parts = [live ? 'live' : 'idle', s.startedAt ? relativeTime(Date.parse(s.startedAt)) : undefined, findings.length > 0 ? `${findings.length} finding${findings.length === 1 ? '' : 's'}` : 'no findings'];
-    item.description = parts.filter(Boolean).join(' · ');
+    const row = sessionRowText(s, findings, now, this.liveMs(), relativeTime);
+    item.description = row.description;
     item.iconPath = live
       ? new vscode.ThemeIcon('pulse', new vscode.ThemeColor(errors > 0 ? 'errorForeground' : 'charts.green'))
       : new vscode.ThemeIcon(errors > 0 ? 'error' : 'circle-outline', errors > 0 ? new vscode.ThemeColor('errorForeground') : undefined);
@@ -101,9 +123,12 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     if (s.startedAt) {
       md.appendText(`Started ${new Date(s.startedAt).toLocaleString()}\n\n`);
     }
-    md.appendText(`Last written ${new Date(s.lastActivity).toLocaleString()} · ${formatBytes(s.bytes)}\n\n${s.file}`);
+    md.appendText(`Last written ${new Date(s.lastActivity).toLocaleString()} · ${formatBytes(s.bytes)}\n\n${row.counts}\n\n${s.file}`);
     item.tooltip = md;
-    item.resourceUri = vscode.Uri.file(s.file);
+    // The file's URI with our query: the row's badge is then our count of the session's
+    // findings, not the Problems panel's count of its diagnostics (keyed by the bare URI).
+    // Not a scheme of our own: VS Code does not decorate those in a tree view.
+    item.resourceUri = vscode.Uri.file(s.file).with({ query: sessionRowQuery });
     item.contextValue = 'session';
     item.id = `session:${s.file}`;
     return item;

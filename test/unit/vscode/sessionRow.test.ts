@@ -1,0 +1,35 @@
+/**
+ * A session's row in the sessions view: the finding count used to end a long description
+ * ("live · 2/12/2026 · 3 findings") and was the first thing cut off; it is a badge now.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Severity } from '../../../src/core/model/finding';
+import { sessionRowText } from '../../../src/vscode/sessionRow';
+
+const now = 1_000_000_000;
+const liveMs = 5 * 60_000;
+const when = (): string => '2/12/2026';
+const of = (...s: Severity[]): { severity: Severity }[] => s.map((severity) => ({ severity }));
+
+void test('the count is a badge, not the end of the description', () => {
+  const row = sessionRowText({ lastActivity: now - 1000, startedAt: '2026-02-12T10:00:00Z' }, of('error', 'warning', 'warning'), now, liveMs, when);
+  assert.equal(row.description, 'live · 2/12/2026');
+  assert.equal(row.badge, '3');
+  assert.equal(row.counts, '3 findings: 1 error, 2 warnings');
+  assert.equal(row.worst, 'error');
+});
+
+void test('a badge holds two characters: more than 9 findings read 9+, the tooltip has the number', () => {
+  const row = sessionRowText({ lastActivity: 0 }, of(...Array<Severity>(120).fill('info')), now, liveMs, when);
+  assert.equal(row.description, 'idle');
+  assert.equal(row.badge, '9+');
+  assert.equal(row.counts, '120 findings: 120 info');
+});
+
+void test('no findings: no badge', () => {
+  const row = sessionRowText({ lastActivity: 0 }, [], now, liveMs, when);
+  assert.equal(row.badge, undefined);
+  assert.equal(row.counts, 'no findings');
+  assert.equal(row.worst, undefined);
+});
