@@ -109,6 +109,10 @@ export class AgentGuard extends Disposable implements Services {
     return this.current;
   }
 
+  get extensionUri(): vscode.Uri {
+    return this.context.extensionUri;
+  }
+
   get api(): AgentGuardApi {
     return {
       ready: async () => {

@@ -49,6 +49,7 @@ export class FindingActions implements vscode.CodeActionProvider {
       if (isRepairable(f)) {
         action('Repair this session…', commandIds.repairSession);
       }
+      action(`Show documentation of ${f.rule}`, commandIds.openRuleDoc);
       action('Copy finding as JSON', commandIds.copyFinding);
     }
     return out;

@@ -20,6 +20,7 @@ export const commandIds = {
   hooksStatus: 'agentGuard.hooksStatus',
   showQuarantine: 'agentGuard.showQuarantine',
   showWatchedFolders: 'agentGuard.showWatchedFolders',
+  openRuleDoc: 'agentGuard.openRuleDoc',
 } as const;
 
 export const viewIds = {

@@ -7,6 +7,8 @@ import type { MonitorScope } from './monitors';
 export interface Services {
   readonly log: vscode.LogOutputChannel & Logger;
   readonly diagnostics: DiagnosticsPublisher;
+  /** Where the extension is installed (its packaged files, e.g. the rule documentation). */
+  readonly extensionUri: vscode.Uri;
   /** The current monitors (they are rebuilt when settings change). */
   scope(): MonitorScope | undefined;
 }

@@ -62,7 +62,7 @@ suite('workspace files', () => {
     await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(file), d.range);
     const titles = actions.map((a) => a.title);
-    for (const title of ['Open the tool call', 'Open the file it wrote', 'Show diff: what the session read ↔ the file now', 'Copy finding as JSON']) {
+    for (const title of ['Open the tool call', 'Open the file it wrote', 'Show diff: what the session read ↔ the file now', 'Show documentation of stale-write', 'Copy finding as JSON']) {
       assert.ok(titles.includes(title), `${title} in ${titles.join(', ')}`);
     }
   });

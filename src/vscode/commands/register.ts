@@ -4,6 +4,7 @@ import type { Services } from '../services';
 import { showTimeline } from '../timeline/command';
 import type { TimelinePanels } from '../timeline/panel';
 import { openCall, openFinding, openTranscript, openWorkspaceFile } from './open';
+import { openRuleDoc } from './ruleDoc';
 import { clear, copyFinding, openSettings, recheck, showLog, showReadDiff, showWatchedFolders } from './other';
 import { repairSession, type RepairPreviews } from './repair';
 
@@ -26,6 +27,7 @@ export function registerCommands(s: Services, timelines: TimelinePanels, preview
     [commandIds.repairSession]: repairSession(s, previews),
     [commandIds.showTimeline]: showTimeline(s, timelines),
     [commandIds.showWatchedFolders]: showWatchedFolders(s),
+    [commandIds.openRuleDoc]: openRuleDoc(s),
   };
   return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }

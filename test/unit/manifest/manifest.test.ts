@@ -191,3 +191,14 @@ void test('the one-click action on a finding in the sessions view opens the tran
   assert.ok(onFinding.some((i) => i.command === commandIds.copyFinding && i.group !== 'inline'), 'Copy Finding as JSON is in the context menu');
   assert.ok(onFinding.some((i) => i.command === commandIds.openFinding && i.group !== 'inline'), 'and so is Open Transcript at Finding');
 });
+
+void test('the rule documentation is packaged, so that "Show Rule Documentation" works offline', () => {
+  // .vscodeignore is an allowlist: `**`, then `!pattern` for what ships (`npx vsce ls` lists it).
+  const allow = readFileSync(path.join(repoRoot(), '.vscodeignore'), 'utf8').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1).trim());
+  assert.ok(allow.includes('docs/rules/*.md'), allow.join(', '));
+  for (const r of allRules) {
+    assert.ok(existsSync(path.join(repoRoot(), 'docs', 'rules', `${r.meta.id}.md`)), r.meta.id);
+  }
+  const onFinding = (manifest.contributes.menus['view/item/context'] ?? []).filter((i) => i.command === commandIds.openRuleDoc);
+  assert.equal(onFinding.length, 1, 'in the context menu of a finding');
+});
