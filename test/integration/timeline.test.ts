@@ -104,11 +104,9 @@ suite('session timeline', () => {
     await uiCheck({ id: 'timeline-live', frame, selector: '.lane[data-status="pending"]', text: 'Grep', screenshot: 'timeline-live.png' });
   });
 
-  test('clicking a lane opens the transcript at its line', async () => {
-    const check: TimelineCheck = { id: 'timeline-click', frame, selector: '.row-results .lane[data-status="late"] .tool', text: 'Bash', click: true };
-    await uiCheck(check);
-    const line = t.lineOf('"tool_use_id":"toolu_SLOW"');
-    const editor = await waitFor(
+  /** The transcript, once a click in the timeline has opened it in the active editor. */
+  const transcriptEditor = (): Promise<vscode.TextEditor> =>
+    waitFor(
       () => {
         const e = vscode.window.activeTextEditor;
         return e?.document.uri.fsPath === file ? e : undefined;
@@ -116,6 +114,12 @@ suite('session timeline', () => {
       8000,
       'the transcript in an editor',
     );
+
+  test('clicking a lane opens the transcript at its line', async () => {
+    const check: TimelineCheck = { id: 'timeline-click', frame, selector: '.row-results .lane[data-status="late"] .tool', text: 'Bash', click: true };
+    await uiCheck(check);
+    const line = t.lineOf('"tool_use_id":"toolu_SLOW"');
+    const editor = await transcriptEditor();
     assert.equal(editor.selection.active.line, line - 1);
   });
 
@@ -128,14 +132,7 @@ suite('session timeline', () => {
     await waitFor(() => vscode.window.tabGroups.all.length === 1, 5000, 'a single editor group');
     const check: TimelineCheck = { id: 'timeline-click-beside', frame, selector: '.row-results .lane[data-status="late"] .tool', text: 'Bash', click: true };
     await uiCheck(check);
-    const editor = await waitFor(
-      () => {
-        const e = vscode.window.activeTextEditor;
-        return e?.document.uri.fsPath === file ? e : undefined;
-      },
-      8000,
-      'the transcript in an editor',
-    );
+    const editor = await transcriptEditor();
     const timeline = timelineTabs()[0];
     assert.ok(timeline);
     assert.notEqual(editor.viewColumn, timeline.group.viewColumn, 'the transcript opened in the timeline\'s group');
