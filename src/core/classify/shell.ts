@@ -858,7 +858,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       // `touch f` makes f, empty, when it is not there: a file the session made is its own
       // (its later patch of nothing but added lines is no write to an unread file). Of a file
       // that was there it changes only the times; which one it was, the command does not say.
-      if (args.some((a) => a.text === '-c' || a.text === '--no-create' || /^-[a-z]*c/.test(a.text))) {
+      if (args.some((a) => a.text === '--no-create' || /^-[a-z]*c/.test(a.text))) {
         return undefined;
       }
       for (const w of operands(args, ['-d', '-t', '-r', '--date', '--reference'])) {
@@ -1231,12 +1231,7 @@ function scriptPaths(script: string, literal: readonly RegExp[], byName: readonl
   return out;
 }
 
-/**
- * Reads an inline Python script spells out: `open(p)` with no mode or one that only reads
- * (`'r'`, `'rb'`, `encoding=…`), and `Path(p).read_text()` / `read_bytes()`, where `p` is a
- * literal (raw or not), a variable set to one, or the variable of a `for` loop over a list of
- * literals (`for p in ['a.md', 'b.md']:`, or over a variable set to such a list).
- */
+/** `open(p)` with no mode or one that only reads (`'r'`, `'rb'`, `encoding=…`), `Path(p).read_text()` / `read_bytes()`. */
 const scriptReadCalls = [
   /\bopen\(\s*[rR]?(['"])([^'"\n{}$%]+)\1\s*(?:\)|,\s*(?:mode\s*=\s*)?(['"])[rbtU]*\3|,\s*encoding\s*=)/g,
   /\bPath\(\s*[rR]?(['"])([^'"\n{}$%]+)\1\s*\)\s*\.\s*(?:read_text|read_bytes)\(/g,
@@ -1246,6 +1241,11 @@ const scriptReadCallsByName = [
   /\bPath\(\s*([A-Za-z_]\w*)\s*\)\s*\.\s*(?:read_text|read_bytes)\(/g,
 ];
 
+/**
+ * Reads an inline Python script spells out (see scriptReadCalls), where `p` is a literal (raw or
+ * not), a variable set to one, or the variable of a `for` loop over a list of literals
+ * (`for p in ['a.md', 'b.md']:`, or over a variable set to such a list).
+ */
 function scriptReads(script: string): string[] {
   if (!script.includes('open(') && !script.includes('read_')) {
     return [];

@@ -333,8 +333,10 @@ function describeThrown(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
-/** Whitespace only? Without `trim()`, which would copy a line that may be megabytes long. */
-/** The first character that is not blank (space, tab, CR, LF, BOM), or -1 for a blank line. */
+/**
+ * The first character that is not blank (space, tab, CR, LF, BOM), or -1 for a blank line.
+ * Without `trim()`, which would copy a line that may be megabytes long.
+ */
 function firstChar(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -344,7 +346,6 @@ function firstChar(text: string): number {
   }
   return -1;
 }
-
 
 /** Cuts tried before a line is judged plain broken: each costs a parse of part of it. */
 const maxRecordCuts = 16;

@@ -487,4 +487,3 @@ function scriptFailed(text: string): boolean {
   }
   return chunks > 0;
 }
-

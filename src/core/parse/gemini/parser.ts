@@ -312,10 +312,12 @@ class GeminiParser implements FormatParser {
       return;
     }
     state.text = true;
-    const text = partsText(rec.displayContent ?? rec.content);
+    const sent = partsText(rec.content);
+    const text = rec.displayContent === undefined || rec.displayContent === null ? sent : partsText(rec.displayContent);
     const at = textPlace(rec, raw, place);
     this.ctx.emit({ kind: 'text', ...at, role: 'user', prompt: true, preview: preview(text) });
-    for (const name of contextFiles(partsText(rec.content))) {
+    // (From what the model was sent: the display text shows the prompt as typed.)
+    for (const name of contextFiles(sent)) {
       const path = resolveAgainst(name, this.cwd);
       if (path !== undefined) {
         // Shown whole in the prompt, but Gemini CLI may trim it: seen, not a read of known content.
