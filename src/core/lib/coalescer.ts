@@ -7,17 +7,32 @@
  */
 export class Coalescer {
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** With `quiet`: when the first request of the pending burst came. */
+  private firstAt = 0;
 
+  /**
+   * `quiet.maxMs`: the burst ends when no request came for `delayMs` (each request restarts the
+   * wait), but at most this long after its first request. Without it, `fn` runs `delayMs` after
+   * the first request, however many follow.
+   */
   constructor(
     private readonly fn: () => void,
     private readonly delayMs: number,
+    private readonly quiet?: { maxMs: number },
   ) {}
 
   schedule(): void {
+    if (this.timer !== undefined && this.quiet) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else if (this.timer === undefined) {
+      this.firstAt = Date.now();
+    }
+    const delay = this.quiet ? Math.max(0, Math.min(this.delayMs, this.firstAt + this.quiet.maxMs - Date.now())) : this.delayMs;
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.fn();
-    }, this.delayMs);
+    }, delay);
   }
 
   /** Runs a pending request now. */

@@ -10,7 +10,7 @@ import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
 import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair } from './hooksCommands';
 import { describeHookState, needsRepair, type HookState } from '../../core/hooks/state';
 import { writeHookShim } from './hookShim';
-import { batchMessage, noticeBatchMs } from './notices';
+import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
 import { QuarantineStore, quarantineScheme, type QuarantineEntry } from './quarantine';
 import { Coalescer } from '../../core/lib/coalescer';
 
@@ -37,7 +37,7 @@ export class GuardHost extends Disposable {
   private readonly offered = new Set<string>();
   /** Set-aside writes not told about yet: a burst of them gets one notification. */
   private notices: { entry: QuarantineEntry; message: string; restored: boolean }[] = [];
-  private readonly noticeBurst = this.register(new Coalescer(() => this.tell(), noticeBatchMs));
+  private readonly noticeBurst = this.register(new Coalescer(() => this.tell(), noticeBatchMs, { maxMs: noticeBatchMaxMs }));
 
   /** The guard services ask this before every write: is the file open with unsaved changes? */
   readonly dirtyBuffers: DirtyBuffers = {

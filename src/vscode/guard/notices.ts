@@ -5,8 +5,14 @@
  * over the files you have open) get one notification, not one each.
  */
 
-/** Writes set aside within this many ms of the first are told about together. */
+/**
+ * Writes set aside less than this many ms apart are told about together: each one is set aside
+ * in turn (hashed, copied to the store), which on a busy machine can take longer than a fixed
+ * window from the first would allow.
+ */
 export const noticeBatchMs = 400;
+/** A burst is told about at the latest this long after its first write. */
+export const noticeBatchMaxMs = 3000;
 
 export interface SetAsideNotice {
   /** The file, as the user knows it (relative to the workspace). */

@@ -77,6 +77,25 @@ void describe('countStatus', () => {
 });
 
 void describe('Coalescer', () => {
+  void test('with quiet: a burst ends when requests stop for the delay, or at the longest wait', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    let runs = 0;
+    const c = new Coalescer(() => runs++, 100, { maxMs: 250 });
+    c.schedule();
+    t.mock.timers.tick(90);
+    c.schedule();
+    t.mock.timers.tick(90);
+    assert.equal(runs, 0, 'each request restarts the wait');
+    t.mock.timers.tick(10);
+    assert.equal(runs, 1);
+    // Requests that never stop: run at the longest wait after the first.
+    for (let i = 0; i < 5; i++) {
+      c.schedule();
+      t.mock.timers.tick(60);
+    }
+    assert.equal(runs, 2);
+  });
+
   void test('a burst of requests runs the function once, after the delay', (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     let runs = 0;
