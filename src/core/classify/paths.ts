@@ -41,7 +41,7 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
   if (trimmed.startsWith('~')) {
     // Home-relative paths depend on whose home: only `~/…` when the session works inside a
     // home folder (/Users/NAME, /home/NAME, /root, C:\Users\NAME), whose owner runs the shell.
-    const home = trimmed.startsWith('~/') && cwd !== undefined ? homeOf(cwd) : undefined;
+    const home = cwd !== undefined && (trimmed.startsWith('~/') || (trimmed.startsWith('~\\') && isWindowsPath(cwd))) ? homeOf(cwd) : undefined;
     return home === undefined ? undefined : resolveAgainst(trimmed.slice(2), home);
   }
   if (!cwd) {

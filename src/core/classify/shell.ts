@@ -1741,6 +1741,23 @@ function expands(src: string, i: number): boolean {
   return src[i] === '$' && /[A-Za-z_0-9@*#?$!{(-]/.test(src[i + 1] ?? '');
 }
 
+/**
+ * `$HOME/…` (and in PowerShell `$env:USERPROFILE\…`, `$env:HOME`, `${env:USERPROFILE}`, any case)
+ * at the start of a word names the home folder, as `~/` does: the length of the variable when it
+ * is one followed by a separator, else 0. It is read as `~`, so the path resolves against the home
+ * folder the session's working folder is in, or not at all (see resolveAgainst).
+ */
+function homeVariable(src: string, i: number, windows: boolean, quoted: boolean): number {
+  const m = (windows ? /^\$(?:\{env:(?:USERPROFILE|HOME)\}|env:(?:USERPROFILE|HOME)\b|HOME\b)/i : /^\$(?:\{HOME\}|HOME\b)/).exec(src.slice(i, i + 20));
+  if (!m) {
+    return 0;
+  }
+  // In quotes, `"$HOME"/x` as well as `"$HOME/x"`.
+  const end = i + m[0].length;
+  const next = quoted && src[end] === '"' ? src[end + 1] : src[end];
+  return next === '/' || (windows && next === '\\') ? m[0].length : 0;
+}
+
 function readWord(src: string, start: number, windows = false): { word: Word; next: number } {
   let i = start;
   let text = '';
@@ -1759,6 +1776,13 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     }
     if (c === '"') {
       i++;
+      if (i === start + 1 && text === '') {
+        const home = homeVariable(src, i, windows, true);
+        if (home > 0) {
+          text = '~';
+          i += home;
+        }
+      }
       while (i < n && src[i] !== '"') {
         if (src[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(src[i + 1]!)) {
           text += src[i + 1];
@@ -1795,9 +1819,17 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     if (' \t\r\n|&;()<>'.includes(c)) {
       break;
     }
+    if (i === start && c === '$') {
+      const home = homeVariable(src, i, windows, false);
+      if (home > 0) {
+        text = '~';
+        i += home;
+        continue;
+      }
+    }
     // A `~` expands only at the start of a word: `~/` is the home folder, which a path can be
     // resolved against; `~user` is not.
-    if (expands(src, i) || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || (c === '~' && i === start && src[i + 1] !== '/')) {
+    if (expands(src, i) || c === '`' || c === '*' || c === '?' || c === '[' || c === '{' || (c === '~' && i === start && src[i + 1] !== '/' && !(windows && src[i + 1] === '\\'))) {
       dynamic = true;
       if (c === '$' && src[i + 1] === '(') {
         // Swallow a command substitution whole; its contents are not this command's words.

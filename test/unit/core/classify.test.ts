@@ -227,6 +227,14 @@ void describe('cd into the home folder', () => {
     assert.deepEqual(ops('cd ~/x && cat a.c', '/srv/app'), []);
   });
 
+  void test('$HOME/… is ~/…; another variable, or $HOME inside a word, names nothing', () => {
+    assert.deepEqual(ops('cat $HOME/.zshrc "${HOME}/notes b.md" "$HOME"/x.md', '/home/r/p'), ['read:~/.zshrc', 'read:~/notes b.md', 'read:~/x.md']);
+    assert.deepEqual(classifyToolCall('codex', 'shell', { command: ['bash', '-lc', 'cat "$HOME/.zshrc"'] }, '/home/r/p').accesses, [{ path: '/home/r/.zshrc', op: 'read', viaShell: true }]);
+    assert.deepEqual(ops('cat $HOMEDIR/a $HOME a$HOME/b', '/home/r/p'), []);
+    assert.deepEqual(classifyToolCall('codex', 'shell', { command: ['bash', '-lc', 'cat $HOME/.zshrc'] }, '/srv/app').accesses, []);
+    assert.deepEqual(ops("echo x > $HOME/out.txt && sed -n '1,5p' $HOME/in.txt", '/Users/r/p'), ['write:~/out.txt', 'read:~/in.txt#1+5']);
+  });
+
   void test('Claude Code: an Edit with an empty old_string writes the whole file (it may create it)', () => {
     assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/new.sh', old_string: '', new_string: '#!/bin/sh\n' }, '/w').accesses, [{ path: '/w/new.sh', op: 'write' }]);
     assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/a.sh', old_string: 'x', new_string: 'y' }, '/w').accesses, [{ path: '/w/a.sh', op: 'edit', existed: true }]);
@@ -306,6 +314,16 @@ void describe('PowerShell (Codex on Windows)', () => {
     ['foreach ($f in Get-ChildItem *.lua) { Get-Content $f }', []],
   ];
   table('', cases, (cmd) => ops(cmd, win));
+  void test('the home folder: $env:USERPROFILE, $HOME and ~ when the session works inside it (twenty-first set)', () => {
+    const home = 'C:\\Users\\admin\\proj';
+    const paths = (cmd: string, cwd: string): string[] => classifyToolCall('codex', 'shell', { command: ['pwsh.exe', '-Command', cmd] }, cwd).accesses.map((a) => `${a.op}:${a.path}`);
+    assert.deepEqual(paths('Get-Content $env:USERPROFILE\\.codex\\AGENTS.md', home), ['read:C:\\Users\\admin\\.codex\\AGENTS.md']);
+    assert.deepEqual(paths('Get-Content "$env:USERPROFILE/.codex/skills/s/sync.py" -Raw', home), ['read:C:\\Users\\admin\\.codex\\skills\\s\\sync.py']);
+    assert.deepEqual(paths('gc ${env:UserProfile}\\a.txt; gc $Home\\b.txt; gc ~\\c.txt', home), ['read:C:\\Users\\admin\\a.txt', 'read:C:\\Users\\admin\\b.txt', 'read:C:\\Users\\admin\\c.txt']);
+    // Outside a home folder, no home to resolve against; another variable names nothing.
+    assert.deepEqual(paths('Get-Content $env:USERPROFILE\\a.txt', win), []);
+    assert.deepEqual(paths('Get-Content $env:APPDATA\\a.txt', home), []);
+  });
   void test('Codex argv for PowerShell and cmd is their script', () => {
     assert.equal(shellText(['pwsh.exe', '-NoProfile', '-Command', 'Get-Content a.ts -Raw']), 'Get-Content a.ts -Raw');
     assert.equal(shellText(['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', '-c', 'gc a.ts']), 'gc a.ts');
