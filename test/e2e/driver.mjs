@@ -11,7 +11,7 @@
 // exit code through window.codeAutomationExit, which we expose from here.
 //
 // usage: node test/e2e/driver.mjs --extension-development-path DIR --extension-tests-path FILE
-//          [--folder WORKSPACE] [--artifacts DIR] [--settings FILE.json]... [--env KEY=VALUE]...
+//          [--folder WORKSPACE|FILE.code-workspace] [--artifacts DIR] [--settings FILE.json]... [--env KEY=VALUE]...
 //          [--timeout SECONDS] [--keep] [--verbose]
 // env:   CODE_SERVER_DIR, CODE_SERVER_NODE   printed by test/e2e/setup.sh (required)
 //        CHROMIUM                            browser binary (default /usr/bin/chromium)
@@ -303,7 +303,9 @@ async function openWorkbench(port) {
     ...devPaths.map((p) => ['extensionDevelopmentPath', remote(p)]),
     ['extensionTestsPath', remote(testsPath)],
   ];
-  const query = new URLSearchParams({ ...(folder && { folder }), payload: JSON.stringify(payload) });
+  // A .code-workspace file opens as a (multi-root) workspace, anything else as a folder.
+  const opens = folder && (folder.endsWith('.code-workspace') ? { workspace: folder } : { folder });
+  const query = new URLSearchParams({ ...opens, payload: JSON.stringify(payload) });
   await page.goto(`http://${authority}/?${query}`, { waitUntil: 'domcontentloaded' });
   phase('page loaded');
   void page.locator('.monaco-workbench').waitFor({ timeout: 60_000 }).then(() => phase('workbench rendered'), () => {});

@@ -17,6 +17,8 @@
 //   --keep                keep the run dir and the workspace copy for a post-mortem
 //   --no-folder           open no folder (the window as VS Code starts without one); only
 //                         the suites that check that case run meaningfully (--grep "no folder")
+//   --multi-root          open a .code-workspace of two folders, each a copy of the fixture
+//                         workspace; only the multi-root suite runs meaningfully (--grep "multi-root")
 //   --verbose             stream the workbench and code-server logs
 // Environment: AGS_E2E_SKIP_SETUP=1 skips setup.sh; the driver then needs CODE_SERVER_DIR and
 // CODE_SERVER_NODE from the environment. Screenshots and logs go to test-results/e2e/.
@@ -39,6 +41,7 @@ const { values: opts } = parseArgs({
     timeout: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'no-folder': { type: 'boolean', default: false },
+    'multi-root': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -99,8 +102,20 @@ Object.assign(extensionTestsEnv, {
   AMPLIFIER_HOME: path.join(agentsHome, 'amplifier'),
 });
 
+if (opts['no-folder'] && opts['multi-root']) fail('--no-folder and --multi-root exclude each other');
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-ws-'));
-fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+/** What the window opens: the workspace folder, or a .code-workspace naming two copies of it. */
+let opened = workspace;
+if (opts['multi-root']) {
+  const names = ['alpha', 'beta'];
+  for (const name of names) {
+    fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), path.join(workspace, name), { recursive: true });
+  }
+  opened = path.join(workspace, 'two-folders.code-workspace');
+  fs.writeFileSync(opened, JSON.stringify({ folders: names.map((name) => ({ path: name })), settings: {} }, null, 2));
+} else {
+  fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+}
 
 const started = Date.now();
 let exitCode = 0;
@@ -109,7 +124,7 @@ try {
     vscodeExecutablePath: mode === 'desktop' ? process.env.VSCODE_EXECUTABLE : mode === 'code-server' ? shim : undefined,
     extensionDevelopmentPath: root,
     extensionTestsPath,
-    launchArgs: opts['no-folder'] ? [] : [workspace],
+    launchArgs: opts['no-folder'] ? [] : [opened],
     extensionTestsEnv,
   });
 } catch (err) {
