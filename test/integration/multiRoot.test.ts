@@ -11,7 +11,7 @@ import type { Finding } from '../../src/core/model/finding';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
 import { appendLines } from './support/transcripts';
-import { waitFor } from './support/ui';
+import { uiCheck, waitFor } from './support/ui';
 
 suite('multi-root window', () => {
   let api: AgentGuardApi;
@@ -69,6 +69,24 @@ suite('multi-root window', () => {
       );
       const rules = diagnostics.map((d) => (typeof d.code === 'object' ? d.code.value : d.code));
       assert.ok(rules.includes('write-before-read'), `rules on ${folder.name}'s transcript: ${rules.join(', ')}`);
+    }
+  });
+
+  test('every folder with sessions is offered the guard hooks, by name', async () => {
+    // Each folder's sessions may be found in the same moment (one offer naming both) or not
+    // (one offer each): either way, each folder is named.
+    await vscode.commands.executeCommand('notifications.showList');
+    try {
+      for (const folder of folders) {
+        await uiCheck({
+          id: `hooks-offer-${folder.name}`,
+          selector: '.notifications-center .notification-list-item:has-text("install its hook")',
+          text: folder.name,
+          screenshot: `hooks-offer-${folder.name}.png`,
+        });
+      }
+    } finally {
+      await vscode.commands.executeCommand('notifications.hideList');
     }
   });
 
