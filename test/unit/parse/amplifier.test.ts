@@ -234,6 +234,29 @@ void describe('Amplifier line semantics', () => {
     assert.deepEqual(run.events.filter((e) => e.kind === 'result').map(project), ['result 3 a error bash', 'result 4 b bash', 'result 5 c error placeholder bash']);
   });
 
+  void test('hook reminders Amplifier persists as user messages (2026.09) are not prompts', () => {
+    // Shapes of microsoft/amplifier tests/reminder_regression_proof/results/transcript_P.jsonl
+    // (Amplifier 2026.09.12, `ephemeral_injection_mode: "persist"`): every changed hook injection
+    // is written as a `role: user` message wrapped in <system-reminders>, marked ephemeral.
+    const reminders = '<system-reminders>\n<system-reminder source="hooks-status-context">\nToday\'s date: 2026-09-14\n</system-reminder>\n</system-reminders>';
+    const run = runLines([
+      { role: 'user', content: reminders, metadata: { ephemeral: true, persisted: true, reminder_placement: 'pre_user', _seq: 0 } },
+      { role: 'user', content: 'Read every file under ./sample', metadata: { _seq: 1 } },
+      { role: 'assistant', content: [{ type: 'tool_call', id: 'toolu_1', name: 'read_file', input: { file_path: '/r/a.py' } }], tool_calls: [{ id: 'toolu_1', tool: 'read_file', arguments: { file_path: '/r/a.py' } }] },
+      { role: 'tool', name: 'read_file', tool_call_id: 'toolu_1', content: '{"error": null, "output": {"content": "     1\\tx = 1", "file_path": "/r/a.py"}, "success": true}' },
+      { role: 'user', content: reminders, metadata: { ephemeral: true, persisted: true, reminder_placement: 'tail', _seq: 4 } },
+      // Marked ephemeral without the wrapper, and the wrapper without the mark: neither is typed by a person.
+      { role: 'user', content: 'Budget warning: 80% of the context used', metadata: { ephemeral: true, persisted: true } },
+      { role: 'user', content: '<system-reminder source="mode-status">\nNo mode is active.\n</system-reminder>' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+    ]);
+    assert.deepEqual(
+      run.events.filter((e) => e.kind === 'text').map(project),
+      ['text 1 user', 'text 2 user prompt', 'text 3 assistant line-3', 'text 5 user', 'text 6 user', 'text 7 user', 'text 8 assistant line-8'],
+    );
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
   void test('lines that are not messages, and tool messages without an id, are reported', () => {
     const run = runLines([
       { role: 'user', content: 'go' },

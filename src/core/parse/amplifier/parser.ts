@@ -20,8 +20,12 @@ const conversationRoles: ReadonlySet<unknown> = new Set(['user', 'assistant', 't
 /** Record types of the formats whose lines also carry a role somewhere. */
 const foreignTypes: ReadonlySet<unknown> = new Set(['user', 'assistant', 'system', 'response_item', 'event_msg', 'session_meta', 'message']);
 
-/** Injected context, not typed by a person (`messages.py` `is_real_user_message`). */
-const systemReminder = /^\s*<system-reminder>/;
+/**
+ * Injected context, not typed by a person (`messages.py` `is_real_user_message`): a
+ * `<system-reminder>` block, or since 2026.08 the `<system-reminders>` wrapper that Amplifier
+ * persists hook injections in (`metadata.ephemeral`, see `user`).
+ */
+const systemReminder = /^\s*<system-reminders?[\s>]/;
 
 /** Error-shaped tool output is only looked for in short outputs: file contents are not parsed. */
 const maxErrorProbe = 4096;
@@ -55,7 +59,9 @@ class AmplifierParser implements FormatParser {
     const m = parsed.data;
     switch (m.role) {
       case 'user':
-        return this.user(m.content, raw);
+        // Hook injections persisted as user messages (`ephemeral_injection_mode: "persist"`,
+        // Amplifier 2026.08–09): one every few tool calls, mid-turn too; none is a prompt.
+        return this.user(m.content, isRecord(value['metadata']) && value['metadata']['ephemeral'] === true, raw);
       case 'assistant':
         return this.assistant(m.content, m.tool_calls ?? [], raw);
       case 'tool':
@@ -66,9 +72,9 @@ class AmplifierParser implements FormatParser {
     }
   }
 
-  private user(content: unknown, raw: RawLine): void {
+  private user(content: unknown, injected: boolean, raw: RawLine): void {
     if (typeof content === 'string') {
-      this.userText(content, raw);
+      this.userText(content, injected, raw);
       return;
     }
     for (const block of blocks(content)) {
@@ -76,13 +82,13 @@ class AmplifierParser implements FormatParser {
         this.resultBlock(block, undefined, raw);
       } else if (block.type === 'text') {
         const tb = parseWith(textBlockSchema, block);
-        this.userText(tb.success ? tb.data.text : '', raw);
+        this.userText(tb.success ? tb.data.text : '', injected, raw);
       }
     }
   }
 
-  private userText(text: string, raw: RawLine): void {
-    const prompt = !systemReminder.test(text);
+  private userText(text: string, injected: boolean, raw: RawLine): void {
+    const prompt = !injected && !systemReminder.test(text);
     this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'user', prompt, ...(prompt ? { preview: preview(text) } : {}) });
   }
 
