@@ -7,6 +7,7 @@ import type { Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
 import type { NormalizedEvent } from '../core/model/events';
 import type { Finding } from '../core/model/finding';
+import { sessionIdFromPath } from '../core/model/sessionId';
 import type { FormatAdapter } from '../core/parse/adapter';
 
 export interface CheckFileOptions {
@@ -46,7 +47,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     ...(opts.services ? { services: opts.services } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.observe ? { observe: opts.observe } : {}),
-    fallbackSessionId: fileStem(file),
+    fallbackSessionId: sessionIdFromPath(file),
   });
   const input = createReadStream(file, { highWaterMark: opts.chunkBytes ?? 1 << 20 });
   for await (const chunk of input) {
@@ -62,7 +63,3 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
   };
 }
 
-function fileStem(file: string): string {
-  const base = file.split(/[\\/]/).pop() ?? file;
-  return base.replace(/\.jsonl?$/, '');
-}

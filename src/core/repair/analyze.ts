@@ -3,6 +3,7 @@ import { defineRule, type RuleModule } from '../engine/rule';
 import { TranscriptStream } from '../engine/stream';
 import type { AgentKind } from '../model/agent';
 import type { Finding } from '../model/finding';
+import { sessionIdFromPath } from '../model/sessionId';
 import { adapters } from '../parse/registry';
 import { duplicateCallId } from '../rules/duplicate-call-id';
 import { duplicateResult } from '../rules/duplicate-result';
@@ -76,7 +77,7 @@ export function analyze(source: Uint8Array, file: string, agent?: AgentKind): An
     rules: [...pairingRules, recorder],
     mode: 'batch',
     sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
-    fallbackSessionId: fileStem(file),
+    fallbackSessionId: sessionIdFromPath(file),
     ...(agent ? { agent } : {}),
   });
   stream.push(source);
@@ -93,7 +94,3 @@ export function analyze(source: Uint8Array, file: string, agent?: AgentKind): An
   };
 }
 
-function fileStem(file: string): string {
-  const base = file.split(/[\\/]/).pop() ?? file;
-  return base.replace(/\.jsonl?$/, '');
-}

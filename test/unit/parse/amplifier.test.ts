@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { TranscriptStream } from '../../../src/core/engine/stream';
 import type { ExecutionEvent, NormalizedEvent, Span } from '../../../src/core/model/events';
@@ -11,6 +12,8 @@ import { claudeAdapter } from '../../../src/core/parse/claude/parser';
 import { codexAdapter } from '../../../src/core/parse/codex/parser';
 import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
 import { streamRules } from '../../../src/core/rules/registry';
+import { adapters } from '../../../src/core/parse/registry';
+import { checkFile } from '../../../src/io/checkFile';
 
 /** The directory holding package.json and test/fixtures (tests run from out/test/unit/parse). */
 function repoRoot(): string {
@@ -339,6 +342,40 @@ void describe('chunking', () => {
       const split = runBytes(path, [bytes.subarray(0, i), bytes.subarray(i)]);
       assert.equal(JSON.stringify(split.findings), expectedFindings, `split at byte ${i}`);
       assert.equal(JSON.stringify(split.events), expectedEvents, `split at byte ${i}`);
+    }
+  });
+});
+
+void describe('Amplifier session names in check', () => {
+  void test('a transcript.jsonl is named by its session folder, not "transcript"', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'amp-name-'));
+    try {
+      const dir = join(root, '.amplifier', 'projects', '-home-dev-app', 'sessions', 'c37652eb-ec4c-4cb5-9d3e-f0b1445ac643');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'transcript.jsonl');
+      writeFileSync(
+        file,
+        [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: [], tool_calls: [{ id: 'toolu_1', tool: 'bash', arguments: { command: 'ls' } }] },
+          { role: 'user', content: 'never mind' },
+        ]
+          .map((l) => JSON.stringify(l))
+          .join('\n') + '\n',
+      );
+      const checked = await checkFile(file, { adapters, rules: streamRules });
+      assert.equal(checked.agent, 'amplifier');
+      assert.equal(checked.session, 'c37652eb-ec4c-4cb5-9d3e-f0b1445ac643');
+      assert.deepEqual(
+        checked.findings.map((f) => `${f.rule} ${f.session}`),
+        ['missing-result c37652eb-ec4c-4cb5-9d3e-f0b1445ac643'],
+      );
+      // Any other file keeps its own name (Claude Code's `<uuid>.jsonl`, a copy named by hand).
+      const other = join(root, 'session-copy.jsonl');
+      writeFileSync(other, readFileSync(file));
+      assert.equal((await checkFile(other, { adapters, rules: streamRules })).session, 'session-copy');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
