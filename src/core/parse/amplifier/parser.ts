@@ -229,10 +229,11 @@ function pathSpan(raw: RawLine, args: unknown, absolute: string): Span | undefin
 }
 
 /**
- * Amplifier records no error flag on tool messages. A short JSON output that says
- * `success: false`, or is only an error object (the repair placeholder is one), counts as
- * an error; anything else (file contents included) does not. (Heuristic, not verified
- * against a real transcript: none is public.)
+ * Amplifier's tool messages have no error flag of their own: the content is the tool's result
+ * as JSON, `{"error": null, "output": …, "success": true}` in the real transcripts of 2026.06–09.
+ * A short JSON output that says `success: false`, or is only an error object (the repair
+ * placeholder is one), counts as an error; anything else (file contents included) does not.
+ * (No failed call was in the real files seen: the failure shape is not verified.)
  */
 function looksLikeError(text: string | undefined): boolean {
   if (text === undefined || text.length > maxErrorProbe || !text.trimStart().startsWith('{')) {
