@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import * as nodePath from 'node:path';
 import type { RuleConfig } from '../core/config/ruleConfig';
 import { agentForPath, type Environment } from '../core/discovery/locations';
 import type { FindingSink } from '../core/engine/engine';
@@ -10,6 +9,7 @@ import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, scoped, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
+import { sessionIdFromPath } from '../core/model/sessionId';
 import type { NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
 import { allRules } from '../core/rules/all';
@@ -424,7 +424,7 @@ export class LiveMonitor implements Disposable {
           summary: {
             file: e.file,
             agent: e.agent,
-            sessionId: sessionIdFromFile(e.file, e.agent),
+            sessionId: sessionIdFromPath(e.file, e.agent),
             title: undefined,
             firstPrompt: undefined,
             startedAt: undefined,
@@ -670,7 +670,7 @@ export class LiveMonitor implements Disposable {
       clock: this.clock,
       services,
       logger: this.logger,
-      fallbackSessionId: sessionIdFromFile(file, agent),
+      fallbackSessionId: sessionIdFromPath(file, agent),
       before: (e) => this.before(file, stream, gate, e),
       observe: (e) => this.after(file, stream, gate, e),
     });
@@ -833,12 +833,4 @@ async function readRange(file: string, end: number, push: (bytes: Uint8Array) =>
     releaseReadBuffer(buf);
     await handle.close();
   }
-}
-
-/** Until a transcript names its session, its file name does (Claude: `<uuid>.jsonl`; Amplifier: the folder). */
-export function sessionIdFromFile(file: string, agent: AgentKind): string {
-  if (agent === 'amplifier') {
-    return nodePath.basename(nodePath.dirname(file));
-  }
-  return nodePath.basename(file).replace(/\.jsonl$/, '');
 }

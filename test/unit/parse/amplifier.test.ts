@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { TranscriptStream } from '../../../src/core/engine/stream';
 import type { ExecutionEvent, NormalizedEvent, Span } from '../../../src/core/model/events';
 import type { Finding } from '../../../src/core/model/finding';
+import { sessionIdFromPath } from '../../../src/core/model/sessionId';
 import { amplifierAdapter } from '../../../src/core/parse/amplifier/parser';
 import { parseAmplifierEventLine } from '../../../src/core/parse/amplifier/events';
 import { claudeAdapter } from '../../../src/core/parse/claude/parser';
@@ -377,5 +378,16 @@ void describe('Amplifier session names in check', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+void describe('sessionIdFromPath', () => {
+  void test('an Amplifier session folder names both its files; other agents are named by the file', () => {
+    const dir = '/home/u/.amplifier/projects/-home-u-app/sessions/a2f9c4d1';
+    assert.equal(sessionIdFromPath(`${dir}/transcript.jsonl`), 'a2f9c4d1');
+    assert.equal(sessionIdFromPath(`${dir}/events.jsonl`), 'a2f9c4d1');
+    assert.equal(sessionIdFromPath(`${dir}/events.jsonl`, 'amplifier'), 'a2f9c4d1');
+    assert.equal(sessionIdFromPath('/h/.claude/projects/-w/7f1e.jsonl', 'claude-code'), '7f1e');
+    assert.equal(sessionIdFromPath('C:\\Users\\u\\.gemini\\tmp\\p\\chats\\session-1.json'), 'session-1');
   });
 });
