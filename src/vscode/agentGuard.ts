@@ -44,9 +44,11 @@ const userSaveWindowMs = 3000;
  */
 export class AgentGuard extends Disposable implements Services {
   readonly log = this.register(createLog());
+  /** When this window started watching: a session written since then is current (see `isCurrent`). */
+  private readonly since = Date.now();
   readonly diagnostics = this.register(new DiagnosticsPublisher());
   private readonly view: SessionsView;
-  private readonly status = this.register(new StatusBar());
+  private readonly status = this.register(new StatusBar(this.since));
   /** The open session timelines; they follow the current monitors. */
   private readonly timelines: TimelinePanels;
   private current: MonitorScope | undefined;

@@ -34,13 +34,9 @@ export class StatusBar extends Disposable {
   private renders = 0;
   private visible = true;
   private counts: StatusCounts | undefined;
-  /**
-   * When this window started watching: a session written since then needs attention even once
-   * it is idle; the errors of older ones are history (they stay in the view and Problems).
-   */
-  private readonly since = Date.now();
 
-  constructor() {
+  /** `since`: when this window started watching (see `isCurrent`). */
+  constructor(private readonly since: number) {
     super();
     this.item.name = 'Agent Session Guard';
     this.item.command = `${viewIds.sessions}.focus`;

@@ -1,5 +1,6 @@
 /** What the status bar says, computed without `vscode` (so it is unit-tested under node:test). */
 import type { Severity } from '../core/model/finding';
+import { isCurrent, isLive, type SessionActivity } from './currentSessions';
 
 export interface StatusCounts {
   sessions: number;
@@ -15,13 +16,12 @@ export interface StatusCounts {
 /**
  * One pass over the sessions and one over the findings.
  *
- * The numbers shown (and the colour) are for the sessions that need attention now: live ones,
- * and ones written since the window opened (`since`). A workspace used with an agent for
- * months has errors in old sessions that nobody will act on; counting those kept the item red
- * in every window forever, so it stopped meaning anything. They are still counted in `all*`.
+ * The numbers shown (and the colour) are for the sessions that need attention now, the current
+ * ones (see `isCurrent`): counting the errors of old sessions kept the item red in every window
+ * forever, so it stopped meaning anything. They are still counted in `all*`.
  */
 export function countStatus(
-  sessions: readonly { file: string; lastActivity: number }[],
+  sessions: readonly SessionActivity[],
   findings: Iterable<{ file: string; severity: Severity }>,
   now: number,
   liveMs: number,
@@ -30,11 +30,10 @@ export function countStatus(
   let live = 0;
   const current = new Set<string>();
   for (const s of sessions) {
-    const isLive = now - s.lastActivity < liveMs;
-    if (isLive) {
+    if (isLive(s, now, liveMs)) {
       live++;
     }
-    if (isLive || s.lastActivity >= since) {
+    if (isCurrent(s, now, liveMs, since)) {
       current.add(s.file);
     }
   }

@@ -1,0 +1,24 @@
+/**
+ * Which sessions are "current", computed without `vscode` (so it is unit-tested under
+ * node:test). The status bar counts only their findings.
+ */
+
+export interface SessionActivity {
+  /** The transcript. */
+  file: string;
+  /** Wall-clock ms of its last append (for a session found on disk, its file's mtime). */
+  lastActivity: number;
+}
+
+export function isLive(s: SessionActivity, now: number, liveMs: number): boolean {
+  return now - s.lastActivity < liveMs;
+}
+
+/**
+ * Live, or written since the window started watching (`since`). A session written since then
+ * needs attention even once it is idle; the findings of older ones are history: a workspace
+ * used with an agent for months has errors in old sessions that nobody will act on.
+ */
+export function isCurrent(s: SessionActivity, now: number, liveMs: number, since: number): boolean {
+  return isLive(s, now, liveMs) || s.lastActivity >= since;
+}
