@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../core/model/finding';
+import type { Settings } from '../core/config/settings';
 import { registerCommands } from './commands/register';
 import { affectsUs, needsRestart, readSettings } from './config';
+import { pastSessions } from './currentSessions';
 import { DiagnosticsPublisher } from './diagnostics';
+import type { HiddenSessions } from './findingTargets';
 import { FindingActions } from './codeActions';
 import { GuardHost } from './guard/guardHost';
 import type { QuarantineEntry } from './guard/quarantine';
@@ -44,9 +47,12 @@ const userSaveWindowMs = 3000;
  */
 export class AgentGuard extends Disposable implements Services {
   readonly log = this.register(createLog());
-  /** When this window started watching: a session written since then is current (see `isCurrent`). */
+  /**
+   * When this window started watching: a session written since then is current (see
+   * `isCurrent`) for the status bar and the Problems panel alike.
+   */
   private readonly since = Date.now();
-  readonly diagnostics = this.register(new DiagnosticsPublisher());
+  readonly diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions()));
   private readonly view: SessionsView;
   private readonly status = this.register(new StatusBar(this.since));
   /** The open session timelines; they follow the current monitors. */
@@ -61,6 +67,7 @@ export class AgentGuard extends Disposable implements Services {
   private scopeSubscriptions: vscode.Disposable[] = [];
   private readonly saves = new Map<string, number>();
   private liveMs = 5 * 60_000;
+  private problemsSessions: Settings['problems.sessions'] = 'current';
   private readonly guard: GuardHost;
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -89,9 +96,10 @@ export class AgentGuard extends Disposable implements Services {
           this.restart();
         } else {
           // Only what the views show changed: no need to read every session again.
-          this.liveMs = readSettings(this.log).liveMinutes * 60_000;
+          this.applyViewSettings(readSettings(this.log));
           this.status.update(this.current, this.liveMs);
           this.view.refresh();
+          this.diagnostics.sessionsChanged();
         }
       }),
     );
@@ -101,6 +109,7 @@ export class AgentGuard extends Disposable implements Services {
     const timer = setInterval(() => {
       this.status.update(this.current, this.liveMs);
       this.view.refresh();
+      this.diagnostics.sessionsChanged();
     }, 30_000);
     this.register({ dispose: () => clearInterval(timer) });
     this.register({ dispose: () => this.disposeScope() });
@@ -130,6 +139,20 @@ export class AgentGuard extends Disposable implements Services {
     };
   }
 
+  /** The sessions whose findings are not diagnostics now (`agentGuard.problems.sessions`). */
+  private hiddenSessions(): HiddenSessions {
+    const scope = this.current;
+    if (this.problemsSessions === 'all' || !scope) {
+      return new Set();
+    }
+    return pastSessions(scope.sessions(), Date.now(), this.liveMs, this.since);
+  }
+
+  private applyViewSettings(settings: Settings): void {
+    this.liveMs = settings.liveMinutes * 60_000;
+    this.problemsSessions = settings['problems.sessions'];
+  }
+
   private isUserSave(path: string, at: number): boolean {
     const saved = this.saves.get(path);
     return saved !== undefined && Math.abs(at - saved) < userSaveWindowMs;
@@ -148,7 +171,7 @@ export class AgentGuard extends Disposable implements Services {
       this.retiring.push(previous);
     }
     const settings = readSettings(this.log);
-    this.liveMs = settings.liveMinutes * 60_000;
+    this.applyViewSettings(settings);
     const folders = vscode.workspace.workspaceFolders ?? [];
     void vscode.commands.executeCommand('setContext', contextKeys.ready, false);
     const scope = new MonitorScope(folders, settings, this.log, {
@@ -167,6 +190,7 @@ export class AgentGuard extends Disposable implements Services {
       scope.onDidChangeSessions(() => {
         this.view.refresh();
         this.status.update(scope, this.liveMs);
+        this.diagnostics.sessionsChanged();
         void vscode.commands.executeCommand('setContext', contextKeys.noSessions, scope.sessions().length === 0);
       }),
     ];
@@ -182,6 +206,7 @@ export class AgentGuard extends Disposable implements Services {
         void vscode.commands.executeCommand('setContext', contextKeys.noSessions, scope.sessions().length === 0);
         this.status.update(scope, this.liveMs);
         this.view.refresh();
+        this.diagnostics.sessionsChanged();
       }
     });
   }

@@ -1,6 +1,8 @@
 /**
  * Which sessions are "current", computed without `vscode` (so it is unit-tested under
- * node:test). The status bar counts only their findings.
+ * node:test). The status bar counts only their findings, and with
+ * `agentGuard.problems.sessions` = `current` only their findings are diagnostics: one notion,
+ * so the two never disagree about which session needs attention.
  */
 
 export interface SessionActivity {
@@ -21,4 +23,15 @@ export function isLive(s: SessionActivity, now: number, liveMs: number): boolean
  */
 export function isCurrent(s: SessionActivity, now: number, liveMs: number, since: number): boolean {
   return isLive(s, now, liveMs) || s.lastActivity >= since;
+}
+
+/** The transcripts of the sessions that are not current. */
+export function pastSessions(sessions: Iterable<SessionActivity>, now: number, liveMs: number, since: number): Set<string> {
+  const out = new Set<string>();
+  for (const s of sessions) {
+    if (!isCurrent(s, now, liveMs, since)) {
+      out.add(s.file);
+    }
+  }
+  return out;
 }

@@ -6,6 +6,7 @@ import type { FindingChange } from '../io/findingStore';
 import { productName } from './ids';
 import { Disposable } from './lifecycle';
 import { Coalescer } from '../core/lib/coalescer';
+import { FindingTargets, type HiddenSessions } from './findingTargets';
 
 /** VS Code keeps at most this many diagnostics per file and collection (microsoft/vscode#181045). */
 export const maxDiagnosticsPerFile = 1000;
@@ -24,45 +25,45 @@ const severity: Record<Severity, vscode.DiagnosticSeverity> = {
  * offending id or path, and — for findings about a workspace file — on that file too, at the
  * lines the transcript names, with a link back. Transcripts are never opened as documents to
  * do this: the URI is enough for the Problems panel.
+ *
+ * The findings of the sessions `hiddenSessions` names are not published (with
+ * `agentGuard.problems.sessions` = `current`, the sessions that are not current): agents in the
+ * editor read the Problems panel too, and the findings of sessions that ended days ago are
+ * noise there. They stay in the sessions view, the timeline and the CLI.
  */
 export class DiagnosticsPublisher extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agentGuard'));
-  /** Findings by the file their diagnostic goes on (a transcript, or a workspace file). */
-  private readonly byTarget = new Map<string, Map<string, Finding>>();
-  private readonly dirty = new Set<string>();
+  private readonly targets = new FindingTargets();
   private readonly pending = this.register(new Coalescer(() => this.flush(), flushDelayMs));
 
+  /** `hiddenSessions` is asked on every flush, so it always sees the sessions as they are then. */
+  constructor(private readonly hiddenSessions: () => HiddenSessions) {
+    super();
+  }
+
   apply(change: FindingChange): void {
-    for (const f of change.removed) {
-      this.remove(f);
-    }
-    for (const f of [...change.added, ...change.updated]) {
-      this.remove(f);
-      this.put(f.file, f);
-      if (f.subject && f.subject.path !== f.file) {
-        this.put(f.subject.path, f);
-      }
-    }
+    this.targets.apply(change);
     this.schedule();
   }
 
   /** Replaces everything (a restart of the monitors). */
   reset(findings: readonly Finding[]): void {
-    for (const target of this.byTarget.keys()) {
-      this.dirty.add(target);
-    }
-    this.byTarget.clear();
-    this.apply({ added: [...findings], removed: [], updated: [] });
+    this.targets.reset(findings);
+    this.schedule();
+  }
+
+  /**
+   * Which sessions are hidden may have changed: a session was written, time passed, a setting
+   * changed. Looked at on the next flush, with the other updates.
+   */
+  sessionsChanged(): void {
+    this.pending.schedule();
   }
 
   /** The finding a diagnostic shows (for quick fixes, which get copies of the diagnostics). */
   findingFor(uri: vscode.Uri, d: vscode.Diagnostic): Finding | undefined {
-    const list = this.byTarget.get(uri.fsPath);
-    if (!list) {
-      return undefined;
-    }
     const rule = typeof d.code === 'object' ? String(d.code.value) : String(d.code);
-    for (const f of list.values()) {
+    for (const f of this.targets.on(uri.fsPath)) {
       if (f.rule === rule && messageFor(f, uri.fsPath) === d.message) {
         return f;
       }
@@ -73,38 +74,19 @@ export class DiagnosticsPublisher extends Disposable {
   /** Flushes pending updates now (tests; the jump command before it reveals). */
   flush(): void {
     this.pending.cancel();
-    for (const target of this.dirty) {
+    this.targets.hideSessions(this.hiddenSessions());
+    for (const [target, list] of this.targets.takeChanges()) {
       const uri = vscode.Uri.file(target);
-      const list = [...(this.byTarget.get(target)?.values() ?? [])];
       if (list.length === 0) {
         this.collection.delete(uri);
       } else {
         this.collection.set(uri, toDiagnostics(list, target));
       }
     }
-    this.dirty.clear();
-  }
-
-  private put(target: string, f: Finding): void {
-    let m = this.byTarget.get(target);
-    if (!m) {
-      m = new Map();
-      this.byTarget.set(target, m);
-    }
-    m.set(f.id, f);
-    this.dirty.add(target);
-  }
-
-  private remove(f: Finding): void {
-    for (const target of [f.file, f.subject?.path]) {
-      if (target !== undefined && this.byTarget.get(target)?.delete(f.id)) {
-        this.dirty.add(target);
-      }
-    }
   }
 
   private schedule(): void {
-    if (this.dirty.size > 0) {
+    if (this.targets.hasChanges) {
       this.pending.schedule();
     }
   }

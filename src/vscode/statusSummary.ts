@@ -8,7 +8,7 @@ export interface StatusCounts {
   /** Errors and warnings of the sessions that need attention now (see `countStatus`). */
   errors: number;
   warnings: number;
-  /** Errors and warnings of every session, as the Problems panel lists them. */
+  /** Errors and warnings of every session, as the sessions view lists them. */
   allErrors: number;
   allWarnings: number;
 }
@@ -67,7 +67,7 @@ export function statusText(c: StatusCounts): StatusView {
   // Only counts that are not zero: "⚠ 0" next to an error count is noise.
   const counts = `${c.errors > 0 ? ` $(error) ${c.errors}` : ''}${c.warnings > 0 ? ` $(warning) ${c.warnings}` : ''}`;
   const now = c.errors + c.warnings > 0 ? `${problems(c.errors, c.warnings)} in live sessions or sessions written since this window opened` : 'nothing new in live sessions or sessions written since this window opened';
-  const all = `All ${count(c.sessions, 'session')}: ${c.allErrors + c.allWarnings > 0 ? problems(c.allErrors, c.allWarnings) : 'no errors or warnings'} (the Problems panel lists them).`;
+  const all = `All ${count(c.sessions, 'session')}: ${c.allErrors + c.allWarnings > 0 ? problems(c.allErrors, c.allWarnings) : 'no errors or warnings'} (the Sessions view lists them).`;
   return {
     text: `$(shield) ${c.live} live${counts}`,
     tooltip: [`Agent Session Guard: ${c.live} live session${plural(c.live)}`, `${capital(now)}.`, all, 'Click to show the sessions.'].join('\n'),

@@ -22,6 +22,8 @@ export const settingsSchema = z.object({
   watchWorkingTree: z.boolean().default(true),
   liveMinutes: z.number().min(1).max(24 * 60).default(5),
   stalledCallMinutes: z.number().min(1).max(24 * 60).default(10),
+  // `current` by default: agents in the editor read the Problems panel too (see DiagnosticsPublisher).
+  'problems.sessions': z.enum(['current', 'all']).default('current'),
   'guard.staleWrite': guardAction.default('deny'),
   'guard.dirtyBuffer': guardAction.default('deny'),
   'guard.unreadWrite': guardAction.default('deny'),
@@ -55,7 +57,7 @@ export const folderSettings: ReadonlySet<SettingKey> = new Set<SettingKey>([
 ]);
 
 /** Settings that change only what the views show (applied without re-reading the sessions). */
-export const viewOnlySettings: ReadonlySet<SettingKey> = new Set<SettingKey>(['liveMinutes']);
+export const viewOnlySettings: ReadonlySet<SettingKey> = new Set<SettingKey>(['liveMinutes', 'problems.sessions']);
 
 export interface SettingsProblem {
   key: string;

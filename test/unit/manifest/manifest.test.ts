@@ -167,7 +167,8 @@ void test('in Restricted Mode a workspace cannot weaken the guard or redirect it
   const trust = (manifest as unknown as { capabilities: { untrustedWorkspaces: { supported: unknown; restrictedConfigurations?: string[] } } }).capabilities.untrustedWorkspaces;
   assert.equal(trust.supported, 'limited');
   const restricted = new Set(trust.restrictedConfigurations ?? []);
-  const free = new Set(['liveMinutes', 'stalledCallMinutes']);
+  // Free: they change only what is shown or when, never what the guard checks or allows.
+  const free = new Set(['liveMinutes', 'stalledCallMinutes', 'problems.sessions']);
   for (const key of settingKeys) {
     assert.equal(restricted.has(`${settingsPrefix}.${key}`), !free.has(key), `${settingsPrefix}.${key}`);
   }

@@ -61,7 +61,7 @@ void describe('countStatus', () => {
     const v = statusText({ sessions: 4, live: 2, errors: 3, warnings: 1, allErrors: 7, allWarnings: 1 });
     assert.equal(
       v.ariaLabel,
-      'Agent Session Guard: 2 live sessions, 3 errors and 1 warning in live sessions or sessions written since this window opened. All 4 sessions: 7 errors and 1 warning (the Problems panel lists them).',
+      'Agent Session Guard: 2 live sessions, 3 errors and 1 warning in live sessions or sessions written since this window opened. All 4 sessions: 7 errors and 1 warning (the Sessions view lists them).',
     );
     assert.doesNotMatch(v.ariaLabel, /\$\(/);
     assert.equal(
@@ -69,7 +69,7 @@ void describe('countStatus', () => {
       [
         'Agent Session Guard: 2 live sessions',
         '3 errors and 1 warning in live sessions or sessions written since this window opened.',
-        'All 4 sessions: 7 errors and 1 warning (the Problems panel lists them).',
+        'All 4 sessions: 7 errors and 1 warning (the Sessions view lists them).',
         'Click to show the sessions.',
       ].join('\n'),
     );
