@@ -103,7 +103,7 @@ export function toDiagnostics(findings: readonly Finding[], target: string): vsc
     const rest = sorted.length - shown.length;
     const d = new vscode.Diagnostic(
       new vscode.Range(0, 0, 0, 0),
-      `${rest} more finding${rest === 1 ? '' : 's'} on this file are not shown (VS Code shows at most ${maxDiagnosticsPerFile} per file); the Agent Sessions view and \`agent-guard check\` list them all.`,
+      `${rest} more finding${rest === 1 ? '' : 's'} on this file are not shown (VS Code shows at most ${maxDiagnosticsPerFile} per file); the ${productName} Sessions view and \`agent-guard check\` list them all.`,
       vscode.DiagnosticSeverity.Information,
     );
     d.source = productName;

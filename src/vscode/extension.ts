@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { AgentGuard, type AgentGuardApi } from './agentGuard';
+import { productName } from './ids';
 
 /**
  * A composition root and nothing else: build the extension, hand its lifetime to VS Code.
@@ -11,7 +12,7 @@ export function activate(context: vscode.ExtensionContext): AgentGuardApi {
     context.subscriptions.push(guard);
     return guard.api;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Agent Session Guard could not start: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showErrorMessage(`${productName} could not start: ${e instanceof Error ? e.message : String(e)}`);
     throw e;
   }
 }

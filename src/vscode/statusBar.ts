@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { viewIds } from './ids';
+import { productName, viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
@@ -38,11 +38,11 @@ export class StatusBar extends Disposable {
   /** `since`: when this window started watching (see `isCurrent`). */
   constructor(private readonly since: number) {
     super();
-    this.item.name = 'Agent Session Guard';
+    this.item.name = productName;
     this.item.command = `${viewIds.sessions}.focus`;
     this.item.text = '$(shield) …';
-    this.item.tooltip = 'Agent Session Guard: starting';
-    this.item.accessibilityInformation = { label: 'Agent Session Guard: starting' };
+    this.item.tooltip = `${productName}: starting`;
+    this.item.accessibilityInformation = { label: this.item.tooltip };
     this.item.show();
   }
 
@@ -73,7 +73,7 @@ export class StatusBar extends Disposable {
     if (!scope || scope.folders.length === 0) {
       // No folder open: nothing is watched, so nothing to show (the view says how to start).
       this.item.text = '$(shield)';
-      this.item.tooltip = 'Agent Session Guard: no folder is open, so no agent session is watched';
+      this.item.tooltip = `${productName}: no folder is open, so no agent session is watched`;
       this.item.accessibilityInformation = { label: this.item.tooltip };
       this.item.backgroundColor = undefined;
       this.counts = undefined;

@@ -1,6 +1,7 @@
 /** What the status bar says, computed without `vscode` (so it is unit-tested under node:test). */
 import type { Severity } from '../core/model/finding';
 import { isCurrent, isLive, type SessionActivity } from './currentSessions';
+import { productName } from './ids';
 
 export interface StatusCounts {
   sessions: number;
@@ -70,8 +71,8 @@ export function statusText(c: StatusCounts): StatusView {
   const all = `All ${count(c.sessions, 'session')}: ${c.allErrors + c.allWarnings > 0 ? problems(c.allErrors, c.allWarnings) : 'no errors or warnings'} (the Sessions view lists them).`;
   return {
     text: `$(shield) ${c.live} live${counts}`,
-    tooltip: [`Agent Session Guard: ${c.live} live session${plural(c.live)}`, `${capital(now)}.`, all, 'Click to show the sessions.'].join('\n'),
-    ariaLabel: `Agent Session Guard: ${c.live} live session${plural(c.live)}, ${now}. ${all}`,
+    tooltip: [`${productName}: ${c.live} live session${plural(c.live)}`, `${capital(now)}.`, all, 'Click to show the sessions.'].join('\n'),
+    ariaLabel: `${productName}: ${c.live} live session${plural(c.live)}, ${now}. ${all}`,
     alert: c.errors > 0,
   };
 }

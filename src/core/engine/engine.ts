@@ -395,7 +395,7 @@ export class RuleEngine {
     this.reportOwnBug(
       `line:${at.line}`,
       at,
-      `Agent Guard failed to read line ${at.line} (${detail}); this is a bug in Agent Guard, not in the transcript. The rest of the file was still checked; please report this.`,
+      `Agent Session Guard failed to read line ${at.line} (${detail}); this is a bug in Agent Session Guard, not in the transcript. The rest of the file was still checked; please report this.`,
     );
   }
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Finding } from '../../core/model/finding';
 import type { Span } from '../../core/model/events';
 import { findingRange } from '../diagnostics';
+import { productName } from '../ids';
 import type { Services } from '../services';
 import { jumpProblemMessage, statProblem, type JumpProblem } from '../jumpProblem';
 import { asFinding, asSessionFile } from './findingArg';
@@ -50,7 +51,7 @@ async function statBeforeOpen(file: string): Promise<JumpProblem | undefined> {
 async function pickFinding(s: Services): Promise<Finding | undefined> {
   const all = s.scope()?.findings() ?? [];
   if (all.length === 0) {
-    void vscode.window.showInformationMessage('Agent Session Guard has no findings.');
+    void vscode.window.showInformationMessage(`${productName} has no findings.`);
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(

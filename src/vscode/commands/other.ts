@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { agentLabels } from '../../core/model/agent';
 import { findingToJson } from '../../core/model/findingJson';
 import { SnapshotProvider } from '../snapshots';
-import { viewIds } from '../ids';
+import { productName, viewIds } from '../ids';
 import type { Services } from '../services';
 import { asFinding } from './findingArg';
 
@@ -14,7 +14,7 @@ export const copyFinding = () => async (arg?: unknown): Promise<string | undefin
   }
   const json = JSON.stringify(findingToJson(f), null, 2);
   await vscode.env.clipboard.writeText(json);
-  void vscode.window.setStatusBarMessage('Agent Session Guard: finding copied as JSON', 3000);
+  void vscode.window.setStatusBarMessage(`${productName}: finding copied as JSON`, 3000);
   return json;
 };
 
@@ -89,7 +89,7 @@ export const openSettings = () => async (): Promise<void> => {
 export const showWatchedFolders = (s: Services) => async (opts?: unknown): Promise<string[]> => {
   const lines = (s.scope()?.watchedRoots() ?? []).map((r) => `${agentLabels[r.agent]}: ${r.path}${r.exists ? '' : ' (not there yet)'}`);
   if (!(typeof opts === 'object' && opts !== null && (opts as { show?: unknown }).show === false)) {
-    await vscode.window.showInformationMessage('Agent Session Guard looks for agent sessions in', {
+    await vscode.window.showInformationMessage(`${productName} looks for agent sessions in`, {
       modal: true,
       detail: lines.length > 0 ? lines.join('\n') : 'no folder: no agent is turned on in the settings.',
     });

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
 import { describeAuthor } from '../../core/rules/support/author';
 import type { TreeChange, WorkTree } from '../../io/workTree';
+import { productName } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { QuarantineEntry, QuarantineStore } from './quarantine';
 
@@ -186,7 +187,7 @@ export class EditorGuard extends Disposable {
   private failed(path: string, e: unknown): void {
     this.log.error(`[editor-guard] could not guard the write to ${path}: ${describeError(e)}`);
     void vscode.window.showWarningMessage(
-      `Agent Session Guard could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`,
+      `${productName} could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`,
     );
   }
 }

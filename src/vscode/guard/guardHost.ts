@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
 import type { DirtyBuffers } from '../../io/guard/service';
 import { readSettings } from '../config';
-import { commandIds } from '../ids';
+import { commandIds, productName } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
@@ -157,7 +157,7 @@ export class GuardHost extends Disposable {
     }
     const lines = all.map((s) => `${s.folder}: ${s.file} — ${describeHookState(s.state)}`);
     const repair = all.some((s) => needsRepair(s.state));
-    const choice = await vscode.window.showInformationMessage('Agent Session Guard hooks', { modal: true, detail: lines.join('\n') }, repair ? 'Repair…' : 'Install…', 'Remove…');
+    const choice = await vscode.window.showInformationMessage(`${productName} hooks`, { modal: true, detail: lines.join('\n') }, repair ? 'Repair…' : 'Install…', 'Remove…');
     if (choice === 'Install…' || choice === 'Repair…') {
       await vscode.commands.executeCommand(commandIds.installHooks);
     } else if (choice === 'Remove…') {

@@ -6,6 +6,7 @@ import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
 import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
+import { productName } from '../ids';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
 export const hooksPreviewScheme = 'agent-guard-hooks';
@@ -83,7 +84,7 @@ export async function changeHooks(
   }
   const { changes, problems } = await plan(folder.uri.fsPath, action, hookScript, failClosed(folder));
   for (const p of problems) {
-    void vscode.window.showWarningMessage(`Agent Session Guard: ${p}`);
+    void vscode.window.showWarningMessage(`${productName}: ${p}`);
   }
   if (changes.length === 0) {
     void vscode.window.showInformationMessage(action === 'install' ? 'The guard hooks are already installed in this workspace.' : 'No guard hooks to remove in this workspace.');

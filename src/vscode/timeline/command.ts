@@ -2,6 +2,7 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { agentLabels } from '../../core/model/agent';
 import { asFinding, asSessionFile } from '../commands/findingArg';
+import { productName } from '../ids';
 import type { Services } from '../services';
 import { relativeTime } from '../sessionsView';
 import type { TimelineFocus, TimelinePanels } from './panel';
@@ -34,7 +35,7 @@ function asTranscript(arg: unknown): string | undefined {
 async function pickSession(s: Services): Promise<string | undefined> {
   const sessions = [...(s.scope()?.sessions() ?? [])].sort((a, b) => b.lastActivity - a.lastActivity);
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage('Agent Session Guard has found no agent session of this workspace yet.');
+    void vscode.window.showInformationMessage(`${productName} has found no agent session of this workspace yet.`);
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(

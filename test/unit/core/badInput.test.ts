@@ -197,7 +197,7 @@ void describe('bad input', () => {
       findings.map((f) => `${f.rule}:${f.severity}@${f.line}`),
       ['internal-error:warning@2', 'orphan-result:error@5'],
     );
-    assert.match(findings[0]!.message, /^Agent Guard failed to read line 2 \(TypeError: boom\); this is a bug in Agent Guard, not in the transcript\./);
+    assert.match(findings[0]!.message, /^Agent Session Guard failed to read line 2 \(TypeError: boom\); this is a bug in Agent Session Guard, not in the transcript\./);
   });
 
   void test('a file in no known format', () => {

@@ -1,12 +1,12 @@
 /** package.json is the UI's truth; the code's id maps and settings schema must match it. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { defaultSettings, folderSettings, settingKeys, settingsPrefix } from '../../../src/core/config/settings';
 import { severities } from '../../../src/core/model/finding';
 import { allRules } from '../../../src/core/rules/all';
-import { commandIds, viewIds } from '../../../src/vscode/ids';
+import { commandIds, productName, viewIds } from '../../../src/vscode/ids';
 import { repoRoot } from '../support/repo';
 
 interface Manifest {
@@ -28,6 +28,47 @@ const manifest = JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 
 
 void test('every command in package.json is in commandIds and the other way round', () => {
   assert.deepEqual(manifest.contributes.commands.map((c) => c.command).sort(), Object.values(commandIds).sort());
+});
+
+void test('one product name: the palette category, the activity bar, the settings and the walkthrough all say productName', () => {
+  const m = manifest as unknown as {
+    displayName: string;
+    contributes: {
+      commands: { command: string; category?: string }[];
+      viewsContainers: { activitybar: { title: string }[] };
+      views: Record<string, { name: string; contextualTitle?: string }[]>;
+      configuration: { title: string };
+      walkthroughs: { title: string }[];
+    };
+  };
+  assert.equal(m.displayName, productName);
+  for (const c of m.contributes.commands) {
+    assert.equal(c.category, productName, c.command);
+  }
+  assert.deepEqual(m.contributes.viewsContainers.activitybar.map((c) => c.title), [productName]);
+  for (const v of m.contributes.views[viewIds.container] ?? []) {
+    assert.equal(v.contextualTitle, productName, v.name);
+  }
+  assert.equal(m.contributes.configuration.title, productName);
+  for (const w of m.contributes.walkthroughs) {
+    assert.ok(w.title.includes(productName), w.title);
+  }
+});
+
+void test('no text calls the product by another name', () => {
+  // "Agent Guard" (the old palette category) and "Agent Sessions" (the old activity bar title)
+  // named the same product as "Agent Session Guard". Ids and the CLI, `agent-guard`, stay.
+  const other = /\bAgent (?:Guard|Sessions)\b/;
+  const files = (dir: string): string[] =>
+    readdirSync(path.join(repoRoot(), dir), { withFileTypes: true }).flatMap((e) => {
+      const rel = path.join(dir, e.name);
+      return e.isDirectory() ? (rel === path.join('media', 'dist') ? [] : files(rel)) : /\.(ts|md|json|css|html)$/.test(e.name) ? [rel] : [];
+    });
+  for (const rel of ['package.json', 'README.md', ...files('src'), ...files('docs'), ...files('media')]) {
+    const text = readFileSync(path.join(repoRoot(), rel), 'utf8');
+    const hit = other.exec(text);
+    assert.equal(hit, null, `${rel}: "${hit?.[0]}"`);
+  }
 });
 
 void test('menus only name declared commands (or built-in ones)', () => {
