@@ -95,6 +95,15 @@ export class TranscriptStream {
     this.engine.tick(now);
   }
 
+  /**
+   * Live, a whole-document transcript: what was pushed is one version of it, read now (see
+   * TranscriptParser.readDocument). False, with nothing reported, for a document its writer is
+   * still writing, unless `settled`. The engine does not end: this is a version, not the end.
+   */
+  readDocument(settled: boolean, unreadBytes = 0): boolean {
+    return this.parser.readDocument(settled, unreadBytes);
+  }
+
   /** Live: the file has been quiet; what the parser held for lines to come is read (see FormatParser.settle). */
   settle(): void {
     this.parser.settle();

@@ -20,6 +20,14 @@ const maxBrokenLinesReported = 20;
  */
 const documentPath = /\.json$/i;
 
+/**
+ * Is this transcript one JSON document (read whole, and rewritten whole by its writer) rather
+ * than JSON lines?
+ */
+export function isDocumentTranscript(file: string): boolean {
+  return documentPath.test(file);
+}
+
 export interface TranscriptParserOptions {
   file: string;
   adapters: readonly FormatAdapter[];
@@ -92,10 +100,42 @@ export class TranscriptParser {
   /** End of a finished file: a last line without newline is read (and reported as truncated if broken). */
   end(): void {
     if (this.document) {
-      this.endDocument();
+      this.endDocument(true);
     } else {
       this.splitter.end((l) => this.line(l));
     }
+    this.endUnknown();
+    try {
+      this.parser?.end?.();
+    } catch (e) {
+      this.emit({ kind: 'malformed', at: { line: Math.max(1, this.splitter.linesEmitted), start: 0, end: 0 }, reason: 'internal', detail: describeThrown(e) });
+    }
+  }
+
+  /**
+   * Live, a whole-document transcript: what was pushed is one version of the document, read now
+   * as `end()` reads it, but as a version, not the end of a finished file (its writer rewrites it
+   * whole, and the next version is read by a parser of its own). Unless `settled` (the file has
+   * been quiet for a while), a document that is not one complete JSON document is left unread,
+   * nothing emitted, and false returned: its writer is likely mid-rewrite.
+   *
+   * `unreadBytes`: bytes of the document the caller did not push, knowing it is past the size
+   * limit (they only count, as bytes pushed past it do).
+   */
+  readDocument(settled: boolean, unreadBytes = 0): boolean {
+    if (!this.document) {
+      return true;
+    }
+    this.documentBytes += unreadBytes;
+    if (!this.endDocument(settled)) {
+      return false;
+    }
+    this.endUnknown();
+    return true;
+  }
+
+  /** The end of what is read: records of no known format, and broken lines held for a format that never came. */
+  private endUnknown(): void {
     if (!this.parser && this.held.length > 0) {
       const first = this.held[0]!.raw;
       this.opts.emit({
@@ -108,11 +148,6 @@ export class TranscriptParser {
     }
     if (!this.parser) {
       this.endBroken();
-    }
-    try {
-      this.parser?.end?.();
-    } catch (e) {
-      this.emit({ kind: 'malformed', at: { line: Math.max(1, this.splitter.linesEmitted), start: 0, end: 0 }, reason: 'internal', detail: describeThrown(e) });
     }
   }
 
@@ -167,8 +202,11 @@ export class TranscriptParser {
     this.opts.onDetect?.(adapter.agent);
   }
 
-  /** One line (or a whole document, with `errorAt` placing a JSON syntax error in it). */
-  private line(raw: RawLine, errorAt?: (message: string) => Span): void {
+  /**
+   * One line (or a whole document, with `errorAt` placing a JSON syntax error in it, and
+   * `parsed` its value when the caller has parsed it already).
+   */
+  private line(raw: RawLine, errorAt?: (message: string) => Span, parsed?: { value: unknown }): void {
     if (raw.tooLong) {
       this.broken({
         kind: 'malformed',
@@ -199,7 +237,7 @@ export class TranscriptParser {
     }
     let value: unknown;
     try {
-      value = JSON.parse(raw.text);
+      value = parsed ? parsed.value : JSON.parse(raw.text);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const records = errorAt ? undefined : splitRecords(raw.text);
@@ -289,23 +327,27 @@ export class TranscriptParser {
   /**
    * The whole document as one record: the adapter reads it as it would one line, and every
    * position it reports (offsets into the document) is turned into a line and a column.
+   * Unless `settled`, an empty document or one that is not valid JSON is left unread (false).
    */
-  private endDocument(): void {
+  private endDocument(settled: boolean): boolean {
     const parts = this.document!;
-    this.document = undefined;
     const total = this.documentBytes;
     if (total === 0) {
-      return;
+      // Rewritten in place, a file is empty between its truncation and the first write.
+      this.document = settled ? undefined : parts;
+      return settled;
     }
     const limit = this.opts.maxLineBytes ?? defaultMaxLineBytes;
     if (total > limit) {
+      // A version cut short mid-rewrite is no bigger than the one being written: this is true of both.
+      this.document = undefined;
       this.opts.emit({
         kind: 'malformed',
         at: { line: 1, start: 0, end: 0 },
         reason: 'line-too-long',
         detail: `the file is one JSON document of ${total} bytes, more than can be read; it was skipped`,
       });
-      return;
+      return true;
     }
     const bytes = new Uint8Array(total);
     let at = 0;
@@ -317,10 +359,21 @@ export class TranscriptParser {
     if (text.charCodeAt(0) === 0xfeff) {
       text = text.slice(1);
     }
+    let parsed: { value: unknown } | undefined;
+    if (!settled) {
+      try {
+        parsed = { value: JSON.parse(text) };
+      } catch {
+        // A prefix of a JSON document is never a JSON document: a writer mid-rewrite.
+        return false;
+      }
+    }
+    this.document = undefined;
     const lines = new LineIndex(text);
     this.emit = (e) => this.opts.emit(lines.place(e));
     const raw: RawLine = { lineNo: 1, text, byteOffset: 0, byteLength: total, invalidUtf8: !isUtf8(bytes), tooLong: false, terminated: true };
-    this.line(raw, (message) => lines.at(positionOf(message)));
+    this.line(raw, (message) => lines.at(positionOf(message)), parsed);
+    return true;
   }
 
   /** True once any JSON object line was seen. */

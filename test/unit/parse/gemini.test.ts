@@ -8,6 +8,7 @@ import type { Finding } from '../../../src/core/model/finding';
 import { claudeAdapter } from '../../../src/core/parse/claude/parser';
 import { codexAdapter } from '../../../src/core/parse/codex/parser';
 import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
+import { TranscriptParser } from '../../../src/core/parse/transcript';
 import { sha256 } from '../../../src/core/lib/hash';
 import { streamRules } from '../../../src/core/rules/registry';
 
@@ -495,6 +496,29 @@ void describe('legacy sessions: one JSON document (session-*.json)', () => {
     assert.deepEqual(r.findings.map((f) => f.rule), ['unparseable-line']);
     const broken = text.split('\n').findIndex((l) => l.includes('"content": ""')) + 1;
     assert.equal(r.findings[0]!.line, broken, r.findings[0]!.message);
+  });
+
+  void test('live, one version at a time: a document cut short (mid-rewrite) is left unread unless settled', () => {
+    const bytes = new TextEncoder().encode(legacy('executing', null));
+    const read = (chunk: Uint8Array, settled: boolean, unread = 0): { read: boolean; events: string[] } => {
+      const events: string[] = [];
+      const parser = new TranscriptParser({ file, adapters: [geminiAdapter], emit: (e) => events.push(e.kind === 'malformed' ? `malformed:${e.reason}@${e.at.line}` : `${e.kind}@${e.at.line}`) });
+      parser.push(chunk);
+      return { read: parser.readDocument(settled, unread), events };
+    };
+    assert.deepEqual(read(bytes.subarray(0, 200), false), { read: false, events: [] });
+    assert.deepEqual(read(new Uint8Array(0), false), { read: false, events: [] }, 'truncated, nothing written yet');
+    // Whole: what `check` reads (bar the end of the file, which a version is not).
+    const whole = read(bytes, false);
+    assert.equal(whole.read, true);
+    assert.deepEqual(whole.events, runBytes(file, [bytes]).events.map((e) => `${e.kind}@${e.at.line}`));
+    // Settled, a cut document is what there is: broken, as `check` reports it.
+    const cut = read(bytes.subarray(0, 200), true);
+    assert.equal(cut.read, true);
+    assert.deepEqual(cut.events, runBytes(file, [bytes.subarray(0, 200)]).events.map((e) => (e.kind === 'malformed' ? `malformed:${e.reason}@${e.at.line}` : `${e.kind}@${e.at.line}`)));
+    assert.deepEqual(cut.events.map((e) => e.split('@')[0]), ['malformed:invalid-json']);
+    // Past the size limit, read or not, it is reported as such.
+    assert.deepEqual(read(new Uint8Array(0), false, 300 * 1024 * 1024), { read: true, events: ['malformed:line-too-long@1'] });
   });
 
   void test('on one line in a .jsonl file, its messages are read too', () => {
