@@ -1,0 +1,146 @@
+/**
+ * The reader of a file rewritten whole: versions, not appends; bursts coalesced; a half-written
+ * document looked at again; nothing kept but the last version's hash.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { DocumentTail, type DocumentLook } from '../../../src/io/documentTail';
+import { sleep, waitFor } from '../support/wait';
+
+let cleanup: (() => void) | undefined;
+afterEach(() => {
+  cleanup?.();
+  cleanup = undefined;
+});
+
+/** A tail on a fresh file, with a sink that takes what parses as JSON (or is settled). */
+function setup(opts: { maxBytes?: number } = {}): { file: string; tail: DocumentTail; looks: DocumentLook[]; taken: string[]; gone: () => boolean } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-doc-'));
+  const file = path.join(dir, 'session-1.json');
+  const looks: DocumentLook[] = [];
+  const taken: string[] = [];
+  let isGone = false;
+  const tail = new DocumentTail(
+    file,
+    {
+      version: (look) => {
+        looks.push(look);
+        const text = look.bytes ? Buffer.from(look.bytes).toString('utf8') : `<${look.size} bytes>`;
+        if (!look.settled && look.bytes) {
+          try {
+            JSON.parse(text);
+          } catch {
+            return false;
+          }
+        }
+        taken.push(text);
+        return true;
+      },
+      gone: () => {
+        isGone = true;
+      },
+    },
+    opts,
+  );
+  cleanup = () => {
+    tail.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { file, tail, looks, taken, gone: () => isGone };
+}
+
+const doc = (n: number): string => JSON.stringify({ sessionId: 's', messages: Array.from({ length: n }, (_, i) => ({ id: `m${i}`, content: 'x'.repeat(200) })) }, null, 2);
+
+void describe('document tail', () => {
+  void test('a burst of rewrites is read a few times, ending with the last version', async () => {
+    const { file, tail, taken } = setup();
+    writeFileSync(file, doc(1));
+    await tail.poke();
+    assert.deepEqual(taken, [doc(1)]);
+    const pokes: Promise<void>[] = [];
+    for (let n = 2; n <= 60; n++) {
+      writeFileSync(file, doc(n));
+      pokes.push(tail.poke());
+      await sleep(1);
+    }
+    await Promise.all(pokes);
+    await tail.poke();
+    assert.equal(taken.at(-1), doc(60), 'the last version read');
+    assert.ok(taken.length < 30, `coalesced: ${taken.length} reads for 60 versions`);
+    assert.equal(new Set(taken).size, taken.length, 'no version taken twice');
+  });
+
+  void test('the same content written again, or only touched, is no new version', async () => {
+    const { file, tail, taken, looks } = setup();
+    writeFileSync(file, doc(2));
+    await tail.poke();
+    writeFileSync(file, doc(2));
+    await tail.poke();
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(file, later, later);
+    await tail.poke();
+    assert.deepEqual(taken, [doc(2)]);
+    assert.equal(looks.length, 1);
+  });
+
+  void test('a half-written document is looked at again without a further poke, and settles as it stands', async () => {
+    const { file, tail, taken, looks } = setup();
+    writeFileSync(file, doc(3));
+    await tail.poke();
+    // Caught mid-rewrite: not taken.
+    writeFileSync(file, doc(4).slice(0, 300));
+    await tail.poke();
+    assert.equal(looks.at(-1)?.settled, false);
+    assert.equal(tail.isUnsettled, true);
+    assert.deepEqual(taken, [doc(3)]);
+    assert.equal(tail.bytesRead, Buffer.byteLength(doc(3)));
+    // The write that completes it comes with no event the tail hears of: its own look again finds it.
+    writeFileSync(file, doc(4));
+    await waitFor(() => taken.length === 2, 5_000, 'the whole version');
+    assert.equal(taken[1], doc(4));
+    assert.equal(tail.isUnsettled, false);
+
+    // Cut short for good: once asked to settle, it is what there is.
+    writeFileSync(file, doc(5).slice(0, 300));
+    await tail.poke();
+    await sleep(300);
+    assert.equal(taken.length, 2);
+    await tail.settle();
+    assert.equal(taken.length, 3);
+    assert.equal(looks.at(-1)?.settled, true);
+    assert.equal(taken[2], doc(5).slice(0, 300));
+  });
+
+  void test('a document unchanged for a while is settled at once, broken or not', async () => {
+    const { file, tail, looks, taken } = setup();
+    writeFileSync(file, '{"sessionId": "s", "messages": [');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(file, old, old);
+    await tail.poke();
+    assert.equal(looks[0]?.settled, true);
+    assert.deepEqual(taken, ['{"sessionId": "s", "messages": [']);
+  });
+
+  void test('a document past the size limit is not read, only measured', async () => {
+    const { file, tail, looks } = setup({ maxBytes: 1_000 });
+    writeFileSync(file, doc(20));
+    await tail.poke();
+    assert.equal(looks.length, 1);
+    assert.equal(looks[0]!.bytes, undefined);
+    assert.equal(looks[0]!.size, Buffer.byteLength(doc(20)));
+    await tail.poke();
+    assert.equal(looks.length, 1, 'not again while unchanged');
+  });
+
+  void test('deleted: gone', async () => {
+    const { file, tail, gone } = setup();
+    writeFileSync(file, doc(1));
+    await tail.poke();
+    rmSync(file);
+    await tail.poke();
+    assert.equal(gone(), true);
+  });
+});
