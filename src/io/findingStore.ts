@@ -73,6 +73,14 @@ export class FindingStore {
     }
   }
 
+  /**
+   * The re-read begun was called off before it reported anything (a document found mid-rewrite,
+   * not read): the file's findings stand as they are.
+   */
+  cancelGeneration(file: string): void {
+    this.generation.delete(file);
+  }
+
   inGeneration(file: string): boolean {
     return this.generation.has(file);
   }

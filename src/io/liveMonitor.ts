@@ -3,7 +3,7 @@ import { open, stat } from 'node:fs/promises';
 import type { RuleConfig } from '../core/config/ruleConfig';
 import { agentForPath, type Environment } from '../core/discovery/locations';
 import type { FindingSink } from '../core/engine/engine';
-import type { HookLedgerView, RuleModule, RuleServices } from '../core/engine/rule';
+import type { HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
 import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
@@ -12,7 +12,10 @@ import type { AgentKind } from '../core/model/agent';
 import { sessionIdFromPath } from '../core/model/sessionId';
 import type { NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
+import { isDocumentTranscript } from '../core/parse/transcript';
 import { allRules } from '../core/rules/all';
+import { DocumentHistory } from './documentHistory';
+import { DocumentTail, type DocumentLook } from './documentTail';
 import { FindingStore } from './findingStore';
 import { acquireReadBuffer, releaseReadBuffer } from './readBuffers';
 import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
@@ -87,6 +90,13 @@ const returnLookDelaysMs = [100, 300, 600, 1_000, 2_000, 4_000, 8_000, 15_000, 3
 /** Mutes a stream while it re-reads what was already reported (a hibernated session waking). */
 interface Gate {
   muted: boolean;
+  /**
+   * A version of a transcript rewritten whole: says of each event whether an earlier version
+   * fed it to the working tree already (see DocumentHistory), which it then is not again.
+   */
+  fedBefore?: (e: NormalizedEvent) => boolean;
+  /** What `fedBefore` said of the event being handled. */
+  fed?: boolean;
 }
 
 interface LiveSession {
@@ -99,7 +109,10 @@ interface LiveSession {
    */
   stream: TranscriptStream | undefined;
   gate: Gate;
-  tail: FileTail;
+  /** A transcript rewritten whole (one JSON document) has a DocumentTail, read version by version. */
+  tail: FileTail | DocumentTail;
+  /** A transcript rewritten whole: what its earlier versions did to the working tree. */
+  history: DocumentHistory | undefined;
   /** The first read has not finished: what it reads is history, not activity. */
   fresh: boolean;
   waking: Promise<void> | undefined;
@@ -274,7 +287,10 @@ export class LiveMonitor implements Disposable {
         if (s.waking) {
           return true;
         }
-        s.stream ??= this.newStream(s.summary.file, s.summary.agent, s.gate);
+        if (!s.history) {
+          // A document's versions each build a stream of their own (takeVersion).
+          s.stream ??= this.newStream(s.summary.file, s.summary.agent, s.gate);
+        }
         await s.tail.poke();
         return false;
       }).then((waking) => (waking ? this.readNow(s) : undefined)),
@@ -339,6 +355,13 @@ export class LiveMonitor implements Disposable {
     if (s.stream || this.sessions.get(file) !== s) {
       return;
     }
+    if (s.tail instanceof DocumentTail) {
+      // A document is read whole anyway: its current version, as a new one (nothing reported
+      // again that stands, nothing fed to the working tree twice).
+      s.tail.resume();
+      await s.tail.reread();
+      return;
+    }
     const gate: Gate = { muted: true };
     const stream = this.newStream(file, s.summary.agent, gate);
     s.gate = gate;
@@ -398,6 +421,10 @@ export class LiveMonitor implements Disposable {
       if (!s.tail.busy && now - s.summary.lastActivity >= settleAfterMs) {
         // Before the time-based rules: a result held for its call is then a result.
         s.stream?.settle();
+        if (s.tail instanceof DocumentTail && s.tail.isUnsettled) {
+          // A document last seen half-written that stayed so: what the file holds is read.
+          void this.track(s.tail.settle());
+        }
       }
       s.stream?.tick(now);
     } catch (e) {
@@ -436,6 +463,7 @@ export class LiveMonitor implements Disposable {
           stream: undefined,
           gate,
           tail: this.newTail(e.file),
+          history: isDocumentTranscript(e.file) ? new DocumentHistory() : undefined,
           fresh: true,
           waking: undefined,
           sleptAt: 0,
@@ -508,10 +536,12 @@ export class LiveMonitor implements Disposable {
    * Follows one session's normalized events from now on (the timeline). No event is kept for
    * this: what came before is the transcript's first `consumedBytes` bytes, which the follower
    * reads from the file itself. After a re-read (truncation, re-check) events start over at line 1.
+   * A transcript rewritten whole is not followed (undefined): each version is read whole, and
+   * its reader reads the file again when the session changes.
    */
   followSession(file: string, listener: (e: NormalizedEvent) => void): SessionFollow | undefined {
     const s = this.sessions.get(file);
-    if (!s) {
+    if (!s || s.history) {
       return undefined;
     }
     // A sleeping session wakes (and stays awake while followed); its replay is not followed.
@@ -571,7 +601,15 @@ export class LiveMonitor implements Disposable {
     }
   }
 
-  private newTail(file: string): FileTail {
+  private newTail(file: string): FileTail | DocumentTail {
+    const onError = (e: unknown): void => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`);
+    if (isDocumentTranscript(file)) {
+      return new DocumentTail(
+        file,
+        { version: (look) => this.takeVersion(file, look), gone: () => this.sessionGone(file) },
+        { onError, onCaughtUp: () => this.caughtUp(file), settleMs: settleAfterMs },
+      );
+    }
     return new FileTail(
       file,
       {
@@ -588,26 +626,65 @@ export class LiveMonitor implements Disposable {
           s.stream = this.newStream(file, s.summary.agent, s.gate);
           s.summary.bytes = 0;
         },
-        gone: () => {
-          this.logger.info(`[monitor] ${file} was deleted`);
-          const s = this.sessions.get(file);
-          this.sessions.delete(file);
-          s?.tail.dispose();
-          this.findings.clearFile(file);
-          this.tree?.forgetSession(file);
-          this.lastLines.delete(file);
-          this.sessionsChanged.fire(undefined);
-          if (s) {
-            this.lookForReturn(file, s.summary.agent);
-          }
-        },
+        gone: () => this.sessionGone(file),
       },
-      {
-        onError: (e) => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`),
-        onCaughtUp: () => this.caughtUp(file),
-        directWatch: true,
-      },
+      { onError, onCaughtUp: () => this.caughtUp(file), directWatch: true },
     );
+  }
+
+  private sessionGone(file: string): void {
+    this.logger.info(`[monitor] ${file} was deleted`);
+    const s = this.sessions.get(file);
+    this.sessions.delete(file);
+    s?.tail.dispose();
+    this.findings.clearFile(file);
+    this.tree?.forgetSession(file);
+    this.lastLines.delete(file);
+    this.sessionsChanged.fire(undefined);
+    if (s) {
+      this.lookForReturn(file, s.summary.agent);
+    }
+  }
+
+  /**
+   * One version of a transcript rewritten whole (see DocumentTail), read from its start by a
+   * stream of its own in a generation of the file's findings: they become the version's. Those
+   * it reports again are no news, those it does not are retracted, new ones are added. Not
+   * taken (false) while it is no whole document and not settled: the last version's findings
+   * and state stand. Only the working tree is not told again what earlier versions told it.
+   */
+  private takeVersion(file: string, look: DocumentLook): boolean {
+    const s = this.sessions.get(file);
+    if (!s || this.disposed) {
+      return true;
+    }
+    const now = this.clock();
+    if (!s.fresh) {
+      s.summary.lastActivity = Math.max(s.summary.lastActivity, now);
+    }
+    const before = { stream: s.stream, gate: s.gate };
+    const gate: Gate = { muted: false, ...(s.history ? { fedBefore: s.history.version() } : {}) };
+    const stream = this.newStream(file, s.summary.agent, gate, s.history);
+    if (look.bytes) {
+      stream.push(look.bytes);
+    }
+    // The events update the summary of the session's current stream.
+    s.stream = stream;
+    s.gate = gate;
+    this.findings.beginGeneration(file);
+    if (!stream.readDocument(look.settled, look.bytes ? 0 : look.size)) {
+      this.findings.cancelGeneration(file);
+      s.stream = before.stream;
+      s.gate = before.gate;
+      this.logger.debug(`[monitor] ${file} is not a whole document (being rewritten?); waiting for the next version`);
+      return false;
+    }
+    // Time-based findings of the last version (a stalled call) stand: not retracted, then announced again.
+    stream.tick(now);
+    this.findings.endGeneration(file);
+    s.summary.bytes = look.size;
+    this.sessionsChanged.fire(s.summary);
+    return true;
   }
 
   /**
@@ -638,11 +715,18 @@ export class LiveMonitor implements Disposable {
     this.returning.set(file, timer);
   }
 
-  private newStream(file: string, agent: AgentKind, gate: Gate): TranscriptStream {
+  private newStream(file: string, agent: AgentKind, gate: Gate, history?: DocumentHistory): TranscriptStream {
     const tree = this.tree;
+    // A replayed write is not judged against the tree of today; one an earlier version of a
+    // document had keeps the verdict it had then.
+    const judgeWrite: WorkTreeView['judgeWrite'] = (session, path, callId) => {
+      if (!tree || gate.muted) {
+        return undefined;
+      }
+      return history ? history.verdict(callId, path, () => tree.judgeWrite(session, path, callId)) : tree.judgeWrite(session, path, callId);
+    };
     const services: RuleServices = {
-      // A replayed write is not judged against the tree of today.
-      ...(tree ? { workTree: { judgeWrite: (session, path, callId) => (gate.muted ? undefined : tree.judgeWrite(session, path, callId)) } } : {}),
+      ...(tree ? { workTree: { judgeWrite } } : {}),
       ...(this.opts.hookLedger ? { hookLedger: this.opts.hookLedger } : {}),
     };
     const findings = this.findings;
@@ -680,8 +764,9 @@ export class LiveMonitor implements Disposable {
   /** Before the rules: the working tree learns when a session's write starts and ends. */
   private before(file: string, stream: TranscriptStream, gate: Gate, e: NormalizedEvent): void {
     this.lastLines.set(file, e.at.line);
+    gate.fed = gate.fedBefore?.(e);
     const tree = this.tree;
-    if (!tree || gate.muted) {
+    if (!tree || gate.muted || gate.fed === true) {
       return;
     }
     if (e.kind === 'call') {
@@ -735,7 +820,7 @@ export class LiveMonitor implements Disposable {
       }
     }
     const tree = this.tree;
-    if (!tree || gate.muted) {
+    if (!tree || gate.muted || gate.fed === true) {
       return;
     }
     // Files the session came to know without a call: what it saw as it was then, or wrote.

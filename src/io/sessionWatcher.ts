@@ -11,6 +11,7 @@ import {
   geminiHome,
   geminiProjectHash,
   geminiSlug,
+  isTranscriptName,
   isWithin,
   type Environment,
 } from '../core/discovery/locations';
@@ -20,16 +21,21 @@ import { describeError, nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
 import { codexCwd } from './discovery';
 
-/** A folder watched for one agent's sessions. */
 /**
  * How often (about once a second) a file that cannot be judged yet is asked about again;
  * after that only a change of the file makes it be asked again.
  */
 const maxUndecidedTries = 60;
 
+/** A folder watched for one agent's sessions. */
 export interface WatchedRoot {
   agent: AgentKind;
   path: string;
+  /**
+   * Which files below `path` can be transcripts at all, by name (JSON lines unless said
+   * otherwise): the others are not watched.
+   */
+  names?: (file: string) => boolean;
   /** Decides which files below `path` are this workspace's transcripts. */
   /** 'later': cannot tell yet (a rollout whose first record is not written yet); asked again. */
   accepts: (file: string) => boolean | 'later' | Promise<boolean | 'later'>;
@@ -59,7 +65,8 @@ export interface SessionWatcherOptions {
 /**
  * Finds and follows the transcripts of one workspace in the agents' own folders: Claude Code
  * (`projects/<encoded cwd>/`, sub-agents included), Codex (`sessions/**`, matched by the
- * rollout's cwd), Gemini CLI (`tmp/<project>/chats/`), Amplifier
+ * rollout's cwd), Gemini CLI (`tmp/<project>/chats/`, its legacy one-document `.json` sessions
+ * included), Amplifier
  * (`projects/<slug>/sessions/<id>/transcript.jsonl`) and extra folders. Folders that do not
  * exist yet are polled for and watched once they appear; a folder deleted under the watcher
  * goes back to being polled for.
@@ -173,10 +180,13 @@ export class SessionWatcher implements Disposable {
         path: tmp,
         depth: 4,
         exists: false,
+        // Legacy sessions are one JSON document: `chats/session-*.json`, and a sub-agent's
+        // `chats/<parent session>/<id>.json` (isTranscriptName). No other `.json` of Gemini's.
+        names: isTranscriptName,
         accepts: async (f) => {
           const parts = nodePath.relative(tmp, f).split(nodePath.sep);
           const project = parts[0] ?? '';
-          if (parts[1] !== 'chats' || !f.endsWith('.jsonl')) {
+          if (parts[1] !== 'chats' || !isTranscriptName(f)) {
             return false;
           }
           if (project === geminiProjectHash(ws)) {
@@ -235,7 +245,7 @@ export class SessionWatcher implements Disposable {
       ...(this.opts.pollIntervalMs !== undefined ? { interval: this.opts.pollIntervalMs, binaryInterval: this.opts.pollIntervalMs } : {}),
       // Renames over a file (temp-and-rename rewrites) arrive as a change, not unlink + add.
       atomic: true,
-      ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !p.endsWith('.jsonl'),
+      ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !namedLikeTranscript(root, p),
     });
     this.watchers.set(root, w);
     w.on('add', (p) => this.track(this.onFile(root, p, 'add')));
@@ -291,7 +301,7 @@ export class SessionWatcher implements Disposable {
       const p = nodePath.join(dir, e.name);
       if (e.isDirectory() && depth > 0) {
         await this.rescan(root, p, depth - 1);
-      } else if (e.isFile() && p.endsWith('.jsonl') && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
+      } else if (e.isFile() && namedLikeTranscript(root, p) && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
         await this.onFile(root, p, 'add');
       }
     }
@@ -434,6 +444,10 @@ export class SessionWatcher implements Disposable {
     this.dispose();
     await Promise.all(closing.map((w) => w.close()));
   }
+}
+
+function namedLikeTranscript(root: WatchedRoot, file: string): boolean {
+  return root.names ? root.names(file) : file.endsWith('.jsonl');
 }
 
 async function markerIs(marker: string, ws: string, fallback: boolean): Promise<boolean> {

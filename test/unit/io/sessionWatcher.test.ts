@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import { geminiProjectHash } from '../../../src/core/discovery/locations';
 import { SessionWatcher, type SessionFileEvent } from '../../../src/io/sessionWatcher';
 import { sleep, waitFor } from '../support/wait';
 
@@ -96,5 +97,44 @@ void describe('session watcher', () => {
     writeFileSync(watched, meta('w1'));
     await waitFor(() => liveEvents.some((e) => e.file === watched), 10_000, 'the changed rollout taken up');
     assert.deepEqual(liveEvents.filter((e) => e.file === watched), [{ type: 'add', file: watched, agent: 'codex' }]);
+  });
+
+  void test('Gemini CLI legacy sessions (one JSON document) are watched; other .json files are not', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
+    const workspace = path.join(root, 'ws');
+    const project = path.join(root, '.gemini', 'tmp', geminiProjectHash(workspace));
+    const chats = path.join(project, 'chats');
+    const claudeProject = path.join(root, 'claude', 'projects');
+    const extra = path.join(root, 'extra');
+    for (const d of [workspace, path.join(chats, 'parent-id'), claudeProject, extra]) {
+      mkdirSync(d, { recursive: true });
+    }
+    const watcher = new SessionWatcher({
+      workspace,
+      environment: { home: root, env: { CODEX_HOME: path.join(root, 'codex'), CLAUDE_CONFIG_DIR: path.join(root, 'claude') } },
+      extraFolders: [extra],
+      pendingPollMs: 50,
+    });
+    const events: SessionFileEvent[] = [];
+    watcher.onDidChange((e) => events.push(e));
+    cleanup = async () => {
+      await watcher.close();
+      rmSync(root, { recursive: true, force: true });
+    };
+    await watcher.start();
+    const doc = '{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","messages":[]}';
+    const sessions = [path.join(chats, 'session-2026-03-20T10-00-0f0e0d0c.json'), path.join(chats, 'parent-id', 'xb7gtb.json')];
+    const others = [path.join(project, 'logs.json'), path.join(project, 'checkpoint-x.json'), path.join(chats, 'notes.json'), path.join(claudeProject, 'a.json'), path.join(extra, 'b.json')];
+    for (const f of [...others, ...sessions]) {
+      writeFileSync(f, doc);
+    }
+    await waitFor(() => events.length >= sessions.length, 10_000, 'the sessions to be taken up');
+    await sleep(500);
+    await watcher.idle();
+    assert.deepEqual(
+      events.map((e) => e.file).sort(),
+      [...sessions].sort(),
+    );
+    assert.ok(events.every((e) => e.type === 'add' && e.agent === 'gemini'));
   });
 });
