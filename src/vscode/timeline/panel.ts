@@ -86,6 +86,8 @@ class TimelinePanel extends Disposable {
   private scope: MonitorScope | undefined;
   private scopeSubscriptions: vscode.Disposable[] = [];
   private follow: SessionFollow | undefined;
+  /** The session's size and last activity as the monitor had them when the timeline was last read. */
+  private loadedStamp: string | undefined;
   private builder = new TimelineBuilder();
   /** Bumped by every (re)load; events and reads of an older load are dropped. */
   private generation = 0;
@@ -159,8 +161,10 @@ class TimelinePanel extends Disposable {
       ? [
           scope.onDidChangeFindings(() => this.schedule()),
           scope.onDidChangeSessions(() => {
-            // The monitors of a new scope find the session a little later.
-            if (!this.follow && scope.monitorOf(this.file)) {
+            // The monitors of a new scope find the session a little later; a session rewritten
+            // whole (a legacy Gemini document), which no monitor follows event by event, is
+            // read again when it changed.
+            if (!this.follow && scope.monitorOf(this.file) && this.stamp() !== this.loadedStamp) {
               void this.load();
             }
             this.updateTitle();
@@ -176,6 +180,7 @@ class TimelinePanel extends Disposable {
    */
   private async load(): Promise<void> {
     const generation = ++this.generation;
+    this.loadedStamp = this.stamp();
     this.follow?.dispose();
     let queue: NormalizedEvent[] | undefined = [];
     let overflow = false;
@@ -216,6 +221,11 @@ class TimelinePanel extends Disposable {
       }
     }
     this.sendInit();
+  }
+
+  private stamp(): string | undefined {
+    const s = this.scope?.monitorOf(this.file)?.session(this.file);
+    return s ? `${s.bytes}:${s.lastActivity}` : undefined;
   }
 
   /** A live event; false when it started a reload (the transcript is being read anew). */
