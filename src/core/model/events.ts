@@ -242,8 +242,12 @@ export interface MalformedEvent {
 export interface ExecutionEvent {
   kind: 'execution';
   at: Span;
-  /** 'tool-start'/'tool-end': a tool call inside the execution (`tool:pre`/`tool:post`). */
-  phase: 'start' | 'llm-request' | 'tool-start' | 'tool-end' | 'end';
+  /**
+   * 'tool-start'/'tool-end': a tool call inside the execution (`tool:pre`/`tool:post`);
+   * 'process': a process took the session up (`session:start`, `session:resume`), which an
+   * earlier one may or may not still be running.
+   */
+  phase: 'start' | 'llm-request' | 'tool-start' | 'tool-end' | 'end' | 'process';
   sessionId: string;
   timestamp?: string;
   callId?: string;

@@ -10,6 +10,20 @@ interface OpenExecution {
   active: boolean;
   /** Tool calls started and not finished, by call id. */
   tools: Map<string, { at: Span; tool: string | undefined }>;
+  /** A process took the session up since this execution started: this one's may be dead. */
+  newProcess?: boolean;
+}
+
+/**
+ * A second execution, started by a new process while a tool of the first was pending: reported
+ * only once that tool ends, which shows the first process was still running. A process killed
+ * during a tool (`kill -9`, its terminal closed) writes no end, and the session resumed in a new
+ * process is no overlap; the events do not say which process wrote them, and this is the one
+ * sign of life they can attribute.
+ */
+interface SuspectedOverlap {
+  at: Span;
+  first: OpenExecution;
 }
 
 /**
@@ -94,26 +108,37 @@ export const overlappingExecutions = defineRule({
       });
     };
 
+    /** By session: a second execution of a new process, until a pending tool of the first ends. */
+    const suspected = new Map<string, SuspectedOverlap>();
+    const reportExecution = (sessionId: string, at: Span, first: OpenExecution, pending: [string, { at: Span; tool: string | undefined }] | undefined): void => {
+      ctx.report({
+        messageId: 'amplifier',
+        at,
+        key: `exec@${at.line}`,
+        data: {
+          session: sessionId,
+          firstLine: first.at.line,
+          pending: pending ? ` with tool call ${pending[0]}${pending[1].tool ? ` (${pending[1].tool})` : ''} still pending` : '',
+        },
+        related: [{ at: first.at, message: 'the first execution starts here' }, ...(pending ? [{ at: pending[1].at, message: 'the tool call still pending' }] : [])],
+      });
+    };
+
     const onExecution = (e: ExecutionEvent): void => {
       const open = executions.get(e.sessionId);
       switch (e.phase) {
+        case 'process':
+          if (open) {
+            open.newProcess = true;
+          }
+          return;
         case 'start': {
           if (open?.active) {
-            const pending = [...open.tools.entries()][0];
-            ctx.report({
-              messageId: 'amplifier',
-              at: e.at,
-              key: `exec@${e.at.line}`,
-              data: {
-                session: e.sessionId,
-                firstLine: open.at.line,
-                pending: pending ? ` with tool call ${pending[0]}${pending[1].tool ? ` (${pending[1].tool})` : ''} still pending` : '',
-              },
-              related: [
-                { at: open.at, message: 'the first execution starts here' },
-                ...(pending ? [{ at: pending[1].at, message: 'the tool call still pending' }] : []),
-              ],
-            });
+            if (open.newProcess && open.tools.size > 0) {
+              suspected.set(e.sessionId, { at: e.at, first: { ...open, tools: new Map(open.tools) } });
+            } else {
+              reportExecution(e.sessionId, e.at, open, [...open.tools.entries()][0]);
+            }
             // From here on, judge the newer execution.
             executions.set(e.sessionId, { at: e.at, active: false, tools: open.tools });
           } else if (!open) {
@@ -136,6 +161,13 @@ export const overlappingExecutions = defineRule({
           return;
         case 'tool-end':
           if (e.callId !== undefined) {
+            const suspect = suspected.get(e.sessionId);
+            const tool = suspect?.first.tools.get(e.callId);
+            if (suspect && tool) {
+              // The first process's tool ended after the second execution began: both ran.
+              suspected.delete(e.sessionId);
+              reportExecution(e.sessionId, suspect.at, suspect.first, [e.callId, tool]);
+            }
             for (const x of executions.values()) {
               x.tools.delete(e.callId);
             }

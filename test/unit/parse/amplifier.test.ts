@@ -274,7 +274,7 @@ void describe('Amplifier line semantics', () => {
 });
 
 void describe('parseAmplifierEventLine (events.jsonl)', () => {
-  void test('start, llm-request, tool and end markers; everything else is ignored', () => {
+  void test('process, start, llm-request, tool and end markers; everything else is ignored', () => {
     const text = readFileSync(join(fixtures, 'events.jsonl'), 'utf8');
     const lines = text.split('\n').filter((l) => l !== '');
     const out: ExecutionEvent[] = [];
@@ -289,6 +289,8 @@ void describe('parseAmplifierEventLine (events.jsonl)', () => {
     assert.deepEqual(
       out.map((e) => `${e.at.line} ${e.phase} ${e.sessionId === sid ? 'sid' : e.sessionId} ${e.timestamp ?? ''}`),
       [
+        // session:start: a process took the session up.
+        '1 process sid 2026-03-05T10:00:00.001+00:00',
         '2 start sid 2026-03-05T10:00:00.120+00:00',
         '3 start sid 2026-03-05T10:00:00.121+00:00',
         '5 llm-request sid 2026-03-05T10:00:00.130+00:00',

@@ -227,6 +227,47 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5]);
   });
 
+  void test('Amplifier: a session resumed in a new process after its first was killed during a tool is no overlap', () => {
+    // The kill -9 capture of danshapiro/freshell (amplifier 2026.07.06) joined to a resume.
+    const text = amplifierEvents([
+      ['session:start'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
+      ['session:resume'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_LS' }],
+      ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_LS' }],
+      ['orchestrator:complete'],
+    ]);
+    assert.deepEqual(run(text, { file: '/x/sessions/s/events.jsonl' }).findings, []);
+  });
+
+  void test("Amplifier: resumed in a new process while the first still runs: reported when the first's tool ends", () => {
+    const text = amplifierEvents([
+      ['session:start'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
+      ['session:resume'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
+      ['orchestrator:complete'],
+    ]);
+    const { findings } = run(text, { file: '/x/sessions/s/events.jsonl' });
+    assert.deepEqual(
+      findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['overlapping-executions:amplifier@7'],
+    );
+    assert.match(findings[0]!.message, /started on line 2 was still running with tool call toolu_SLEEP \(bash\) still pending/);
+  });
+
   void test('Amplifier: one execution writing several start and end markers is one execution', () => {
     const text = amplifierEvents([
       ['prompt:submit'],

@@ -11,6 +11,8 @@ import { parseWith } from '../guard';
  * execution writes several of the start and end markers; pairing them is the rule's job.
  */
 const phases: ReadonlyMap<string, ExecutionEvent['phase']> = new Map([
+  ['session:start', 'process'],
+  ['session:resume', 'process'],
   ['prompt:submit', 'start'],
   ['execution:start', 'start'],
   ['llm:request', 'llm-request'],
