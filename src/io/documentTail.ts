@@ -82,7 +82,11 @@ export class DocumentTail {
   private takenSize = 0;
   /** The last look found no complete document: `settle()` reads it as it stands. */
   private unsettled = false;
-  private settling = false;
+  /**
+   * `settle()` was asked: the stamp of the half-written version it settles. Only that version
+   * is taken as it stands; a file written since is not quiet, and is looked at as any other.
+   */
+  private settling: Stamp | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private disposed = false;
@@ -162,7 +166,7 @@ export class DocumentTail {
     if (!this.unsettled) {
       return Promise.resolve();
     }
-    this.settling = true;
+    this.settling = this.looked;
     this.looked = undefined;
     return this.poke();
   }
@@ -245,8 +249,8 @@ export class DocumentTail {
     }
     this.looked = stamp;
     // The file's own time, against the wall clock (not an injected one).
-    const settled = this.settling || Date.now() - info.mtimeMs >= this.settleMs;
-    this.settling = false;
+    let settled = (this.settling !== undefined && sameStamp(this.settling, stamp)) || Date.now() - info.mtimeMs >= this.settleMs;
+    this.settling = undefined;
     let bytes: Uint8Array | undefined;
     let id: string;
     if (info.size > this.maxBytes) {
@@ -254,6 +258,13 @@ export class DocumentTail {
     } else {
       bytes = await readFile(this.path);
       id = createHash('sha256').update(bytes).digest('hex');
+      if (settled) {
+        // The stat and the read are two steps: a rewrite begun between them (the file truncated
+        // and half-written again) is no quiet file, whatever the stat said. `looked` keeps the
+        // stamp from before the read, so the look after this one reads the file again.
+        const after = await stat(this.path);
+        settled = sameStamp(stamp, { ino: after.ino, dev: after.dev, size: after.size, mtimeMs: after.mtimeMs });
+      }
     }
     if (id === this.taken) {
       // Rewritten as it was (or only touched), or back to the version taken after a half-written one.

@@ -6,9 +6,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createRequire } from 'node:module';
 import { afterEach, describe, test } from 'node:test';
 import { DocumentTail, type DocumentLook } from '../../../src/io/documentTail';
 import { sleep, waitFor } from '../support/wait';
+
+/** The module object DocumentTail calls into (CommonJS: looked up at each call), to race a rewrite with a read. */
+const fsp = createRequire(__filename)('node:fs/promises') as { readFile: (p: string) => Promise<Buffer> };
 
 let cleanup: (() => void) | undefined;
 afterEach(() => {
@@ -122,6 +126,48 @@ void describe('document tail', () => {
     await tail.poke();
     assert.equal(looks[0]?.settled, true);
     assert.deepEqual(taken, ['{"sessionId": "s", "messages": [']);
+  });
+
+  void test('a document rewritten between the look at its file and the read is not settled, however quiet it was before', async () => {
+    const { file, tail, looks, taken } = setup();
+    writeFileSync(file, doc(3));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(file, old, old);
+    // Quiet for a minute, then Gemini CLI starts a rewrite just after the tail's stat: the read
+    // gets a prefix of the new version.
+    const readFile = fsp.readFile;
+    fsp.readFile = (p: string) => {
+      fsp.readFile = readFile;
+      writeFileSync(file, doc(4).slice(0, 300));
+      return readFile(p);
+    };
+    try {
+      await tail.poke();
+    } finally {
+      fsp.readFile = readFile;
+    }
+    assert.equal(looks[0]?.settled, false, 'the file changed under the read: it was not quiet');
+    assert.deepEqual(taken, [], 'the half-written version is not taken');
+    writeFileSync(file, doc(4));
+    await waitFor(() => taken.length === 1, 5_000, 'the whole version');
+    assert.deepEqual(taken, [doc(4)]);
+  });
+
+  void test('settle() takes the document it found half-written as it stands, not one written since', async () => {
+    const { file, tail, looks, taken } = setup();
+    writeFileSync(file, doc(3));
+    await tail.poke();
+    writeFileSync(file, doc(4).slice(0, 300));
+    await tail.poke();
+    assert.equal(tail.isUnsettled, true);
+    // A new rewrite has begun (its watcher event not handled yet) when the monitor asks to settle.
+    writeFileSync(file, doc(5).slice(0, 200));
+    await tail.settle();
+    assert.equal(looks.at(-1)?.settled, false, 'a file just written is not quiet');
+    assert.deepEqual(taken, [doc(3)]);
+    writeFileSync(file, doc(5));
+    await waitFor(() => taken.length === 2, 5_000, 'the whole version');
+    assert.deepEqual(taken, [doc(3), doc(5)]);
   });
 
   void test('a document past the size limit is not read, only measured', async () => {
