@@ -53,8 +53,11 @@ export class FindingStore {
     this.generation.set(file, new Set());
   }
 
-  /** The re-read caught up: whatever was not reported again is gone. */
-  endGeneration(file: string): void {
+  /**
+   * The re-read caught up: whatever was not reported again is gone, except what `keep` says
+   * the re-read could not have reported (yet).
+   */
+  endGeneration(file: string, keep?: (f: Finding) => boolean): void {
     const seen = this.generation.get(file);
     if (!seen) {
       return;
@@ -64,7 +67,7 @@ export class FindingStore {
     if (!m) {
       return;
     }
-    const removed = [...m.values()].filter((f) => !seen.has(f.id));
+    const removed = [...m.values()].filter((f) => !seen.has(f.id) && !(keep?.(f) ?? false));
     for (const f of removed) {
       m.delete(f.id);
     }

@@ -14,6 +14,7 @@ import type { NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
 import { isDocumentTranscript } from '../core/parse/transcript';
 import { allRules } from '../core/rules/all';
+import { guardRule } from '../core/rules/guard';
 import { DocumentHistory } from './documentHistory';
 import { DocumentTail, type DocumentLook } from './documentTail';
 import { FindingStore } from './findingStore';
@@ -681,7 +682,10 @@ export class LiveMonitor implements Disposable {
     }
     // Time-based findings of the last version (a stalled call) stand: not retracted, then announced again.
     stream.tick(now);
-    this.findings.endGeneration(file);
+    // A guard decision is reported by the guard service when it is made, before Gemini CLI has
+    // the call in the document: the rewrites in between (the model's text, token counts) must
+    // not take it back. The guard rule reports it again, on the call, once a version has it.
+    this.findings.endGeneration(file, (f) => f.rule === guardRule.meta.id);
     s.summary.bytes = look.size;
     this.sessionsChanged.fire(s.summary);
     return true;

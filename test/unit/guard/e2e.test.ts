@@ -8,6 +8,7 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, 
 import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import { geminiProjectHash } from '../../../src/core/discovery/locations';
 import type { GuardPolicy } from '../../../src/core/guard/types';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { GuardService } from '../../../src/io/guard/service';
@@ -149,6 +150,47 @@ void describe('guard hook end to end', () => {
     assert.match(denied(await g.hook(payloads.gemini('BeforeTool', s, 'replace', { file_path: other, old_string: 'x', new_string: 'y' }), ['--agent', 'gemini']), 'gemini'), /^src\/other\.ts already exists and you have not read it in this session/);
     // A new file needs no read.
     allowed(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: path.join(g.workspace, 'src', 'new.ts'), content: 'n' }), ['--agent', 'gemini']));
+  });
+
+  void test('Gemini CLI legacy session: a denial stands over the rewrites of the document that do not have its call yet', async () => {
+    const { g } = await setup();
+    const other = g.file('src/other.ts', 'x\n');
+    const chats = path.join(g.live.root, '.gemini', 'tmp', geminiProjectHash(g.workspace), 'chats');
+    mkdirSync(chats, { recursive: true });
+    const transcript = path.join(chats, 'session-2026-03-20T10-00-g2.json');
+    const monitor = g.live.monitor!;
+    /** Gemini CLI rewrites the whole document on every change; waits until this version is read. */
+    const rewrite = async (messages: Record<string, unknown>[]): Promise<void> => {
+      const text = JSON.stringify({ sessionId: 'g2', projectHash: geminiProjectHash(g.workspace), startTime: '2026-03-20T10:00:00.000Z', lastUpdated: '2026-03-20T10:01:00.000Z', messages }, null, 2);
+      writeFileSync(transcript, text);
+      await waitFor(() => monitor.session(transcript)?.bytes === Buffer.byteLength(text), 15_000, 'the version read');
+      await monitor.idle();
+    };
+    const prompt = { id: 'm1', timestamp: '2026-03-20T10:00:00.000Z', type: 'user', content: 'Tidy src/other.ts' };
+    await rewrite([prompt]);
+    const s = { sessionId: 'g2', transcript, cwd: g.workspace };
+    denied(await g.hook(payloads.gemini('BeforeTool', s, 'replace', { file_path: other, old_string: 'x', new_string: 'y' }), ['--agent', 'gemini']), 'gemini');
+    const guard = (): string[] => monitor.findings.forFile(transcript).filter((f) => f.rule === 'guard').map((f) => f.id);
+    await waitFor(() => guard().length === 1, 5_000, 'the denial as a finding on the transcript');
+    const ids = guard();
+    // Gemini CLI goes on writing the session (the model's text, its thoughts, token counts)
+    // before the call it was denied is in the document.
+    await rewrite([prompt, { id: 'm2', timestamp: '2026-03-20T10:00:30.000Z', type: 'gemini', content: 'Let me tidy it.' }]);
+    assert.deepEqual(guard(), ids, 'the denial is still a finding');
+    assert.deepEqual(g.live.removed.filter((f) => f.rule === 'guard'), [], 'never retracted');
+    // The call, denied, is in the next version: the same finding, moved onto it.
+    const say = { id: 'm2', timestamp: '2026-03-20T10:00:30.000Z', type: 'gemini', content: 'Let me tidy it.' };
+    const call = {
+      id: 'replace_1774000040000_0',
+      name: 'replace',
+      args: { file_path: other, old_string: 'x', new_string: 'y' },
+      result: [{ functionResponse: { id: 'replace_1774000040000_0', name: 'replace', response: { error: 'denied by the guard' } } }],
+      status: 'error',
+      timestamp: '2026-03-20T10:00:40.000Z',
+    };
+    await rewrite([prompt, say, { id: 'm3', timestamp: '2026-03-20T10:00:40.000Z', type: 'gemini', content: '', toolCalls: [call] }]);
+    assert.deepEqual(guard(), ids);
+    assert.ok(monitor.findings.forFile(transcript).find((f) => f.rule === 'guard')!.line > 1, 'on the call');
   });
 
   void test('Codex: a read in the rollout, then apply_patch allowed; after a foreign change denied; never read: denied', async () => {
