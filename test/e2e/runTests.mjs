@@ -103,6 +103,9 @@ Object.assign(extensionTestsEnv, {
 });
 
 if (opts['no-folder'] && opts['multi-root']) fail('--no-folder and --multi-root exclude each other');
+// What the window was meant to open: a suite for another kind of window skips itself, but one
+// for this kind fails if the window did not open as asked (instead of skipping, and passing).
+extensionTestsEnv.AGS_E2E_WINDOW = opts['multi-root'] ? 'multi-root' : opts['no-folder'] ? 'no-folder' : 'folder';
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-ws-'));
 /** What the window opens: the workspace folder, or a .code-workspace naming two copies of it. */
 let opened = workspace;

@@ -26,6 +26,8 @@ suite('multi-root window', () => {
   suiteSetup(async function () {
     folders = vscode.workspace.workspaceFolders ?? [];
     if (folders.length < 2) {
+      // In the --multi-root run, a window that did not open both folders is a failure, not a skip.
+      assert.notEqual(process.env['AGS_E2E_WINDOW'], 'multi-root', `the --multi-root run opened ${folders.length} folder(s)`);
       this.skip();
     }
     api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();

@@ -13,6 +13,8 @@ suite('no folder open', () => {
 
   suiteSetup(async function () {
     if ((vscode.workspace.workspaceFolders ?? []).length > 0) {
+      // In the --no-folder run, a window with a folder is a failure, not a skip.
+      assert.notEqual(process.env['AGS_E2E_WINDOW'], 'no-folder', 'the --no-folder run opened a folder');
       this.skip();
     }
     api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();
