@@ -268,6 +268,22 @@ void describe('overlapping-executions and forked-session', () => {
     assert.match(findings[0]!.message, /started on line 2 was still running with tool call toolu_SLEEP \(bash\) still pending/);
   });
 
+  void test('Amplifier: execution:end, which real logs write, ends an execution', () => {
+    const text = amplifierEvents([
+      ['session:start'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'bash', tool_call_id: 'c1' }],
+      ['tool:post', { tool_name: 'bash', tool_call_id: 'c1' }],
+      ['execution:end'],
+      ['execution:start'],
+      ['llm:request'],
+      ['execution:end'],
+    ]);
+    assert.deepEqual(run(text, { file: '/x/sessions/s/events.jsonl' }).findings, []);
+  });
+
   void test('Amplifier: one execution writing several start and end markers is one execution', () => {
     const text = amplifierEvents([
       ['prompt:submit'],

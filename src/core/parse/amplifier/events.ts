@@ -21,6 +21,8 @@ const phases: ReadonlyMap<string, ExecutionEvent['phase']> = new Map([
   ['orchestrator:complete', 'end'],
   ['orchestrator:error', 'end'],
   ['execution:complete', 'end'],
+  // What real logs write (amplifier 2026.07, core 1.6.0), where the format notes said `execution:complete`.
+  ['execution:end', 'end'],
   ['prompt:complete', 'end'],
 ]);
 
