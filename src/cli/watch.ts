@@ -14,14 +14,15 @@ import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { findingToJson } from './output/json';
-import { displayFile, paletteFor, renderFindingLine } from './output/text';
+import { displayFile, paletteFor, renderFindingLine, renderGoneLine } from './output/text';
 import { version } from './version';
 
 export const watchUsage = `Usage: agent-guard watch [options]
 
 Watches the agent sessions of a workspace and its working tree, and prints each problem
-once, as soon as it is found. Runs until interrupted (Ctrl-C), or until its output is closed
-(as by 'watch | head'; it notices at the next finding it prints).
+once, as soon as it is found; in text, also when one printed is no longer reported (a stalled
+call got its result, a rewrite fixed it). Runs until interrupted (Ctrl-C), or until its output
+is closed (as by 'watch | head'; it notices at the next finding it prints).
 
 Options:
   --workspace DIR          the workspace (default: the current folder)
@@ -100,10 +101,23 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   const print = (f: Finding): void => {
     io.stdout.write(format === 'jsonl' ? JSON.stringify(findingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
   };
+  /**
+   * Text: the findings printed and still reported, so one that goes is said to have gone (a
+   * stalled call that got its result). jsonl stays one finding per line, each printed once.
+   */
+  const shown = format === 'jsonl' ? undefined : new Set<string>();
   // Findings of existing sessions are printed as the initial read finds them, like new ones.
   monitor.findings.onDidChange((c) => {
     for (const f of c.added) {
       print(f);
+      shown?.add(f.id);
+    }
+    if (shown) {
+      for (const f of c.removed) {
+        if (shown.delete(f.id)) {
+          io.stdout.write(renderGoneLine(f, p, io.cwd) + '\n');
+        }
+      }
     }
   });
   await monitor.start();

@@ -34,6 +34,15 @@ export function displayFile(file: string, cwd: string): string {
   return rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : file;
 }
 
+/**
+ * A finding `watch` printed that is no longer reported: its cause went (a stalled call's result
+ * landed, a rewrite fixed it, the transcript was truncated or deleted). Said neutrally, as
+ * `watch` does not know which.
+ */
+export function renderGoneLine(f: Finding, p: Palette, cwd: string): string {
+  return p.dim(`${displayFile(f.file, cwd)}:${f.line}:${f.column}  no longer reported  ${f.rule}`);
+}
+
 /** One finding as a single line: `file:line:col  severity  message  rule` (for `watch`). */
 export function renderFindingLine(f: Finding, p: Palette, cwd: string): string {
   return `${p.underline(`${displayFile(f.file, cwd)}:${f.line}:${f.column}`)}  ${severityLabel(f.severity, p)}  ${f.message}  ${p.dim(f.rule)}`;

@@ -72,6 +72,40 @@ void describe('agent-guard watch', () => {
   });
 });
 
+void describe('agent-guard watch, text', () => {
+  void test('a finding printed that is no longer reported is said to be gone, once', async () => {
+    const ws = path.join(tmp, 'ws-gone');
+    mkdirSync(ws, { recursive: true });
+    const claude = path.join(tmp, 'claude-gone');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    const file = path.join(proj, 'sess.jsonl');
+    writeFileSync(file, new ClaudeTranscript('sess', ws).user('go').result('toolu_X', 'stray').text());
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--no-guard'], {
+      cwd: ws,
+      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-gone'), NO_COLOR: '1' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
+    try {
+      await waitFor(() => out.includes('orphan-result'), 10_000, 'the orphan result');
+      // The transcript is cut back to its prompt (as by a repair): read again from its start.
+      writeFileSync(file, new ClaudeTranscript('sess', ws).user('go').text());
+      await waitFor(() => out.includes('no longer reported'), 10_000, 'the finding gone');
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 'exit 0', err);
+    const lines = out.split('\n').filter(Boolean);
+    assert.equal(lines.length, 2, out);
+    assert.match(lines[0]!, /sess\.jsonl:2:\d+ +error .* orphan-result$/);
+    assert.match(lines[1]!, /sess\.jsonl:2:\d+ {2}no longer reported {2}orphan-result$/);
+  });
+});
+
 void describe('agent-guard watch --rule', () => {
   void test('a rule turned off is off in watch too; the stop signals are handled from before the banner', async () => {
     const ws = path.join(tmp, 'ws2');
