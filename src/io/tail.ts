@@ -39,6 +39,13 @@ export interface TailOptions {
   directWatch?: boolean;
 }
 
+/**
+ * The last bytes read, kept to tell an append from a rewrite in place: an editor saving the
+ * file (same inode, as long or longer) leaves no other trace, and reading on from the old
+ * offset would give the middle of some line.
+ */
+const guardBytes = 64;
+
 /** Appends up to this size are read synchronously (see `readSmall`); at most one read buffer. */
 const syncReadBytes = Math.min(256 * 1024, readBufferBytes);
 
@@ -58,6 +65,8 @@ export class FileTail {
   private dev: number | undefined;
   /** sha256 of bytes [0, offset): lets a replaced file be compared with what was read. */
   private prefix: Hash = createHash('sha256');
+  /** The bytes just before `offset` (up to guardBytes), as read. */
+  private lastBytes = new Uint8Array(0);
   private running: Promise<void> | undefined;
   private again = false;
   private state: TailState = 'idle';
@@ -196,6 +205,7 @@ export class FileTail {
       this.offset = 0;
       this.ino = undefined;
       this.prefix = createHash('sha256');
+      this.lastBytes = new Uint8Array(0);
       this.sink.gone();
     }
   }
@@ -241,6 +251,9 @@ export class FileTail {
       }
     } else if (info.size < this.offset) {
       this.restart('truncated');
+    } else if (info.size > this.offset && !this.endsAsRead()) {
+      // Rewritten in place (an editor's save): what was read is no longer the file's start.
+      this.restart('replaced');
     }
     this.ino = info.ino;
     this.dev = info.dev;
@@ -269,6 +282,7 @@ export class FileTail {
         const chunk = buf.subarray(0, bytesRead);
         this.prefix.update(chunk);
         this.offset += bytesRead;
+        this.keepLast(chunk);
         this.sink.push(chunk);
       }
     } finally {
@@ -300,6 +314,7 @@ export class FileTail {
         const chunk = buf.subarray(0, got);
         this.prefix.update(chunk);
         this.offset += got;
+        this.keepLast(chunk);
         this.sink.push(chunk);
       }
     } finally {
@@ -312,7 +327,40 @@ export class FileTail {
   private restart(reason: 'truncated' | 'replaced'): void {
     this.offset = 0;
     this.prefix = createHash('sha256');
+    this.lastBytes = new Uint8Array(0);
     this.sink.reset(reason);
+  }
+
+  /**
+   * Copied: the chunk is a view of a read buffer that is reused. (Not `chunk.slice()`: on a Node
+   * Buffer, slice is a view too.)
+   */
+  private keepLast(chunk: Uint8Array): void {
+    if (chunk.length >= guardBytes) {
+      this.lastBytes = new Uint8Array(chunk.subarray(chunk.length - guardBytes));
+      return;
+    }
+    const joined = new Uint8Array(Math.min(guardBytes, this.lastBytes.length + chunk.length));
+    const fromOld = joined.length - chunk.length;
+    joined.set(this.lastBytes.subarray(this.lastBytes.length - fromOld), 0);
+    joined.set(chunk, fromOld);
+    this.lastBytes = joined;
+  }
+
+  /** Does the file still hold, just before `offset`, the bytes read there? (A small synchronous read.) */
+  private endsAsRead(): boolean {
+    const want = this.lastBytes;
+    if (want.length === 0) {
+      return true;
+    }
+    const fd = openSync(this.path, 'r');
+    try {
+      const got = new Uint8Array(want.length);
+      const n = readSync(fd, got, 0, want.length, this.offset - want.length);
+      return n === want.length && Buffer.compare(got, want) === 0;
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private async samePrefix(newSize: number): Promise<boolean> {

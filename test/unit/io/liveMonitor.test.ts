@@ -3,7 +3,7 @@
  * while files grow equals what `check` finds on the final files, each finding exactly once.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { ClaudeTranscript } from '../support/claude';
@@ -145,6 +145,15 @@ void describe('live monitor', () => {
     renameSync(tmpFile, file);
     await waitFor(() => liveFindings(env, file).length === 2, 15_000, 'the appended finding');
     assert.equal(env.announced.length, before + 1, 'only the new finding is announced');
+
+    // Rewritten in place, longer (an editor's save: same inode): read again from the start, not
+    // from the old offset, which now falls in the middle of a line.
+    const edited = new ClaudeTranscript('s1', env.workspace).user('edited by hand, at more length than before').say('m8', 'fine').result('toolu_S', 'stray 3');
+    const inode = statSync(file).ino;
+    writeFileSync(file, edited.text() + other.text());
+    assert.equal(statSync(file).ino, inode, 'rewritten in place');
+    await waitFor(() => liveFindings(env, file).join() === checkFindings(file).join(), 15_000, () => `findings of the edited file: ${liveFindings(env, file).join(' ')}`);
+    assert.ok(!liveFindings(env, file).some((f) => f.startsWith('unparseable-line')), 'no line read from its middle');
 
     // Deletion clears the file's findings; re-creation starts from scratch.
     rmSync(file);
