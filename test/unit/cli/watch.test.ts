@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +12,31 @@ import { waitFor } from '../support/wait';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-watch-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** `agent-guard watch` as a child process, its output gathered as it comes. `node`: Node's own options. */
+function startWatch(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  node: readonly string[] = [],
+): { child: ChildProcess; exited: Promise<string>; readonly out: string; readonly err: string } {
+  const child = spawn(process.execPath, [...node, path.join(repoRoot(), 'dist', 'cli.js'), ...args], { cwd, env });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
+  return {
+    child,
+    exited,
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+  };
+}
 
 void describe('agent-guard watch', () => {
   void test('a workspace that does not exist, or is a file: a usage error, no watch started', () => {
@@ -33,29 +58,22 @@ void describe('agent-guard watch', () => {
     mkdirSync(proj, { recursive: true });
     const existing = path.join(proj, 'old.jsonl');
     writeFileSync(existing, new ClaudeTranscript('old', ws).user('go').result('toolu_X', 'stray').text());
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--format', 'jsonl'], {
-      cwd: ws,
-      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
+    const w = startWatch(['watch', '--format', 'jsonl'], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' });
+    const { child, exited } = w;
     try {
-      await waitFor(() => err.includes('Press Ctrl-C'), 10_000, 'the start banner');
-      assert.match(err, /Claude Code +.*projects.*-ws\n/);
-      assert.match(err, /Codex CLI +.*codex.sessions \(not there yet; waiting for it\)/);
-      assert.match(err, /found 1 session \(Claude Code 1\)/);
-      await waitFor(() => out.split('\n').filter(Boolean).length >= 1, 5000, 'the existing finding');
+      await waitFor(() => w.err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      assert.match(w.err, /Claude Code +.*projects.*-ws\n/);
+      assert.match(w.err, /Codex CLI +.*codex.sessions \(not there yet; waiting for it\)/);
+      assert.match(w.err, /found 1 session \(Claude Code 1\)/);
+      await waitFor(() => w.out.split('\n').filter(Boolean).length >= 1, 5000, 'the existing finding');
 
       const live = path.join(proj, 'live.jsonl');
       const t = new ClaudeTranscript('live', ws).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).say('m2', 'skipped the result');
       for (const line of t.lines) {
         appendFileSync(live, line + '\n');
       }
-      await waitFor(() => out.split('\n').filter(Boolean).length >= 2, 5000, 'the live finding');
-      const rows = out
+      await waitFor(() => w.out.split('\n').filter(Boolean).length >= 2, 5000, 'the live finding');
+      const rows = w.out
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { rule: string; file: string; line: number; session: string; agent: string });
@@ -66,9 +84,9 @@ void describe('agent-guard watch', () => {
     } finally {
       child.kill('SIGINT');
     }
-    assert.equal(await exited, 'exit 0', err);
-    assert.match(err, /SIGINT, stopping/);
-    assert.equal(out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
+    assert.equal(await exited, 'exit 0', w.err);
+    assert.match(w.err, /SIGINT, stopping/);
+    assert.equal(w.out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
   });
 });
 
@@ -81,26 +99,19 @@ void describe('agent-guard watch, text', () => {
     mkdirSync(proj, { recursive: true });
     const file = path.join(proj, 'sess.jsonl');
     writeFileSync(file, new ClaudeTranscript('sess', ws).user('go').result('toolu_X', 'stray').text());
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--no-guard'], {
-      cwd: ws,
-      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-gone'), NO_COLOR: '1' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
+    const w = startWatch(['watch', '--no-guard'], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-gone'), NO_COLOR: '1' });
+    const { child, exited } = w;
     try {
-      await waitFor(() => out.includes('orphan-result'), 10_000, 'the orphan result');
+      await waitFor(() => w.out.includes('orphan-result'), 10_000, 'the orphan result');
       // The transcript is cut back to its prompt (as by a repair): read again from its start.
       writeFileSync(file, new ClaudeTranscript('sess', ws).user('go').text());
-      await waitFor(() => out.includes('no longer reported'), 10_000, 'the finding gone');
+      await waitFor(() => w.out.includes('no longer reported'), 10_000, 'the finding gone');
     } finally {
       child.kill('SIGINT');
     }
-    assert.equal(await exited, 'exit 0', err);
-    const lines = out.split('\n').filter(Boolean);
-    assert.equal(lines.length, 2, out);
+    assert.equal(await exited, 'exit 0', w.err);
+    const lines = w.out.split('\n').filter(Boolean);
+    assert.equal(lines.length, 2, w.out);
     assert.match(lines[0]!, /sess\.jsonl:2:\d+ +error .* orphan-result$/);
     assert.match(lines[1]!, /sess\.jsonl:2:\d+ {2}no longer reported {2}orphan-result$/);
   });
@@ -125,24 +136,20 @@ process.stderr.write = (chunk, ...rest) => {
   return write(chunk, ...rest);
 };\n`,
     );
-    const child = spawn(process.execPath, ['--require', preload, path.join(repoRoot(), 'dist', 'cli.js'), 'watch', '--format', 'jsonl', '--rule', 'orphan-result=off', '--no-tree'], {
-      cwd: ws,
-      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(code === null ? `killed by ${signal}` : `exit ${code}`)));
+    const w = startWatch(['watch', '--format', 'jsonl', '--rule', 'orphan-result=off', '--no-tree'], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), NO_COLOR: '1' }, [
+      '--require',
+      preload,
+    ]);
+    const { child, exited } = w;
     try {
-      await waitFor(() => err.includes('Press Ctrl-C'), 10_000, 'the start banner');
-      await waitFor(() => out.includes('missing-result'), 5000, 'the missing-result finding');
-      assert.match(err, /\[at the banner: SIGINT [1-9]\d*, SIGTERM [1-9]\d*\]/, 'the signal handlers are installed before the banner');
+      await waitFor(() => w.err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      await waitFor(() => w.out.includes('missing-result'), 5000, 'the missing-result finding');
+      assert.match(w.err, /\[at the banner: SIGINT [1-9]\d*, SIGTERM [1-9]\d*\]/, 'the signal handlers are installed before the banner');
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exited, 'exit 0', err);
-    assert.match(err, /SIGTERM, stopping/);
-    assert.ok(!out.includes('orphan-result'), out);
+    assert.equal(await exited, 'exit 0', w.err);
+    assert.match(w.err, /SIGTERM, stopping/);
+    assert.ok(!w.out.includes('orphan-result'), w.out);
   });
 });
