@@ -241,34 +241,46 @@ export class FileTail {
     if (!info.isFile()) {
       return;
     }
-    if (this.state === 'gone') {
-      this.state = 'idle';
-      this.sink.reset('recreated');
-    } else if (this.ino !== undefined && (info.ino !== this.ino || info.dev !== this.dev)) {
-      // Replaced: continue only if the new file begins with exactly what was read.
-      if (!(await this.samePrefix(info.size))) {
-        this.restart('replaced');
-      }
-    } else if (info.size < this.offset) {
-      this.restart('truncated');
-    } else if (info.size > this.offset && !this.endsAsRead()) {
-      // Rewritten in place (an editor's save): what was read is no longer the file's start.
-      this.restart('replaced');
-    }
-    this.ino = info.ino;
-    this.dev = info.dev;
-    this.lastMtimeMs = info.mtimeMs;
-    if (info.size <= this.offset) {
-      return;
-    }
-    this.state = 'reading';
-    if (info.size - this.offset <= syncReadBytes) {
-      try {
-        this.readSmall(info.size);
-      } finally {
+    /** Opened to check an append's guard bytes, then read from by `readSmall`: one open per append. */
+    let fd: number | undefined;
+    try {
+      if (this.state === 'gone') {
         this.state = 'idle';
+        this.sink.reset('recreated');
+      } else if (this.ino !== undefined && (info.ino !== this.ino || info.dev !== this.dev)) {
+        // Replaced: continue only if the new file begins with exactly what was read.
+        if (!(await this.samePrefix(info.size))) {
+          this.restart('replaced');
+        }
+      } else if (info.size < this.offset) {
+        this.restart('truncated');
+      } else if (info.size > this.offset) {
+        fd = openSync(this.path, 'r');
+        if (!this.endsAsRead(fd)) {
+          // Rewritten in place (an editor's save): what was read is no longer the file's start.
+          this.restart('replaced');
+        }
       }
-      return;
+      this.ino = info.ino;
+      this.dev = info.dev;
+      this.lastMtimeMs = info.mtimeMs;
+      if (info.size <= this.offset) {
+        return;
+      }
+      this.state = 'reading';
+      if (info.size - this.offset <= syncReadBytes) {
+        try {
+          fd ??= openSync(this.path, 'r');
+          this.readSmall(fd, info.size);
+        } finally {
+          this.state = 'idle';
+        }
+        return;
+      }
+    } finally {
+      if (fd !== undefined) {
+        closeSync(fd);
+      }
     }
     const handle = await open(this.path, 'r');
     const buf = acquireReadBuffer();
@@ -297,8 +309,7 @@ export class FileTail {
    * cache that takes microseconds, where three queued round trips through libuv's thread
    * pool (open, read, close) take milliseconds on a busy machine, and the finding waits.
    */
-  private readSmall(size: number): void {
-    const fd = openSync(this.path, 'r');
+  private readSmall(fd: number, size: number): void {
     const buf = acquireReadBuffer();
     try {
       const want = size - this.offset;
@@ -319,7 +330,6 @@ export class FileTail {
       }
     } finally {
       releaseReadBuffer(buf);
-      closeSync(fd);
     }
     // Bytes appended after the stat are read by the next poke (the watcher's, or the follow-up look).
   }
@@ -348,20 +358,16 @@ export class FileTail {
   }
 
   /** Does the file still hold, just before `offset`, the bytes read there? (A small synchronous read.) */
-  private endsAsRead(): boolean {
+  private endsAsRead(fd: number): boolean {
     const want = this.lastBytes;
     if (want.length === 0) {
       return true;
     }
-    const fd = openSync(this.path, 'r');
-    try {
-      const got = new Uint8Array(want.length);
-      const n = readSync(fd, got, 0, want.length, this.offset - want.length);
-      return n === want.length && Buffer.compare(got, want) === 0;
-    } finally {
-      closeSync(fd);
-    }
+    const got = new Uint8Array(want.length);
+    const n = readSync(fd, got, 0, want.length, this.offset - want.length);
+    return n === want.length && Buffer.compare(got, want) === 0;
   }
+
 
   private async samePrefix(newSize: number): Promise<boolean> {
     if (newSize < this.offset) {
