@@ -53,8 +53,10 @@ if (tests) {
     // check's worker threads (src/io/checkPool.ts looks for it beside the CLI's bundle).
     esbuild.build({ ...node, entryPoints: ['src/io/checkWorker.ts'], outfile: 'dist/checkWorker.js' }),
     // The hook runs before every tool call of every agent: it must start fast, so it
-    // is its own small bundle that never pulls in chokidar or the rules engine.
-    esbuild.build({ ...node, entryPoints: ['src/cli/hook.ts'], outfile: 'dist/hook.js', banner: { js: '#!/usr/bin/env node' } }),
+    // is its own small bundle that never pulls in chokidar or the rules engine, and Node
+    // parses no indentation of it even in a development build (names are kept: its
+    // errors still read, and the linked map still points into src/).
+    esbuild.build({ ...node, minifyWhitespace: true, entryPoints: ['src/cli/hook.ts'], outfile: 'dist/hook.js', banner: { js: '#!/usr/bin/env node' } }),
     // The session timeline webview: browser code, loaded by the panel's HTML under a strict CSP.
     esbuild.build({
       entryPoints: ['src/webview/timeline/main.ts'],
