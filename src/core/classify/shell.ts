@@ -113,8 +113,11 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   let piped: string[] | undefined;
   /** After PowerShell's `foreach ($v in`: the list, up to the body's `{` (see below). */
   let foreachList = false;
+  let foreachVar = '';
   /** Inside PowerShell's `@(` … `)`. */
   let psArray = false;
+  /** PowerShell variables set by Resolve-Path: objects whose `.Path` is the path they hold. */
+  const pathInfoVars = new Set<string>();
   const flush = (separator?: string): void => {
     const assigned = words[0]?.text === 'export' ? words.slice(1) : words;
     const cmd = words[0]?.dynamic ? undefined : words[0]?.text;
@@ -122,9 +125,15 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     if (ps) {
       // `$p = 'src\a.lua'` names a file as a shell variable does; `$lines = Get-Content a.lua`
       // reads it into the script, which prints what it wants of it: a look at the file.
-      const literal = psLiteral(ps.value);
+      const path = psPathValue(ps.value);
+      const literal = path ? path.text : psLiteral(ps.value);
       vars.set(ps.name, literal);
       patternVars.delete(ps.name);
+      if (path?.pathInfo) {
+        pathInfoVars.add(ps.name);
+      } else {
+        pathInfoVars.delete(ps.name);
+      }
       if (literal === undefined && ps.value.length > 0) {
         interpret(ps.value, heredocs, dir, out);
       }
@@ -215,6 +224,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       if (open?.kind === 'op' && open.text === '(' && v?.kind === 'word' && /^\$[A-Za-z_]\w*$/.test(v.text) && kw?.kind === 'word' && kw.text.toLowerCase() === 'in') {
         words.push({ kind: 'word', text: v.text, dynamic: true }, { kind: 'word', text: '=', dynamic: false });
         foreachList = true;
+        foreachVar = v.text.slice(1);
         i += 3;
         continue;
       }
@@ -232,12 +242,40 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     if (foreachList && t.text.startsWith('{')) {
       foreachList = false;
       flush(';');
+      const passes = foreachPasses(tokens, i, foreachVar, vars.get(foreachVar));
+      if (passes) {
+        // Each pass of the loop in its place: `$v = 'item'; BODY;` for each item of the list.
+        tokens.splice(i, passes.end - i + 1, ...passes.tokens);
+        i--;
+        continue;
+      }
+      // A list not known item by item, or a block left open: the variable is the comma list.
       if (t.text.length > 1) {
         words.push({ ...t, text: t.text.slice(1) });
       }
       continue;
     }
-    words.push(vars.size > 0 && t.dynamic ? withVariables(t, vars, patternVars) : t);
+    if (windows && (t.text === '{' || t.text === '}')) {
+      // A block of PowerShell (`if (…) { … } else { … }`): its braces end the command before them.
+      flush(';');
+      continue;
+    }
+    if (windows && t.text.length > 1 && t.text.endsWith('}') && braceDepth(t.text) < 0) {
+      // `{ Move-Item a b -Force}`: the brace closes the block, not the word.
+      const inner = { ...t, text: t.text.slice(0, -1) };
+      words.push(vars.size > 0 && inner.dynamic ? withVariables(inner, vars, patternVars) : inner);
+      flush(';');
+      continue;
+    }
+    let word = t;
+    if (windows && vars.size > 0 && t.dynamic) {
+      // `$d.Path` of `$d = Resolve-Path …` is the path itself; `$list[1]` is an item of a list.
+      const text = t.text
+        .replace(/\$([A-Za-z_]\w*)\.(?:Path|ProviderPath)\b/g, (m, name: string) => (pathInfoVars.has(name) ? '$' + name : m))
+        .replace(/\$([A-Za-z_]\w*)\[(\d+)\]/g, (m, name: string, n: string) => vars.get(name)?.split(',')[Number(n)] ?? m);
+      word = text === t.text ? t : { ...t, text, dynamic: computed.test(text) };
+    }
+    words.push(vars.size > 0 && word.dynamic ? withVariables(word, vars, patternVars) : word);
   }
   flush();
   for (let i = 0; i < lastCommandStart; i++) {
@@ -323,6 +361,127 @@ function psLiteral(value: readonly Word[]): string | undefined {
   }
   const text = value.map((w) => w.text).join('');
   return /^[A-Za-z]+-[A-Za-z]+$/.test(text) ? undefined : text;
+}
+
+/** `{` minus `}` in a word (a `${name}` or a format string `'{0}'` counts none). */
+function braceDepth(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) {
+      depth++;
+    } else if (c === 0x7d) {
+      depth--;
+    }
+  }
+  return depth;
+}
+
+/**
+ * PowerShell's `foreach ($name in LIST) { BODY }` once its `{` is reached (`tokens[at]`, with
+ * `list` the literal LIST): when the block closes, the tokens of every pass
+ * (`$name = 'item'; BODY;`) and the index of the token that closes the block. Each pass takes one
+ * item, so `src\$name.lua` and a nested loop name each file, not a mix of them.
+ */
+function foreachPasses(tokens: readonly Token[], at: number, name: string, list: string | undefined): { tokens: Token[]; end: number } | undefined {
+  if (list === undefined) {
+    return undefined;
+  }
+  let depth = 0;
+  let end = -1;
+  for (let j = at; j < tokens.length; j++) {
+    const t = tokens[j]!;
+    if (t.kind === 'word') {
+      depth += braceDepth(t.text);
+      if (depth <= 0) {
+        end = j;
+        break;
+      }
+    }
+  }
+  if (end === -1) {
+    return undefined;
+  }
+  const body: Token[] = tokens.slice(at, end + 1);
+  const first = body[0] as Word;
+  body[0] = { ...first, text: first.text.slice(1) };
+  const last = body[body.length - 1] as Word;
+  body[body.length - 1] = { ...last, text: last.text.slice(0, -1) };
+  const inner = body.filter((t) => t.kind !== 'word' || t.text !== '');
+  const out: Token[] = [];
+  for (const item of list.split(',')) {
+    out.push({ kind: 'word', text: '$' + name, dynamic: true }, { kind: 'word', text: '=', dynamic: false }, { kind: 'word', text: item, dynamic: false }, { kind: 'op', text: ';' });
+    out.push(...inner, { kind: 'op', text: ';' });
+  }
+  return { tokens: out, end };
+}
+
+/**
+ * The path a PowerShell assignment's value computes from literal parts: `Join-Path A B`
+ * (`-Path`, `-ChildPath`, more children), `Resolve-Path`/`Convert-Path [-Path|-LiteralPath] A`.
+ * Resolve-Path gives an object whose `.Path` is the path (`pathInfo`). The path stays relative
+ * where A is: it names the same file from the command's folder.
+ */
+function psPathValue(value: readonly Word[]): { text: string; pathInfo: boolean } | undefined {
+  const cmd = value[0]?.dynamic === false ? value[0].text.toLowerCase() : undefined;
+  if (cmd !== 'join-path' && cmd !== 'resolve-path' && cmd !== 'convert-path') {
+    return undefined;
+  }
+  const parts: string[] = [];
+  let child: string | undefined;
+  for (let i = 1; i < value.length; i++) {
+    const w = value[i]!;
+    const flag = w.text.toLowerCase();
+    if (w.dynamic) {
+      return undefined;
+    }
+    if (flag === '-resolve' || flag === '-relative') {
+      if (flag === '-relative') {
+        return undefined;
+      }
+      continue;
+    }
+    if (flag === '-path' || flag === '-literalpath' || flag === '-childpath' || flag === '-additionalchildpath') {
+      const v = value[++i];
+      if (!v || v.dynamic) {
+        return undefined;
+      }
+      if (flag === '-childpath') {
+        child = v.text;
+      } else if (flag === '-additionalchildpath') {
+        parts.push(v.text);
+      } else {
+        parts.unshift(v.text);
+      }
+      continue;
+    }
+    if (flag.startsWith('-')) {
+      return undefined;
+    }
+    parts.push(w.text);
+  }
+  if (child !== undefined) {
+    parts.splice(1, 0, child);
+  }
+  if (parts.length === 0 || (cmd === 'join-path' ? parts.length < 2 : parts.length !== 1)) {
+    return undefined;
+  }
+  if (cmd !== 'join-path') {
+    return { text: parts[0]!, pathInfo: cmd === 'resolve-path' };
+  }
+  // Join-Path joins each path of a list (`-Path a,b`) with the child.
+  const [parents, ...children] = parts;
+  const joined = parents!.split(',').map((parent) => children.reduce(joinPsPath, parent));
+  return { text: joined.join(','), pathInfo: false };
+}
+
+/** `a` and `b` with one separator between: `\`, or `/` where `a` uses only that one. */
+function joinPsPath(a: string, b: string): string {
+  const sep = a.includes('/') && !a.includes('\\') ? '/' : '\\';
+  const head = a.replace(/[\\/]+$/, '');
+  const tail = b.replace(/^[\\/]+/, '');
+  // (`Join-Path \\ x` keeps the root.)
+  return head === '' ? a.slice(0, 1) + tail : `${head}${sep}${tail}`;
 }
 
 /** A word with the script's literal variables put in (still computed if anything else is). */
@@ -1784,7 +1943,8 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
         }
       }
       while (i < n && src[i] !== '"') {
-        if (src[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(src[i + 1]!)) {
+        // (PowerShell has no backslash escapes: `"src\$name.lua"` puts the variable in after a separator.)
+        if (src[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(src[i + 1]!) && !(windows && src[i + 1] === '$')) {
           text += src[i + 1];
           i += 2;
           continue;
@@ -1807,7 +1967,7 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
         i += continued;
         continue;
       }
-      if (windows && /[\w.[-]/.test(src[i + 1]!)) {
+      if (windows && /[\w.[$-]/.test(src[i + 1]!)) {
         text += c;
         i++;
         continue;

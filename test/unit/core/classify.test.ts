@@ -312,8 +312,41 @@ void describe('PowerShell (Codex on Windows)', () => {
     ["$files=@('a.lua','b.lua'); foreach($p in $files){ $l=Get-Content -LiteralPath $p; 1..4 | % { $l[$_] } }", ['read:a.lua', 'read:b.lua']],
     ["foreach ($n in @('A.csv', 'B.csv')) { Get-Content $n | Select-String -Pattern x }", ['read:A.csv', 'read:B.csv']],
     ['foreach ($f in Get-ChildItem *.lua) { Get-Content $f }', []],
+    // Blocks: an `if` body is a command; each pass of a foreach takes one item of its list.
+    ['if (Test-Path -LiteralPath a.txt) { Get-Content -LiteralPath a.txt }', ['read:a.txt']],
+    ["if(Test-Path a.txt){ gc a.txt } else { 'x' | Set-Content -Path b.txt }", ['read:a.txt', 'write:b.txt']],
+    ["foreach ($n in @('a','b')) { Get-Content -LiteralPath src\\$n.lua }", ['read:src\\a.lua', 'read:src\\b.lua']],
+    ["foreach($n in 'a.txt','b.txt'){\n  foreach($d in @('x','y')){ gc $d\\$n }\n}", ['read:x\\a.txt', 'read:y\\a.txt', 'read:x\\b.txt', 'read:y\\b.txt']],
+    // Join-Path of known parts names the file; Resolve-Path and Convert-Path name the one they are given.
+    ["$p = Join-Path 'src' 'a.lua'; Get-Content $p", ['read:src\\a.lua']],
+    ['$p = Join-Path -Path src/lib -ChildPath a.lua; gc $p', ['read:src/lib/a.lua']],
+    ["$d = Resolve-Path -LiteralPath 'docs'; Get-Content (Join-Path $d.Path 'a.md')", []],
+    ["$d = Resolve-Path -LiteralPath 'docs'; $f = Join-Path $d.Path 'a.md'; Get-Content $f", ['read:docs\\a.md']],
+    ["$d = Convert-Path 'docs\\'; $f = Join-Path $d a.md; Get-Content -Raw $f", ['read:docs\\a.md']],
+    ['$f = Join-Path $env:TEMP a.md; Get-Content $f', []],
+    // An item of a list by its index.
+    ["$t = @('Script\\a.lua','Script'); if (Test-Path $t[0]) { Get-Content -LiteralPath $t[0] } else { 'none' }", ['read:Script\\a.lua']],
+    ["$t = 'a.lua','b.lua'; gc $t[1]; gc $t[2]", ['read:b.lua']],
   ];
   table('', cases, (cmd) => ops(cmd, win));
+  void test('Move-Item of paths built with Resolve-Path and Join-Path in a foreach (twenty-first set)', () => {
+    // doudouqie66/CommonTools, rollout-2026-07-15T15-41-15-019f64b8…, line 412 (trimmed).
+    const script = [
+      '$srcDir = Resolve-Path -LiteralPath "Asset\\Data\\Table\\Generated"',
+      '$dstDir = Resolve-Path -LiteralPath "Asset\\Data\\Table\\Lin"',
+      "foreach($name in @('DT_PlayerLevelConfig.csv','DT_WaveExpConfig.csv')){",
+      '  $src = Join-Path $srcDir.Path $name',
+      '  $dst = Join-Path $dstDir.Path $name',
+      '  if(Test-Path -LiteralPath $src){ Move-Item -LiteralPath $src -Destination $dst -Force }',
+      '}',
+      'Get-ChildItem -Path "Asset\\Data\\Table\\Lin" -File | Sort-Object Name | Select-Object Name,Length',
+    ].join('\n');
+    const moves = classifyShell(script, win).map((a) => `${a.op}:${a.path}<-${a.from ?? ''}`);
+    assert.deepEqual(moves, [
+      'write:Asset\\Data\\Table\\Lin\\DT_PlayerLevelConfig.csv<-Asset\\Data\\Table\\Generated\\DT_PlayerLevelConfig.csv',
+      'write:Asset\\Data\\Table\\Lin\\DT_WaveExpConfig.csv<-Asset\\Data\\Table\\Generated\\DT_WaveExpConfig.csv',
+    ]);
+  });
   void test('the home folder: $env:USERPROFILE, $HOME and ~ when the session works inside it (twenty-first set)', () => {
     const home = 'C:\\Users\\admin\\proj';
     const paths = (cmd: string, cwd: string): string[] => classifyToolCall('codex', 'shell', { command: ['pwsh.exe', '-Command', cmd] }, cwd).accesses.map((a) => `${a.op}:${a.path}`);
