@@ -244,10 +244,12 @@ export interface ExecutionEvent {
   at: Span;
   /**
    * 'tool-start'/'tool-end': a tool call inside the execution (`tool:pre`/`tool:post`);
+   * 'llm-request'/'llm-response': a call to the model and its answer, which one process writes
+   * only after its request;
    * 'process': a process took the session up (`session:start`, `session:resume`), which an
    * earlier one may or may not still be running.
    */
-  phase: 'start' | 'llm-request' | 'tool-start' | 'tool-end' | 'end' | 'process';
+  phase: 'start' | 'llm-request' | 'llm-response' | 'tool-start' | 'tool-end' | 'end' | 'process';
   sessionId: string;
   timestamp?: string;
   callId?: string;

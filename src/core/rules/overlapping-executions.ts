@@ -10,20 +10,74 @@ interface OpenExecution {
   active: boolean;
   /** Tool calls started and not finished, by call id. */
   tools: Map<string, { at: Span; tool: string | undefined }>;
+  /** Its last request to the model, while no answer has come. */
+  awaiting?: Span;
   /** A process took the session up since this execution started: this one's may be dead. */
-  newProcess?: boolean;
+  since?: NewProcessTally;
 }
 
 /**
- * A second execution, started by a new process while a tool of the first was pending: reported
- * only once that tool ends, which shows the first process was still running. A process killed
- * during a tool (`kill -9`, its terminal closed) writes no end, and the session resumed in a new
- * process is no overlap; the events do not say which process wrote them, and this is the one
- * sign of life they can attribute.
+ * What a process that took the session up (`session:resume`) has written since, as far as the
+ * log can tell whose it is. Lines carry no process id, and a process killed while waiting on
+ * the model or a tool (`kill -9`, its terminal closed) writes nothing more, so the earlier
+ * process is known to be alive only by a line the new one cannot have written: one process
+ * writes each `llm:response` after its own `llm:request` and each `tool:post` after its own
+ * `tool:pre` (hooks-logging appends each event as it is emitted), so an answer or a tool end
+ * with none of its own open since is the earlier process's.
+ */
+interface NewProcessTally {
+  /** Requests to the model written since, not yet answered. */
+  requests: number;
+  /** Tool calls started since and not ended, by call id. */
+  tools: Set<string>;
+  /** Tool calls started since without a call id (scrubbed captures), not ended. */
+  anonymousTools: number;
+  /** The earlier process's line that showed it alive, once one came. */
+  alive?: { at: Span; what: 'answer' | 'tool'; callId?: string };
+}
+
+/** The line the tally cannot put down to the new process, if this one is. */
+function tally(t: NewProcessTally, e: ExecutionEvent, earlierTools: ReadonlyMap<string, unknown>): NewProcessTally['alive'] {
+  switch (e.phase) {
+    case 'llm-request':
+      t.requests++;
+      return undefined;
+    case 'llm-response':
+      if (t.requests > 0) {
+        t.requests--;
+        return undefined;
+      }
+      return { at: e.at, what: 'answer' };
+    case 'tool-start':
+      if (e.callId !== undefined) {
+        t.tools.add(e.callId);
+      } else {
+        t.anonymousTools++;
+      }
+      return undefined;
+    case 'tool-end':
+      if (e.callId !== undefined && t.tools.delete(e.callId)) {
+        return undefined;
+      }
+      if ((e.callId === undefined || !earlierTools.has(e.callId)) && t.anonymousTools > 0) {
+        t.anonymousTools--;
+        return undefined;
+      }
+      return { at: e.at, what: 'tool', ...(e.callId !== undefined ? { callId: e.callId } : {}) };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A second execution, started by a new process while the first one was in flight: reported
+ * only once a line shows the first process still running (see NewProcessTally). A session
+ * resumed after its process died is no overlap.
  */
 interface SuspectedOverlap {
   at: Span;
   first: OpenExecution;
+  since: NewProcessTally;
 }
 
 /**
@@ -108,36 +162,83 @@ export const overlappingExecutions = defineRule({
       });
     };
 
-    /** By session: a second execution of a new process, until a pending tool of the first ends. */
-    const suspected = new Map<string, SuspectedOverlap>();
-    const reportExecution = (sessionId: string, at: Span, first: OpenExecution, pending: [string, { at: Span; tool: string | undefined }] | undefined): void => {
+    /** By session: second executions of new processes, until a line shows the first one alive. */
+    const suspected = new Map<string, SuspectedOverlap[]>();
+    const reportExecution = (sessionId: string, at: Span, first: OpenExecution, alive: NewProcessTally['alive']): void => {
+      // What the first execution was waiting on: the tool whose end showed it alive, the model
+      // whose answer did, or (reported at once) its oldest pending tool.
+      let pendingTool: readonly [string, { at: Span; tool: string | undefined }] | undefined;
+      if (!alive) {
+        pendingTool = [...first.tools.entries()][0];
+      } else if (alive.callId !== undefined) {
+        const tool = first.tools.get(alive.callId);
+        pendingTool = tool ? [alive.callId, tool] : undefined;
+      }
+      const awaiting = alive?.what === 'answer' ? first.awaiting : undefined;
+      let pending = '';
+      if (pendingTool) {
+        pending = ` with tool call ${pendingTool[0]}${pendingTool[1].tool ? ` (${pendingTool[1].tool})` : ''} still pending`;
+      } else if (awaiting) {
+        pending = ` with its model request (line ${awaiting.line}) still unanswered`;
+      }
+      const related = [{ at: first.at, message: 'the first execution starts here' }];
+      if (pendingTool) {
+        related.push({ at: pendingTool[1].at, message: 'the tool call still pending' });
+      } else if (awaiting) {
+        related.push({ at: awaiting, message: 'its request to the model' });
+      }
+      if (alive && !pendingTool) {
+        related.push({ at: alive.at, message: alive.what === 'answer' ? 'an answer the new process never asked for: the first one was still running' : 'a tool end the new process never started: the first one was still running' });
+      }
       ctx.report({
         messageId: 'amplifier',
         at,
         key: `exec@${at.line}`,
-        data: {
-          session: sessionId,
-          firstLine: first.at.line,
-          pending: pending ? ` with tool call ${pending[0]}${pending[1].tool ? ` (${pending[1].tool})` : ''} still pending` : '',
-        },
-        related: [{ at: first.at, message: 'the first execution starts here' }, ...(pending ? [{ at: pending[1].at, message: 'the tool call still pending' }] : [])],
+        data: { session: sessionId, firstLine: first.at.line, pending },
+        related,
       });
+    };
+
+    /** Feeds the line to every tally of the session; reports the suspicions it confirms. */
+    const tallyAll = (e: ExecutionEvent, open: OpenExecution | undefined): void => {
+      if (open?.since && !open.since.alive) {
+        open.since.alive = tally(open.since, e, open.tools);
+      }
+      const list = suspected.get(e.sessionId);
+      if (!list) {
+        return;
+      }
+      const left = list.filter((s) => {
+        const alive = tally(s.since, e, s.first.tools);
+        if (alive) {
+          reportExecution(e.sessionId, s.at, s.first, alive);
+        }
+        return !alive;
+      });
+      if (left.length > 0) {
+        suspected.set(e.sessionId, left);
+      } else {
+        suspected.delete(e.sessionId);
+      }
     };
 
     const onExecution = (e: ExecutionEvent): void => {
       const open = executions.get(e.sessionId);
+      tallyAll(e, open);
       switch (e.phase) {
         case 'process':
           if (open) {
-            open.newProcess = true;
+            open.since = { requests: 0, tools: new Set(), anonymousTools: 0 };
           }
           return;
         case 'start': {
           if (open?.active) {
-            if (open.newProcess && open.tools.size > 0) {
-              suspected.set(e.sessionId, { at: e.at, first: { ...open, tools: new Map(open.tools) } });
+            if (open.since && !open.since.alive) {
+              const list = suspected.get(e.sessionId) ?? [];
+              list.push({ at: e.at, first: { ...open, tools: new Map(open.tools) }, since: open.since });
+              suspected.set(e.sessionId, list);
             } else {
-              reportExecution(e.sessionId, e.at, open, [...open.tools.entries()][0]);
+              reportExecution(e.sessionId, e.at, open, open.since?.alive);
             }
             // From here on, judge the newer execution.
             executions.set(e.sessionId, { at: e.at, active: false, tools: open.tools });
@@ -149,6 +250,12 @@ export const overlappingExecutions = defineRule({
         case 'llm-request':
           if (open) {
             open.active = true;
+            open.awaiting = e.at;
+          }
+          return;
+        case 'llm-response':
+          if (open) {
+            delete open.awaiting;
           }
           return;
         case 'tool-start':
@@ -161,13 +268,6 @@ export const overlappingExecutions = defineRule({
           return;
         case 'tool-end':
           if (e.callId !== undefined) {
-            const suspect = suspected.get(e.sessionId);
-            const tool = suspect?.first.tools.get(e.callId);
-            if (suspect && tool) {
-              // The first process's tool ended after the second execution began: both ran.
-              suspected.delete(e.sessionId);
-              reportExecution(e.sessionId, suspect.at, suspect.first, [e.callId, tool]);
-            }
             for (const x of executions.values()) {
               x.tools.delete(e.callId);
             }

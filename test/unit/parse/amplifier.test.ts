@@ -274,7 +274,7 @@ void describe('Amplifier line semantics', () => {
 });
 
 void describe('parseAmplifierEventLine (events.jsonl)', () => {
-  void test('process, start, llm-request, tool and end markers; everything else is ignored', () => {
+  void test('process, start, model request and answer, tool and end markers; everything else is ignored', () => {
     const text = readFileSync(join(fixtures, 'events.jsonl'), 'utf8');
     const lines = text.split('\n').filter((l) => l !== '');
     const out: ExecutionEvent[] = [];
@@ -294,6 +294,7 @@ void describe('parseAmplifierEventLine (events.jsonl)', () => {
         '2 start sid 2026-03-05T10:00:00.120+00:00',
         '3 start sid 2026-03-05T10:00:00.121+00:00',
         '5 llm-request sid 2026-03-05T10:00:00.130+00:00',
+        '6 llm-response sid 2026-03-05T10:00:03.410+00:00',
         '7 tool-start sid 2026-03-05T10:00:03.420+00:00',
         // line 8 is an llm:request without session_id: no event.
         '9 start sid 2026-03-05T19:02:11.000+00:00',

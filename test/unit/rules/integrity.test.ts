@@ -268,6 +268,97 @@ void describe('overlapping-executions and forked-session', () => {
     assert.match(findings[0]!.message, /started on line 2 was still running with tool call toolu_SLEEP \(bash\) still pending/);
   });
 
+  /**
+   * What amplifier 2026.07 (core 1.6.0) writes for one prompt, as in danshapiro/freshell's
+   * captures (`test/fixtures/coding-cli/amplifier/events/resume-append.jsonl`): the session-naming
+   * `llm:request` after `prompt:complete`, answered or not before the process ends.
+   */
+  const resumedTurn: [string, Record<string, unknown>?][] = [
+    ['session:resume'],
+    ['session:config'],
+    ['prompt:submit'],
+    ['execution:start'],
+    ['provider:request', { iteration: 1 }],
+    ['llm:request'],
+    ['llm:response'],
+    ['content_block:start'],
+    ['content_block:end'],
+    ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_LS' }],
+    ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_LS' }],
+    ['provider:request', { iteration: 2 }],
+    ['llm:request'],
+    ['llm:response'],
+    ['execution:end'],
+    ['orchestrator:complete'],
+    ['prompt:complete'],
+    ['llm:request'],
+    ['provider:retry'],
+    ['session:end'],
+  ];
+  /** The first process's turn up to its call to the model. */
+  const waitingOnModel: [string, Record<string, unknown>?][] = [
+    ['session:start'],
+    ['session:config'],
+    ['prompt:submit'],
+    ['execution:start'],
+    ['provider:request', { iteration: 1 }],
+    ['llm:request'],
+  ];
+  const byLine = (text: string): Uint8Array[] => text.split(/(?<=\n)/).filter(Boolean).map((l) => new TextEncoder().encode(l));
+  const eventsFile = '/x/sessions/s/events.jsonl';
+
+  void test('Amplifier: killed while waiting on the model, then resumed in a new process: no overlap, live or in batch', () => {
+    // The first process's model call never came back (no llm:response): nothing after the
+    // resume is more than the new process's own requests and calls account for.
+    const text = amplifierEvents([...waitingOnModel, ...resumedTurn]);
+    assert.deepEqual(run(text, { file: eventsFile }).findings, []);
+    assert.deepEqual(run(text, { file: eventsFile, mode: 'live', chunks: byLine(text) }).findings, []);
+  });
+
+  void test('Amplifier: resumed while the first process still waits on the model: reported when an answer comes that the new process never asked for', () => {
+    const text = amplifierEvents([
+      ...waitingOnModel,
+      ['session:resume'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      // The first process's answer, then its tool; then the new process's own answer.
+      ['llm:response'],
+      ['tool:pre', { tool_name: 'read_file', tool_call_id: 'toolu_A1' }],
+      ['llm:response'],
+      ['tool:post', { tool_name: 'read_file', tool_call_id: 'toolu_A1' }],
+      ['orchestrator:complete'],
+    ]);
+    const lines = byLine(text);
+    const expected = ['overlapping-executions:amplifier@8'];
+    const at = (findings: Finding[]): string[] => findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`);
+    // Live: nothing while each answer may still be the new process's own.
+    assert.deepEqual(at(run(text, { file: eventsFile, mode: 'live', chunks: lines.slice(0, 12), end: false }).findings), []);
+    assert.deepEqual(at(run(text, { file: eventsFile, mode: 'live', chunks: lines.slice(0, 13), end: false }).findings), expected);
+    const { findings } = run(text, { file: eventsFile });
+    assert.deepEqual(at(findings), expected);
+    assert.match(findings[0]!.message, /started on line 3 was still running with its model request \(line 6\) still unanswered/);
+    assert.deepEqual(findings[0]!.related.map((r) => r.line), [3, 6, 13]);
+  });
+
+  void test('Amplifier: the first process answered and ended before the new one started: no overlap', () => {
+    // Alive after the resume, but done before the second prompt: one execution at a time.
+    const text = amplifierEvents([...waitingOnModel, ['session:resume'], ['llm:response'], ['execution:end'], ['orchestrator:complete'], ['prompt:complete'], ...resumedTurn.slice(2)]);
+    assert.deepEqual(run(text, { file: eventsFile }).findings, []);
+  });
+
+  void test('Amplifier: scrubbed captures without call ids: killed during a tool and resumed is no overlap; a tool end the new process never started is', () => {
+    // freshell's kill9-orphan.jsonl joined to resume-append.jsonl: `tool:pre` without a call id.
+    const killed: [string, Record<string, unknown>?][] = [...waitingOnModel, ['llm:response'], ['tool:pre', { scrubbed: '[payload removed for fixture]' }]];
+    const dead = amplifierEvents([...killed, ...resumedTurn]);
+    assert.deepEqual(run(dead, { file: eventsFile }).findings, []);
+    const alive = amplifierEvents([...killed, ['session:resume'], ['prompt:submit'], ['execution:start'], ['llm:request'], ['tool:post', { scrubbed: '[payload removed for fixture]' }], ['llm:response']]);
+    assert.deepEqual(
+      run(alive, { file: eventsFile }).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['overlapping-executions:amplifier@10'],
+    );
+  });
+
   void test('Amplifier: execution:end, which real logs write, ends an execution', () => {
     const text = amplifierEvents([
       ['session:start'],

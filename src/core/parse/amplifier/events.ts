@@ -16,6 +16,9 @@ const phases: ReadonlyMap<string, ExecutionEvent['phase']> = new Map([
   ['prompt:submit', 'start'],
   ['execution:start', 'start'],
   ['llm:request', 'llm-request'],
+  // The provider writes it only after its request (`status` ok, error, rate_limited); a request
+  // that fails otherwise may have none.
+  ['llm:response', 'llm-response'],
   ['tool:pre', 'tool-start'],
   ['tool:post', 'tool-end'],
   ['orchestrator:complete', 'end'],
