@@ -19,6 +19,16 @@ interface ToolSpec {
   /** Input field holding an apply_patch envelope. */
   patch?: string;
   /**
+   * One file operation spelled out in fields (Amplifier's native apply_patch engine): the field
+   * naming the kind of operation, the field holding the path, and what each kind does.
+   */
+  operation?: { kind: string; path: string; ops: Readonly<Record<string, Extract<AccessOp, 'create' | 'edit' | 'delete'>>> };
+  /**
+   * Input field naming the file or folder a search tool searched (`rg PAT PATH`): a search of
+   * one file is a look at it, as `grep PAT file` in the shell is; of a folder, no read of any file.
+   */
+  search?: string;
+  /**
    * Input field holding a script that calls other tools (Codex's code mode, `exec`): its
    * patches and shell commands, where they are spelled out as string literals.
    */
@@ -115,10 +125,21 @@ const gemini: Record<string, ToolSpec> = {
 };
 
 const amplifier: Record<string, ToolSpec> = {
-  read_file: { category: 'read', paths: [{ field: 'file_path', op: 'read' }] },
+  // microsoft/amplifier-module-tool-filesystem `read.py`: `offset` is the first line (1-based), `limit` the count.
+  read_file: { category: 'read', paths: [{ field: 'file_path', op: 'read' }], window: { offset: 'offset', limit: 'limit' } },
   write_file: { category: 'write', paths: [{ field: 'file_path', op: 'write' }] },
   edit_file: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
   bash: { category: 'exec', shell: 'command' },
+  // microsoft/amplifier-module-tool-search `grep.py`: `path` is a file or a folder (rg PATH).
+  grep: { category: 'read', search: 'path' },
+  // microsoft/amplifier-bundle-filesystem `modules/tool-apply-patch`: the function engine takes a
+  // V4A envelope (`patch`); the native engine (the default, fed by the OpenAI provider's
+  // apply_patch_call) one operation, `{type, path, diff}`.
+  apply_patch: {
+    category: 'edit',
+    patch: 'patch',
+    operation: { kind: 'type', path: 'path', ops: { create_file: 'create', update_file: 'edit', delete_file: 'delete' } },
+  },
 };
 
 export const toolTables: Record<AgentKind, Record<string, ToolSpec>> = {
@@ -212,6 +233,26 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       patchAccesses(v, cwd, accesses);
     }
   }
+  if (spec.operation) {
+    const kind = obj[spec.operation.kind];
+    const op = typeof kind === 'string' && Object.hasOwn(spec.operation.ops, kind) ? spec.operation.ops[kind] : undefined;
+    const v = obj[spec.operation.path];
+    const a = op && typeof v === 'string' ? access(v, op, cwd) : undefined;
+    if (a) {
+      if (op !== 'create') {
+        a.existed = true;
+      }
+      accesses.push(a);
+    }
+  }
+  if (spec.search) {
+    const v = obj[spec.search];
+    const a = typeof v === 'string' && namesOneFile(v) ? access(v, 'read', cwd) : undefined;
+    if (a) {
+      a.lines = { ...searchedLines };
+      accesses.push(a);
+    }
+  }
   if (spec.script) {
     const v = obj[spec.script];
     if (typeof v === 'string') {
@@ -259,6 +300,22 @@ function fieldAt(obj: Record<string, unknown>, path: string): unknown {
     }
   }
   return v;
+}
+
+/**
+ * A search of one file: which lines it printed is in the result, not the call, and a search with
+ * no match printed none. A read that vouches for no line (see symbolLines).
+ */
+const searchedLines = Object.freeze({ start: 1, count: 0 });
+
+/**
+ * A search path that names one file rather than a folder: a last segment with an extension, as
+ * the shell's `grep -r` on one file is told apart (a file without one, `Makefile`, is taken for
+ * a folder: no read is claimed that may not have been).
+ */
+function namesOneFile(p: string): boolean {
+  const last = p.split(/[\\/]/).pop() ?? '';
+  return !hasWildcard(p) && last !== '.' && last !== '..' && /\.[A-Za-z0-9]+$/.test(last);
 }
 
 /** `path:10` or `path:10-20` at the end of an extract target. */

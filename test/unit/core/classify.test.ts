@@ -495,6 +495,52 @@ void describe('tool tables', () => {
     assert.deepEqual(g({ absolute_path: 'C:\\w\\src\\App.jsx', offset: 100, limit: 50 }), [{ path: 'C:\\w\\src\\App.jsx', op: 'read', lines: { start: 101, count: 50 } }]);
   });
 
+  void test('Amplifier read_file: a 1-based offset and a limit read those lines only', () => {
+    // microsoft/amplifier-module-tool-filesystem `read.py`: `offset` is the first line (1-based),
+    // `limit` the number of lines; without them, the file from line 1.
+    const r = (input: unknown): unknown => classifyToolCall('amplifier', 'read_file', input, undefined).accesses;
+    assert.deepEqual(r({ file_path: '/root/proj_P/sample/mod1.py' }), [{ path: '/root/proj_P/sample/mod1.py', op: 'read' }]);
+    assert.deepEqual(r({ file_path: '/w/big.py', offset: 200, limit: 50 }), [{ path: '/w/big.py', op: 'read', lines: { start: 200, count: 50 } }]);
+    assert.deepEqual(r({ file_path: '/w/big.py', limit: 40 }), [{ path: '/w/big.py', op: 'read', lines: { start: 1, count: 40 } }]);
+  });
+
+  void test('Amplifier grep: a search of one file is a look at it that vouches for no line; of a folder, no read', () => {
+    // microsoft/amplifier-module-tool-search `grep.py`: `path` is the file or folder searched
+    // (rg PATH), the working folder when left out; `glob` and `type` filter a folder's files.
+    const g = (input: unknown): unknown => classifyToolCall('amplifier', 'grep', input, undefined);
+    assert.deepEqual(g({ pattern: 'def f1_', path: '/root/proj_P/sample/mod1.py', output_mode: 'content', '-n': true }), {
+      category: 'read',
+      accesses: [{ path: '/root/proj_P/sample/mod1.py', op: 'read', lines: { start: 1, count: 0 } }],
+    });
+    assert.deepEqual(g({ pattern: 'def ', path: '/root/proj_P/sample', output_mode: 'files_with_matches' }), { category: 'read', accesses: [] });
+    assert.deepEqual(g({ pattern: 'def ', path: '/root/proj_P/sample/', glob: '*.py' }), { category: 'read', accesses: [] });
+    assert.deepEqual(g({ pattern: 'def ', path: '/root/proj_P/src/*.py' }), { category: 'read', accesses: [] });
+    assert.deepEqual(g({ pattern: 'def ' }), { category: 'read', accesses: [] });
+  });
+
+  void test('Amplifier apply_patch: the V4A envelope of the function engine, and the native engine’s one operation', () => {
+    // microsoft/amplifier-bundle-filesystem `modules/tool-apply-patch/…/engines/function.py`:
+    // `{patch}`, a `*** Begin Patch` envelope; `engines/native.py` (the default engine, fed by
+    // the OpenAI provider's apply_patch_call): `{type: create_file|update_file|delete_file, path, diff}`.
+    const p = (input: unknown) => classifyToolCall('amplifier', 'apply_patch', input, undefined);
+    const patch = '*** Begin Patch\n*** Add File: /w/new.md\n+hi\n*** Update File: /w/src/a.py\n*** Move to: /w/src/b.py\n@@\n-x\n+y\n*** Delete File: /w/old.py\n*** End Patch';
+    assert.deepEqual(p({ patch }), {
+      category: 'edit',
+      accesses: [
+        { path: '/w/new.md', op: 'create' },
+        { path: '/w/src/a.py', op: 'edit', existed: true },
+        { path: '/w/src/b.py', op: 'create' },
+        { path: '/w/old.py', op: 'delete', existed: true },
+      ],
+    });
+    assert.deepEqual(p({ type: 'update_file', path: '/w/src/main.py', diff: '@@ def main():\n-old\n+new' }).accesses, [{ path: '/w/src/main.py', op: 'edit', existed: true }]);
+    assert.deepEqual(p({ type: 'create_file', path: '/w/new.py', diff: '+content' }).accesses, [{ path: '/w/new.py', op: 'create' }]);
+    assert.deepEqual(p({ type: 'delete_file', path: '/w/old.py' }).accesses, [{ path: '/w/old.py', op: 'delete', existed: true }]);
+    // Relative paths are the session's working folder's, which the transcript does not name.
+    assert.deepEqual(p({ type: 'update_file', path: 'src/main.py', diff: '' }).accesses, []);
+    assert.deepEqual(p({ type: 'rename_file', path: '/w/a.py' }).accesses, []);
+  });
+
   void test('Desktop Commander (an MCP server): read_file windows, read_multiple_files, write_file, edit_block', () => {
     for (const agent of ['codex', 'claude-code'] as const) {
       const dc = (tool: string, input: unknown): unknown => classifyToolCall(agent, `mcp__desktop-commander__${tool}`, input, '/w').accesses;

@@ -194,6 +194,35 @@ void describe('Amplifier pairing problems', () => {
   });
 });
 
+void describe('Amplifier file tools and write-before-read', () => {
+  const ok = '{"error": null, "output": {}, "success": true}';
+  /** One assistant call and its result, in the shape of transcript_P (microsoft/amplifier, 2026.09). */
+  const step = (id: string, tool: string, args: object): object[] => [
+    { role: 'assistant', content: [], tool_calls: [{ id, tool, arguments: args }] },
+    { role: 'tool', tool_call_id: id, name: tool, content: ok },
+  ];
+  const unread = (lines: object[]): string[] =>
+    runLines([{ role: 'user', content: 'go' }, ...lines])
+      .findings.filter((f) => f.rule === 'write-before-read')
+      .map((f) => `${f.line} ${f.callId ?? ''}`);
+  const edit = (id: string): object[] => step(id, 'edit_file', { file_path: '/w/a.py', old_string: 'x', new_string: 'y' });
+
+  void test('a read_file of some lines, or a grep of the file alone, is a look at it before the edit', () => {
+    assert.deepEqual(unread([...step('t1', 'read_file', { file_path: '/w/a.py', offset: 40, limit: 20 }), ...edit('t2')]), []);
+    assert.deepEqual(unread([...step('t1', 'grep', { pattern: 'x', path: '/w/a.py', output_mode: 'content' }), ...edit('t2')]), []);
+    // A grep of the folder shows lines of some files, not a look at this one.
+    assert.deepEqual(unread([...step('t1', 'grep', { pattern: 'x', path: '/w', output_mode: 'content' }), ...edit('t2')]), ['4 t2']);
+  });
+
+  void test('apply_patch updates and deletes existing files: blind unless read', () => {
+    const update = (id: string): object[] => step(id, 'apply_patch', { type: 'update_file', path: '/w/a.py', diff: '@@\n-x\n+y' });
+    assert.deepEqual(unread(update('t1')), ['2 t1']);
+    assert.deepEqual(unread([...step('t1', 'read_file', { file_path: '/w/a.py' }), ...update('t2')]), []);
+    const envelope = (id: string): object[] => step(id, 'apply_patch', { patch: '*** Begin Patch\n*** Add File: /w/new.py\n+n\n*** Delete File: /w/old.py\n*** End Patch' });
+    assert.deepEqual(unread(envelope('t1')), ['2 t1']);
+  });
+});
+
 void describe('Amplifier line semantics', () => {
   void test('JSON-string arguments are parsed; the path span is found inside the escaped string', () => {
     const run = runLines([
