@@ -191,6 +191,11 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
         psArray = false;
         continue;
       }
+      if (psArray && t.text === '\n') {
+        // PowerShell reads on to the closing parenthesis: an array written one item a line
+        // (`$files = @(⏎ 'a.lua',⏎ 'b.lua'⏎)`) is one assignment, not a command per line.
+        continue;
+      }
       if (separators.has(t.text)) {
         flush(t.text);
         continue;
