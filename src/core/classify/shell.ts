@@ -114,6 +114,8 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   /** After PowerShell's `foreach ($v in`: the list, up to the body's `{` (see below). */
   let foreachList = false;
   let foreachVar = '';
+  /** What foreach loops may still add to the tokens (see maxLoopTokens). */
+  const loopBudget = { left: maxLoopTokens };
   /** Inside PowerShell's `@(` … `)`. */
   let psArray = false;
   /** PowerShell variables set by Resolve-Path: objects whose `.Path` is the path they hold. */
@@ -247,8 +249,11 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     if (foreachList && t.text.startsWith('{')) {
       foreachList = false;
       flush(';');
-      const passes = foreachPasses(tokens, i, foreachVar, vars.get(foreachVar));
-      if (passes) {
+      const passes = foreachPasses(tokens, i, foreachVar, vars.get(foreachVar), loopBudget);
+      if (passes === 'over budget') {
+        // Its passes are not run one by one: the variable names no file in the body.
+        vars.set(foreachVar, undefined);
+      } else if (passes) {
         // Each pass of the loop in its place: `$v = 'item'; BODY;` for each item of the list.
         tokens.splice(i, passes.end - i + 1, ...passes.tokens);
         i--;
@@ -388,7 +393,7 @@ function braceDepth(text: string): number {
  * (`$name = 'item'; BODY;`) and the index of the token that closes the block. Each pass takes one
  * item, so `src\$name.lua` and a nested loop name each file, not a mix of them.
  */
-function foreachPasses(tokens: readonly Token[], at: number, name: string, list: string | undefined): { tokens: Token[]; end: number } | undefined {
+function foreachPasses(tokens: readonly Token[], at: number, name: string, list: string | undefined, budget: { left: number }): { tokens: Token[]; end: number } | 'over budget' | undefined {
   if (list === undefined) {
     return undefined;
   }
@@ -413,8 +418,14 @@ function foreachPasses(tokens: readonly Token[], at: number, name: string, list:
   const last = body[body.length - 1] as Word;
   body[body.length - 1] = { ...last, text: last.text.slice(0, -1) };
   const inner = body.filter((t) => t.kind !== 'word' || t.text !== '');
+  const items = list.split(',');
+  const size = items.length * (inner.length + 5);
+  if (size > budget.left) {
+    return 'over budget';
+  }
+  budget.left -= size;
   const out: Token[] = [];
-  for (const item of list.split(',')) {
+  for (const item of items) {
     out.push({ kind: 'word', text: '$' + name, dynamic: true }, { kind: 'word', text: '=', dynamic: false }, { kind: 'word', text: item, dynamic: false }, { kind: 'op', text: ';' });
     out.push(...inner, { kind: 'op', text: ';' });
   }
@@ -522,13 +533,20 @@ const loopVariable = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const computed = /[$`*?[{~]/;
 
 /**
+ * The tokens loops may add to a script as they are run pass by pass (`expandForLoops`,
+ * `foreachPasses`). Nested loops multiply: five of thirty items are 24 million passes, and one
+ * line of a transcript must not hold up the whole check (or the editor) for that.
+ */
+const maxLoopTokens = 20_000;
+
+/**
  * `for f in a b c; do …; done` over literal words: the body once per word, with `$f` put in,
  * as the shell runs it. Agents read a handful of files this way. A word that is a pathname
  * pattern (`src/*.json`) is put in as that pattern, where the body uses the variable alone
  * (`cat "$f"`): the body read every file it matched. A loop over anything else computed (a
  * variable, a command's output) stays as it is: its words are not guessed.
  */
-function expandForLoops(tokens: Token[]): Token[] {
+function expandForLoops(tokens: Token[], budget = { left: maxLoopTokens }): Token[] {
   if (!tokens.some((t) => t.kind === 'word' && t.text === 'for')) {
     return tokens;
   }
@@ -542,7 +560,16 @@ function expandForLoops(tokens: Token[]): Token[] {
       out.push(t);
       continue;
     }
-    const body = expandForLoops(loop.body);
+    const body = expandForLoops(loop.body, budget);
+    if (loop.values.length * (body.length + 1) > budget.left) {
+      // Past the budget the loop stays as written: its variable names nothing.
+      for (let j = i; j <= loop.end; j++) {
+        out.push(tokens[j]!);
+      }
+      i = loop.end;
+      continue;
+    }
+    budget.left -= loop.values.length * (body.length + 1);
     for (const value of loop.values) {
       for (const b of body) {
         out.push(b.kind !== 'word' ? b : isVariable(b, loop.name) ? value : substitute(b, loop.name, value.text));

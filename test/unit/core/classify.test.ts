@@ -248,6 +248,27 @@ void describe('cd into the home folder', () => {
   });
 });
 
+void describe('loops run pass by pass, within a bound', () => {
+  // Nested loops multiply: three loops of thirty items are 27,000 passes, five are 24 million,
+  // which held the classifier for minutes on one command. Past a bound, a loop's variable names
+  // nothing; the passes run before it are still read, each as itself.
+  const items = Array.from({ length: 30 }, (_, i) => `a${i}.txt`);
+  const nested = (body: string, loop: (v: string, inner: string) => string): string => ['a', 'b', 'c'].reduce((inner, v) => loop(v, inner), body);
+  void test('POSIX for loops', () => {
+    const paths = classifyShell(nested('cat "$a/$b/$c"', (v, inner) => `for ${v} in ${items.join(' ')}; do ${inner}; done`), '/w').map((a) => a.path);
+    assert.ok(paths.length < 27_000, `${paths.length} reads`);
+    assert.deepEqual(paths.filter((p) => !/^a\d+\.txt\/a\d+\.txt\/a\d+\.txt$/.test(p)), []);
+    // Within the bound, each pass is read.
+    assert.deepEqual(ops(`for f in ${items.slice(0, 3).join(' ')}; do cat "$f"; done`), ['read:a0.txt', 'read:a1.txt', 'read:a2.txt']);
+  });
+  void test('PowerShell foreach loops', () => {
+    const list = items.map((i) => `'${i}'`).join(',');
+    const paths = classifyShell(nested('gc "$a\\$b\\$c"', (v, inner) => `foreach ($${v} in @(${list})) { ${inner} }`), 'C:\\w').map((a) => a.path);
+    assert.ok(paths.length < 27_000, `${paths.length} reads`);
+    assert.deepEqual(paths.filter((p) => !/^a\d+\.txt\\a\d+\.txt\\a\d+\.txt$/.test(p)), []);
+  });
+});
+
 void describe('moves', () => {
   void test('mv and git mv name what they moved; cp and install do not', () => {
     const moves = (cmd: string): string[] => classifyShell(cmd, '/w').map((a) => `${a.path}<-${a.from ?? ''}`);
