@@ -1842,21 +1842,30 @@ function expandBraces(raw: string): string[] | undefined {
   if (raw.includes('$') || raw.includes('`')) {
     return undefined;
   }
+  const out: string[] = [];
+  return expandBracesInto(raw, out) ? (out.length === 1 && out[0] === raw ? undefined : out) : undefined;
+}
+
+/**
+ * Appends the words of `raw` to `out`; false once they pass maxBraceWords. The count is shared
+ * by the whole expansion: a group that would pass it stops everything at once, where a count
+ * per level let `{a,b}` twenty times over make millions of calls to give up.
+ */
+function expandBracesInto(raw: string, out: string[]): boolean {
   const group = braceGroup(raw);
   if (!group) {
-    return undefined;
+    if (out.length === maxBraceWords) {
+      return false;
+    }
+    out.push(raw);
+    return true;
   }
-  const out: string[] = [];
   for (const alt of group.alternatives) {
-    const word = group.prefix + alt + group.suffix;
-    for (const w of expandBraces(word) ?? [word]) {
-      if (out.length === maxBraceWords) {
-        return undefined;
-      }
-      out.push(w);
+    if (!expandBracesInto(group.prefix + alt + group.suffix, out)) {
+      return false;
     }
   }
-  return out;
+  return true;
 }
 
 /** The first unquoted `{…}` with a comma at its top level: what is before, its alternatives, what is after. */

@@ -238,6 +238,32 @@ void describe('agent-guard check', () => {
     assert.equal(code, 1, 'the errors found still set the exit code');
   });
 
+  void test('commands that multiply (nested loops, brace groups) are read in bounded work: the check ends, the rest still checked', () => {
+    // Unbounded, the loops were 24 million passes and the braces 2^30 calls: minutes per line,
+    // past the 60 s this run is given.
+    const items = Array.from({ length: 30 }, (_, i) => `a${i}.txt`);
+    let loops = 'cat "$a/$b/$c/$d/$e"';
+    for (const v of ['a', 'b', 'c', 'd', 'e']) {
+      loops = `for ${v} in ${items.join(' ')}; do ${loops}; done`;
+    }
+    let ps = 'gc "$a\\$b\\$c\\$d\\$e"';
+    for (const v of ['a', 'b', 'c', 'd', 'e']) {
+      ps = `foreach ($${v} in @(${items.map((i) => `'${i}'`).join(',')})) { ${ps} }`;
+    }
+    const braces = 'cat ' + '{a,b}'.repeat(30) + '.txt';
+    const file = path.join(tmp, 'multiply', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fb6.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const posix = new CodexRollout().user('go').shell('call_1', loops).output('call_1', 'ok').shell('call_2', braces).output('call_2', 'ok');
+    const win = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fb7', 'C:\\w').user('go').shell('call_3', ps).output('call_3', 'ok').shell('call_4', 'ls');
+    writeFileSync(file, posix.text());
+    writeFileSync(file.replace('fb6.jsonl', 'fb7.jsonl'), win.text());
+    const r = cli(['check', '--format', 'json', path.dirname(file)]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call of the second file has no output.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });
