@@ -282,7 +282,8 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       // `$d.Path` of `$d = Resolve-Path …` is the path itself; `$list[1]` is an item of a list.
       const text = t.text
         .replace(/\$([A-Za-z_]\w*)\.(?:Path|ProviderPath)\b/g, (m, name: string) => (pathInfoVars.has(name) ? '$' + name : m))
-        .replace(/\$([A-Za-z_]\w*)\[(\d+)\]/g, (m, name: string, n: string) => vars.get(name)?.split(',')[Number(n)] ?? m);
+        // (Only a list: an index into a string is one character of it.)
+        .replace(/\$([A-Za-z_]\w*)\[(\d+)\]/g, (m, name: string, n: string) => (vars.get(name)?.includes(',') ? vars.get(name)!.split(',')[Number(n)] : undefined) ?? m);
       word = text === t.text ? t : { ...t, text, dynamic: computed.test(text) };
     }
     words.push(vars.size > 0 && word.dynamic ? withVariables(word, vars, patternVars) : word);

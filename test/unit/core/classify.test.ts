@@ -348,6 +348,7 @@ void describe('PowerShell (Codex on Windows)', () => {
     // An item of a list by its index.
     ["$t = @('Script\\a.lua','Script'); if (Test-Path $t[0]) { Get-Content -LiteralPath $t[0] } else { 'none' }", ['read:Script\\a.lua']],
     ["$t = 'a.lua','b.lua'; gc $t[1]; gc $t[2]", ['read:b.lua']],
+    ["$t = 'a.lua'; gc $t[0]", []],
     // An array written over several lines: inside `@(` … `)` a line break ends no command (twenty-fifth set).
     ["$files = @(\n  'Script\\A.lua',\n  'Script\\B.lua'\n); foreach ($f in $files) { Write-Output \"### $f\"; Get-Content -LiteralPath $f -Encoding UTF8 }", ['read:Script\\A.lua', 'read:Script\\B.lua']],
     ["$files = @(\r\n  'a.lua',\r\n  'b.lua'\r\n)\r\nforeach ($f in $files) { Get-Content $f }", ['read:a.lua', 'read:b.lua']],
