@@ -10,19 +10,20 @@ export function isAbsolutePath(p: string): boolean {
   return p.startsWith('/') || isWindowsPath(p);
 }
 
-/**
- * Resolves a path a tool named against the session's working directory. Transcripts can come
- * from another OS than the one reading them, so the path style follows the path itself.
- * Returns undefined when a relative path has no cwd to resolve against.
- */
-/** The home folder a working folder is inside, when its path says so. */
-function homeOf(cwd: string): string | undefined {
+/** The home folder a path is inside, when its path says so (`/Users/NAME`, `/home/NAME`, `/root`, `C:\\Users\\NAME`). */
+export function homeOf(path: string): string | undefined {
   // (`/root`: root's home, where agents run in containers and on servers.)
-  const m = /^(\/Users\/[^/]+|\/home\/[^/]+|\/root)(?=\/|$)/.exec(cwd) ?? /^([A-Za-z]:\\Users\\[^\\]+)(?=\\|$)/.exec(cwd);
+  const m = /^(\/Users\/[^/]+|\/home\/[^/]+|\/root)(?=\/|$)/.exec(path) ?? /^([A-Za-z]:\\Users\\[^\\]+)(?=\\|$)/.exec(path);
   return m?.[1];
 }
 
-export function resolveAgainst(p: string, cwd: string | undefined): string | undefined {
+/**
+ * Resolves a path a tool named against the session's working directory. Transcripts can come
+ * from another OS than the one reading them, so the path style follows the path itself.
+ * Returns undefined when a relative path has no cwd to resolve against. `home` is the user's
+ * home folder when the transcript names it (see SessionContext.home).
+ */
+export function resolveAgainst(p: string, cwd: string | undefined, home?: string): string | undefined {
   const trimmed = p.trim();
   if (trimmed === '') {
     return undefined;
@@ -39,10 +40,12 @@ export function resolveAgainst(p: string, cwd: string | undefined): string | und
     return upperDrive(nodePath.win32.normalize(trimmed));
   }
   if (trimmed.startsWith('~')) {
-    // Home-relative paths depend on whose home: only `~/…` when the session works inside a
-    // home folder (/Users/NAME, /home/NAME, /root, C:\Users\NAME), whose owner runs the shell.
-    const home = cwd !== undefined && (trimmed.startsWith('~/') || (trimmed.startsWith('~\\') && isWindowsPath(cwd))) ? homeOf(cwd) : undefined;
-    return home === undefined ? undefined : resolveAgainst(trimmed.slice(2), home);
+    // Home-relative paths depend on whose home: the one the transcript names, else the home
+    // folder the session works inside (/Users/NAME, /home/NAME, /root, C:\Users\NAME), whose
+    // owner runs the shell. `~\…` only in a Windows home.
+    const where = home ?? (cwd !== undefined ? homeOf(cwd) : undefined);
+    const known = where !== undefined && (trimmed.startsWith('~/') || (trimmed.startsWith('~\\') && isWindowsPath(where)));
+    return known ? resolveAgainst(trimmed.slice(2), where) : undefined;
   }
   if (!cwd) {
     return undefined;

@@ -447,7 +447,7 @@ function psPathValue(value: readonly Word[]): { text: string; pathInfo: boolean 
   const parts: string[] = [];
   let child: string | undefined;
   for (let i = 1; i < value.length; i++) {
-    const w = value[i]!;
+    const w = psHomePart(value[i]!);
     const flag = w.text.toLowerCase();
     if (w.dynamic) {
       return undefined;
@@ -459,7 +459,8 @@ function psPathValue(value: readonly Word[]): { text: string; pathInfo: boolean 
       continue;
     }
     if (flag === '-path' || flag === '-literalpath' || flag === '-childpath' || flag === '-additionalchildpath') {
-      const v = value[++i];
+      const next = value[++i];
+      const v = next && psHomePart(next);
       if (!v || v.dynamic) {
         return undefined;
       }
@@ -490,6 +491,12 @@ function psPathValue(value: readonly Word[]): { text: string; pathInfo: boolean 
   const [parents, ...children] = parts;
   const joined = parents!.split(',').map((parent) => children.reduce(joinPsPath, parent));
   return { text: joined.join(','), pathInfo: false };
+}
+
+/** A home variable that is a whole part of Join-Path (`Join-Path $env:APPDATA 'Code\\User'`): the folder it is read as (see homeVariable). */
+function psHomePart(w: Word): Word {
+  const m = w.dynamic ? /^\$(?:\{env:(USERPROFILE|HOME|APPDATA|LOCALAPPDATA)\}|env:(USERPROFILE|HOME|APPDATA|LOCALAPPDATA)|HOME)$/i.exec(w.text) : null;
+  return m ? { kind: 'word', text: homeFolder(m[1] ?? m[2]), dynamic: false } : w;
 }
 
 /** `a` and `b` with one separator between: `\`, or `/` where `a` uses only that one. */
@@ -1944,19 +1951,31 @@ function expands(src: string, i: number): boolean {
 
 /**
  * `$HOME/…` (and in PowerShell `$env:USERPROFILE\…`, `$env:HOME`, `${env:USERPROFILE}`, any case)
- * at the start of a word names the home folder, as `~/` does: the length of the variable when it
- * is one followed by a separator, else 0. It is read as `~`, so the path resolves against the home
- * folder the session's working folder is in, or not at all (see resolveAgainst).
+ * at the start of a word names the home folder, as `~/` does: the variable's length and what it
+ * is read as when it is one followed by a separator, else undefined. It is read as `~`, so the
+ * path resolves against the user's home folder where the transcript names it, else the one the
+ * session's working folder is in, or not at all (see resolveAgainst). `$env:APPDATA` and
+ * `$env:LOCALAPPDATA` are Windows' folders in the home folder, `~\AppData\Roaming` and
+ * `~\AppData\Local` (where Windows puts them unless folder redirection moved them).
  */
-function homeVariable(src: string, i: number, windows: boolean, quoted: boolean): number {
-  const m = (windows ? /^\$(?:\{env:(?:USERPROFILE|HOME)\}|env:(?:USERPROFILE|HOME)\b|HOME\b)/i : /^\$(?:\{HOME\}|HOME\b)/).exec(src.slice(i, i + 20));
+function homeVariable(src: string, i: number, windows: boolean, quoted: boolean): { length: number; text: string } | undefined {
+  const m = (windows ? /^\$(?:\{env:(USERPROFILE|HOME|APPDATA|LOCALAPPDATA)\}|env:(USERPROFILE|HOME|APPDATA|LOCALAPPDATA)\b|HOME\b)/i : /^\$(?:\{HOME\}|HOME\b)/).exec(src.slice(i, i + 22));
   if (!m) {
-    return 0;
+    return undefined;
   }
   // In quotes, `"$HOME"/x` as well as `"$HOME/x"`.
   const end = i + m[0].length;
   const next = quoted && src[end] === '"' ? src[end + 1] : src[end];
-  return next === '/' || (windows && next === '\\') ? m[0].length : 0;
+  if (next !== '/' && !(windows && next === '\\')) {
+    return undefined;
+  }
+  return { length: m[0].length, text: homeFolder(m[1] ?? m[2]) };
+}
+
+/** What a PowerShell home variable (`USERPROFILE`, `HOME`, `APPDATA`, `LOCALAPPDATA`) is read as (see homeVariable). */
+function homeFolder(name = ''): string {
+  const upper = name.toUpperCase();
+  return upper === 'APPDATA' ? '~\\AppData\\Roaming' : upper === 'LOCALAPPDATA' ? '~\\AppData\\Local' : '~';
 }
 
 function readWord(src: string, start: number, windows = false): { word: Word; next: number } {
@@ -1979,9 +1998,9 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
       i++;
       if (i === start + 1 && text === '') {
         const home = homeVariable(src, i, windows, true);
-        if (home > 0) {
-          text = '~';
-          i += home;
+        if (home) {
+          text = home.text;
+          i += home.length;
         }
       }
       while (i < n && src[i] !== '"') {
@@ -2023,9 +2042,9 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     }
     if (i === start && c === '$') {
       const home = homeVariable(src, i, windows, false);
-      if (home > 0) {
-        text = '~';
-        i += home;
+      if (home) {
+        text = home.text;
+        i += home.length;
         continue;
       }
     }

@@ -166,11 +166,22 @@ export interface Classification {
   scaffold?: { of: Scaffold; cwd: string | undefined };
 }
 
+/** What a transcript says about its session beyond the working folder, that paths depend on. */
+export interface SessionContext {
+  /**
+   * The user's home folder, where the agent's own instructions name it (Codex's skills list, see
+   * the Codex parser): `~`, `$HOME` and `$env:USERPROFILE` lead there even when the session does
+   * not work inside it.
+   */
+  home?: string;
+}
+
 /**
  * What a tool call does to files. `input` is the call's input object (already parsed);
- * paths come back absolute, resolved against `cwd`.
+ * paths come back absolute, resolved against `cwd` (and `session.home`).
  */
-export function classifyToolCall(agent: AgentKind, tool: string, input: unknown, cwd: string | undefined): Classification {
+export function classifyToolCall(agent: AgentKind, tool: string, input: unknown, cwd: string | undefined, session: SessionContext = {}): Classification {
+  const home = session.home;
   const table = toolTables[agent];
   const spec = Object.hasOwn(table, tool) ? table[tool] : undefined;
   if (!spec) {
@@ -185,7 +196,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       const v = obj[p.field];
       if (typeof v === 'string') {
         const created = p.createdWhenEmpty !== undefined && fieldAt(obj, p.createdWhenEmpty) === '';
-        const a = access(v, created ? 'write' : p.op, cwd);
+        const a = access(v, created ? 'write' : p.op, cwd, home);
         if (a) {
           if (p.existed && !created) {
             a.existed = true;
@@ -207,7 +218,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     if (Array.isArray(v)) {
       for (const item of v) {
         if (typeof item === 'string') {
-          const a = access(item, spec.pathList.op, cwd);
+          const a = access(item, spec.pathList.op, cwd, home);
           if (a) {
             accesses.push(a);
           }
@@ -217,10 +228,10 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   }
   let scaffold: Classification['scaffold'];
   if (spec.shell) {
-    const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd) : cwd;
+    const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd, home) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
-      shellAccesses(command, base, accesses, rewrites);
+      shellAccesses(command, base, home, accesses, rewrites);
       const of = scaffoldOf(command);
       if (of) {
         scaffold = { of, cwd: base };
@@ -230,14 +241,14 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   if (spec.patch) {
     const v = obj[spec.patch] ?? obj['command'] ?? obj['patch'];
     if (typeof v === 'string') {
-      patchAccesses(v, cwd, accesses);
+      patchAccesses(v, cwd, home, accesses);
     }
   }
   if (spec.operation) {
     const kind = obj[spec.operation.kind];
     const op = typeof kind === 'string' && Object.hasOwn(spec.operation.ops, kind) ? spec.operation.ops[kind] : undefined;
     const v = obj[spec.operation.path];
-    const a = op && typeof v === 'string' ? access(v, op, cwd) : undefined;
+    const a = op && typeof v === 'string' ? access(v, op, cwd, home) : undefined;
     if (a) {
       if (op !== 'create') {
         a.existed = true;
@@ -247,7 +258,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   }
   if (spec.search) {
     const v = obj[spec.search];
-    const a = typeof v === 'string' && namesOneFile(v) ? access(v, 'read', cwd) : undefined;
+    const a = typeof v === 'string' && namesOneFile(v) ? access(v, 'read', cwd, home) : undefined;
     if (a) {
       a.lines = { ...searchedLines };
       accesses.push(a);
@@ -256,14 +267,14 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   if (spec.script) {
     const v = obj[spec.script];
     if (typeof v === 'string') {
-      scriptAccesses(v, cwd, accesses, rewrites);
+      scriptAccesses(v, cwd, home, accesses, rewrites);
     }
   }
   if (spec.extracts) {
     const v = obj[spec.extracts];
     if (Array.isArray(v)) {
-      const base = typeof obj['path'] === 'string' ? resolveAgainst(obj['path'], cwd) : cwd;
-      extractAccesses(v.filter((x): x is string => typeof x === 'string'), base, accesses);
+      const base = typeof obj['path'] === 'string' ? resolveAgainst(obj['path'], cwd, home) : cwd;
+      extractAccesses(v.filter((x): x is string => typeof x === 'string'), base, home, accesses);
     }
   }
   if (spec.batch) {
@@ -272,7 +283,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       for (const item of v) {
         // (Not a Batch within a Batch: one level, as Claude Code ran it.)
         if (isRecord(item) && typeof item['tool_name'] === 'string' && item['tool_name'] !== tool) {
-          accesses.push(...classifyToolCall(agent, item['tool_name'], item['input'], cwd).accesses);
+          accesses.push(...classifyToolCall(agent, item['tool_name'], item['input'], cwd, session).accesses);
         }
       }
     }
@@ -332,11 +343,11 @@ const symbolLines = Object.freeze({ start: 1, count: 0 });
  * a read of part of the file (`path:10` returns the block around line 10, so at least that line).
  * One access per file: a whole-file read of it wins over its partial ones.
  */
-function extractAccesses(targets: readonly string[], base: string | undefined, out: FileAccess[]): void {
+function extractAccesses(targets: readonly string[], base: string | undefined, home: string | undefined, out: FileAccess[]): void {
   const byPath = new Map<string, FileAccess>();
   for (const target of targets) {
     const { file, lines } = extractTarget(target);
-    const a = access(file, 'read', base);
+    const a = access(file, 'read', base, home);
     if (!a) {
       continue;
     }
@@ -415,7 +426,7 @@ function listLiterals(script: string, open: number): string[] {
  * they map over); when it calls probe's extract_code, the files its `files` lists spell out.
  * Anything the script computes is not guessed at.
  */
-function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess[], rewrites: string[]): void {
+function scriptAccesses(script: string, cwd: string | undefined, home: string | undefined, out: FileAccess[], rewrites: string[]): void {
   const shell = runsShell.test(script);
   const extract = runsExtract.test(script);
   if (!shell && !extract && !script.includes('*** Begin Patch')) {
@@ -423,26 +434,26 @@ function scriptAccesses(script: string, cwd: string | undefined, out: FileAccess
   }
   if (extract) {
     for (const m of script.matchAll(filesList)) {
-      extractAccesses(listLiterals(script, m.index + m[0].length - 1), cwd, out);
+      extractAccesses(listLiterals(script, m.index + m[0].length - 1), cwd, home, out);
     }
   }
   const wd = shell ? scriptWorkdir.exec(script) : null;
   const workdir = wd ? literal(wd[1]!) : undefined;
-  const base = workdir !== undefined ? resolveAgainst(workdir, cwd) : cwd;
+  const base = workdir !== undefined ? resolveAgainst(workdir, cwd, home) : cwd;
   for (const m of script.matchAll(quoted)) {
     const text = literal(m[0]);
     if (text === undefined) {
       continue;
     }
     if (text.includes('*** Begin Patch')) {
-      patchAccesses(text, cwd, out);
+      patchAccesses(text, cwd, home, out);
     } else if (shell) {
-      shellAccesses(text, base, out, rewrites);
+      shellAccesses(text, base, home, out, rewrites);
     }
   }
   if (shell && script.includes('${')) {
     for (const command of mappedTemplates(script)) {
-      shellAccesses(command, base, out, rewrites);
+      shellAccesses(command, base, home, out, rewrites);
     }
   }
 }
@@ -479,14 +490,14 @@ function mappedTemplates(script: string): string[] {
 }
 
 /** The files a shell command reads and writes, resolved against `base`; `rewrites` gets the directories it may rewrite wholesale. */
-function shellAccesses(command: string, base: string | undefined, out: FileAccess[], rewrites: string[]): void {
+function shellAccesses(command: string, base: string | undefined, home: string | undefined, out: FileAccess[], rewrites: string[]): void {
   for (const s of classifyShell(command, base)) {
     const dir = s.cwd ?? base;
     if (s.tree) {
       // A folder, or a pattern of the files a command may have rewritten (`sed -i … src/*.ts`).
       // A pattern keeps its escapes only in POSIX paths: in a Windows folder, the folder it searches.
       const windows = (dir !== undefined && isWindowsPath(dir)) || isWindowsPath(s.path);
-      const d = access(hasWildcard(s.path) && windows ? patternRoot(s.path, true) : s.path, 'write', dir)?.path;
+      const d = access(hasWildcard(s.path) && windows ? patternRoot(s.path, true) : s.path, 'write', dir, home)?.path;
       if (d !== undefined && !rewrites.includes(d)) {
         rewrites.push(d);
       }
@@ -496,7 +507,7 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
     if (s.glob && ((dir !== undefined && isWindowsPath(dir)) || isWindowsPath(s.path))) {
       continue;
     }
-    const a = access(s.path, s.op, dir);
+    const a = access(s.path, s.op, dir, home);
     if (a) {
       if (s.lines) {
         a.lines = s.lines;
@@ -511,7 +522,7 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
         a.fixer = true;
       }
       if (s.from !== undefined) {
-        const from = access(s.from, 'read', dir)?.path;
+        const from = access(s.from, 'read', dir, home)?.path;
         if (from !== undefined) {
           a.from = from;
         }
@@ -523,9 +534,9 @@ function shellAccesses(command: string, base: string | undefined, out: FileAcces
 }
 
 /** The files an apply_patch envelope touches; what it updates or deletes existed. */
-function patchAccesses(patch: string, cwd: string | undefined, out: FileAccess[]): void {
+function patchAccesses(patch: string, cwd: string | undefined, home: string | undefined, out: FileAccess[]): void {
   for (const t of parsePatchAccesses(patch)) {
-    const a = access(t.path, t.op, cwd);
+    const a = access(t.path, t.op, cwd, home);
     if (a) {
       if (t.op === 'edit' || t.op === 'delete') {
         a.existed = true;
@@ -537,9 +548,9 @@ function patchAccesses(patch: string, cwd: string | undefined, out: FileAccess[]
 
 const emptyInput: Record<string, unknown> = Object.freeze({});
 
-/** A file access of `raw` resolved against `base`; undefined when it cannot be resolved. */
-function access(raw: string, op: AccessOp, base: string | undefined): FileAccess | undefined {
-  const path = resolveAgainst(raw, base);
+/** A file access of `raw` resolved against `base` (and the user's `home`); undefined when it cannot be resolved. */
+function access(raw: string, op: AccessOp, base: string | undefined, home?: string): FileAccess | undefined {
+  const path = resolveAgainst(raw, base, home);
   return path === undefined ? undefined : { path, op };
 }
 

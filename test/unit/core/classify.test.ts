@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { parseApplyPatch } from '../../../src/core/classify/applyPatch';
 import { displayPath, patternRoot, resolveAgainst } from '../../../src/core/classify/paths';
 import { classifyShell } from '../../../src/core/classify/shell';
-import { classifyToolCall, shellText } from '../../../src/core/classify/tools';
+import { type SessionContext, classifyToolCall, shellText } from '../../../src/core/classify/tools';
 
 const ops = (cmd: string, cwd = '/w'): string[] =>
   classifyShell(cmd, cwd).map((a) => `${a.op}${a.glob ? '(glob)' : ''}${a.tree ? '(tree)' : ''}:${a.path}${a.cwd && a.cwd !== cwd ? `@${a.cwd}` : ''}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
@@ -380,7 +380,37 @@ void describe('PowerShell (Codex on Windows)', () => {
     assert.deepEqual(paths('gc ${env:UserProfile}\\a.txt; gc $Home\\b.txt; gc ~\\c.txt', home), ['read:C:\\Users\\admin\\a.txt', 'read:C:\\Users\\admin\\b.txt', 'read:C:\\Users\\admin\\c.txt']);
     // Outside a home folder, no home to resolve against; another variable names nothing.
     assert.deepEqual(paths('Get-Content $env:USERPROFILE\\a.txt', win), []);
-    assert.deepEqual(paths('Get-Content $env:APPDATA\\a.txt', home), []);
+    assert.deepEqual(paths('Get-Content $env:TEMP\\a.txt', home), []);
+  });
+  void test('the home folder the transcript names: $env:USERPROFILE, $HOME and ~ of a session working outside it', () => {
+    // doudouqie66/CommonTools: the session works in C:\WeGameApps\…, Codex's skills list names
+    // C:/Users/admin/.codex (rollout-2026-06-29T17-22-40-019f12b0…, line 25 read, line 33 patch;
+    // rollout-2026-07-16T15-41-06-019f69df…, lines 30 and 42).
+    const cwd = 'C:\\WeGameApps\\rail_apps\\UGCProjects\\Douluo';
+    const session = { home: 'C:\\Users\\admin' };
+    const paths = (cmd: string, s: SessionContext = session): string[] => classifyToolCall('codex', 'shell_command', { command: cmd }, cwd, s).accesses.map((a) => `${a.op}:${a.path}`);
+    assert.deepEqual(paths('Get-Content -LiteralPath "$env:USERPROFILE\\Desktop\\test.csv" -Raw'), ['read:C:\\Users\\admin\\Desktop\\test.csv']);
+    assert.deepEqual(paths('Get-Content -Raw $env:USERPROFILE\\.codex\\AGENTS.md'), ['read:C:\\Users\\admin\\.codex\\AGENTS.md']);
+    assert.deepEqual(paths('gc $Home\\b.txt; gc ~\\c.txt'), ['read:C:\\Users\\admin\\b.txt', 'read:C:\\Users\\admin\\c.txt']);
+    assert.deepEqual(paths('Get-Content $env:USERPROFILE\\a.txt', {}), []);
+    // A named home wins over the one the working folder is in (Codex runs as the user it names).
+    assert.deepEqual(classifyToolCall('codex', 'shell_command', { command: 'gc ~\\a.txt' }, 'C:\\Users\\bob\\p', session).accesses.map((a) => a.path), ['C:\\Users\\admin\\a.txt']);
+    // An apply_patch of a home-relative path, too.
+    assert.deepEqual(
+      classifyToolCall('codex', 'apply_patch', { input: '*** Begin Patch\n*** Update File: ~/notes.md\n@@\n-a\n+b\n*** End Patch' }, cwd, session).accesses.map((a) => `${a.op}:${a.path}`),
+      ['edit:C:\\Users\\admin\\notes.md'],
+    );
+  });
+  void test('$env:APPDATA and $env:LOCALAPPDATA are ~\\AppData\\Roaming and ~\\AppData\\Local', () => {
+    // doudouqie66/CommonTools rollout-2026-07-16T16-50-55-019f6a1f…, line 94 (read), line 102 (patch);
+    // rollout-2026-07-28T10-22-01-019fa687…, line 24 (Join-Path $env:APPDATA), line 45 (patch).
+    const cwd = 'C:\\WeGameApps\\chongzita';
+    const paths = (cmd: string): string[] => classifyToolCall('codex', 'shell_command', { command: cmd }, cwd, { home: 'C:\\Users\\admin' }).accesses.map((a) => `${a.op}:${a.path}`);
+    assert.deepEqual(paths('if (Test-Path "$env:APPDATA\\Code\\User\\settings.json") { Get-Content -Path "$env:APPDATA\\Code\\User\\settings.json" } else { Write-Output "__NO_SETTINGS__" }'), [
+      'read:C:\\Users\\admin\\AppData\\Roaming\\Code\\User\\settings.json',
+    ]);
+    assert.deepEqual(paths("$p=Join-Path $env:APPDATA 'Code\\User\\settings.json'; Get-Content -LiteralPath $p"), ['read:C:\\Users\\admin\\AppData\\Roaming\\Code\\User\\settings.json']);
+    assert.deepEqual(paths('Get-Content ${env:LocalAppData}\\x\\y.json'), ['read:C:\\Users\\admin\\AppData\\Local\\x\\y.json']);
   });
   void test('Codex argv for PowerShell and cmd is their script', () => {
     assert.equal(shellText(['pwsh.exe', '-NoProfile', '-Command', 'Get-Content a.ts -Raw']), 'Get-Content a.ts -Raw');

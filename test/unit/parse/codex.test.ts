@@ -19,3 +19,35 @@ void describe('Codex rollouts of forked threads', () => {
     assert.equal(stream.engine.sessionInfo?.startedAt, '2026-09-12T17:50:26.891Z');
   });
 });
+
+void describe("Codex names the user's home folder in its skills list", () => {
+  // doudouqie66/CommonTools rollout-2026-06-29T17-22-40-019f12b0…: the session works in
+  // C:\WeGameApps\…; line 3 lists `(file: C:/Users/admin/.codex/skills/.system/imagegen/SKILL.md)`,
+  // line 25 reads "$env:USERPROFILE\Desktop\test.csv", line 33 patches C:\Users\admin\Desktop\test.csv.
+  const cwd = 'C:\\WeGameApps\\rail_apps\\UGCProjects\\Douluo';
+  const skills = (home: string): string =>
+    `<skills_instructions>\n### Available skills\n- imagegen: Generate or edit raster images. (file: ${home}/.codex/skills/.system/imagegen/SKILL.md)\n- find-skills: Find skills. (file: C:/Users/admin/.agents/skills/find-skills/SKILL.md)\n</skills_instructions>`;
+  const session = (first: CodexRollout): string[] => {
+    const r = first
+      .exec('c1', 'Get-Content -LiteralPath "$env:USERPROFILE\\Desktop\\test.csv" -Raw')
+      .output('c1', 'Chunk ID: 5a8946\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\n---,HunHuanID\n2,"8310102"\n')
+      .patch('p1', '*** Begin Patch\n*** Update File: C:\\Users\\admin\\Desktop\\test.csv\n@@\n-2,"8310102"\n+8310102,"8310102"\n*** End Patch')
+      .output('p1', 'Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM C:\\Users\\admin\\Desktop\\test.csv\n', true);
+    return run(r.text(), { file: '/tmp/rollout-2026-06-29T17-22-40-x.jsonl' }).findings.map((f) => f.rule);
+  };
+  void test('$env:USERPROFILE is the parent of CODEX_HOME when that is a home folder\'s .codex', () => {
+    assert.deepEqual(session(new CodexRollout(undefined, cwd).developer(skills('C:/Users/admin')).user('fix test.csv')), []);
+    // Older builds put the list in a user message.
+    assert.deepEqual(session(new CodexRollout(undefined, cwd).user(`# AGENTS.md instructions for ${cwd}\n\n${skills('C:/Users/admin')}`).user('fix test.csv')), []);
+  });
+  void test('no home named, or a CODEX_HOME that is not a home folder\'s .codex: the write stays blind', () => {
+    assert.deepEqual(session(new CodexRollout(undefined, cwd).user('fix test.csv')), ['write-before-read']);
+    assert.deepEqual(session(new CodexRollout(undefined, cwd).developer(skills('D:/tools')).user('fix test.csv')), ['write-before-read']);
+    // A listing's output names the home folder too: not taken from there.
+    const listed = new CodexRollout(undefined, cwd)
+      .user('fix test.csv')
+      .exec('l1', 'Get-ChildItem -LiteralPath "$env:USERPROFILE\\Desktop"')
+      .output('l1', 'Chunk ID: c1996b\nWall time: 0.0201 seconds\nProcess exited with code 0\nOutput:\nFullName : C:\\Users\\admin\\Desktop\\test.csv (file: C:/Users/admin/.codex/skills/.system/x/SKILL.md)\n');
+    assert.deepEqual(session(listed), ['write-before-read']);
+  });
+});

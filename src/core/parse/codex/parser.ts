@@ -1,5 +1,5 @@
-import { type Classification, classifyToolCall, hasToolSpec, isRecord } from '../../classify/tools';
-import { resolveAgainst } from '../../classify/paths';
+import { type Classification, type SessionContext, classifyToolCall, hasToolSpec, isRecord } from '../../classify/tools';
+import { homeOf, resolveAgainst } from '../../classify/paths';
 import { inputHash } from '../../lib/hash';
 import type { FileAccess, Span } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
@@ -79,6 +79,8 @@ export const codexAdapter: FormatAdapter = {
 
 class CodexParser implements FormatParser {
   private cwd: string | undefined;
+  /** What the session's instructions say about where paths lead (see homeFromSkills). */
+  private readonly session: SessionContext = {};
   private sawMeta = false;
   /** The threads this file's session was forked from: their copied session_meta names no new session. */
   private readonly forkedFrom = new Set<string>();
@@ -248,6 +250,12 @@ class CodexParser implements FormatParser {
           return;
         }
         const role = payload.role;
+        if (role !== 'assistant' && this.session.home === undefined && raw.text.includes('.system')) {
+          const home = homeFromSkills(resultText(payload.content) ?? '');
+          if (home !== undefined) {
+            this.session.home = home;
+          }
+        }
         if (role === 'assistant') {
           this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, timestamp });
         } else if (role === 'user') {
@@ -348,7 +356,7 @@ class CodexParser implements FormatParser {
 
   /** `known`: the name the tool table knows the tool by, when it is not the recorded name. */
   private call(callId: string, name: string, input: unknown, raw: RawLine, timestamp: string | undefined, known = name): void {
-    const cls = classifyToolCall('codex', known, input, this.cwd);
+    const cls = classifyToolCall('codex', known, input, this.cwd, this.session);
     if (name === 'apply_patch') {
       this.patchCalls.add(callId);
     } else if (name === 'exec') {
@@ -378,6 +386,19 @@ class CodexParser implements FormatParser {
   private invalid(raw: RawLine, what: string): void {
     this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Codex)` });
   }
+}
+
+/**
+ * The user's home folder, from the skills list Codex gives the model (a developer message, in
+ * older builds a user message): its system skills are `(file: $CODEX_HOME/skills/.system/NAME/SKILL.md)`
+ * (codex-rs `system_cache_root_dir`), and a CODEX_HOME that is the folder `.codex` right in a home
+ * folder (`C:\Users\NAME`, `/home/NAME`, `/Users/NAME`, `/root`) is the default `~/.codex` of
+ * the user Codex runs as, whose shell it runs.
+ */
+function homeFromSkills(text: string): string | undefined {
+  const m = /\(file: ([^()\n]+?)[\\/]\.codex[\\/]skills[\\/]\.system[\\/]/.exec(text);
+  const dir = m ? resolveAgainst(m[1]!, undefined) : undefined;
+  return dir !== undefined && homeOf(dir) === dir ? dir : undefined;
 }
 
 /**
