@@ -333,6 +333,8 @@ void describe('PowerShell (Codex on Windows)', () => {
     ["$files=@('a.lua','b.lua'); foreach($p in $files){ $l=Get-Content -LiteralPath $p; 1..4 | % { $l[$_] } }", ['read:a.lua', 'read:b.lua']],
     ["foreach ($n in @('A.csv', 'B.csv')) { Get-Content $n | Select-String -Pattern x }", ['read:A.csv', 'read:B.csv']],
     ['foreach ($f in Get-ChildItem *.lua) { Get-Content $f }', []],
+    // A foreach whose body spans lines (doudouqie66/CommonTools rollout-2026-07-28T14-10-31-019fa758…, line 18).
+    ["$Files = @(\n'C:\\w\\a.lua',\n'C:\\w\\b.lua'\n)\nforeach ($File in $Files) {\n    Write-Output \"FILE: $File\"\n    Get-Content -LiteralPath $File -Encoding UTF8\n}", ['read:C:\\w\\a.lua', 'read:C:\\w\\b.lua']],
     // Blocks: an `if` body is a command; each pass of a foreach takes one item of its list.
     ['if (Test-Path -LiteralPath a.txt) { Get-Content -LiteralPath a.txt }', ['read:a.txt']],
     ["if(Test-Path a.txt){ gc a.txt } else { 'x' | Set-Content -Path b.txt }", ['read:a.txt', 'write:b.txt']],
