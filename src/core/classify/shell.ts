@@ -42,7 +42,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|gc|type)\b/i;
+const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -73,6 +73,8 @@ const psValueParams = new Set([
   '-value',
   '-inputobject',
   '-width',
+  '-pattern',
+  '-context',
 ]);
 
 const separators = new Set(['&&', '||', ';', '|', '&', '\n', '(', ')']);
@@ -896,6 +898,15 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     }
     return undefined;
   }
+  if (lower === 'select-string' || (lower === 'sls' && cwd !== undefined && isWindowsPath(cwd))) {
+    // PowerShell's grep (the pattern comes first unless named): of one file, a look at it, as
+    // `grep PAT file` is; of several, or through a wildcard, no read.
+    const files = psPaths(args, args.some((a) => a.text.toLowerCase() === '-pattern') ? 0 : 1);
+    if (files.length === 1) {
+      push({ path: files[0]!, op: 'read' });
+    }
+    return undefined;
+  }
 
   const tool = throughRunner(cmd, args);
   const rewriter = rewriters.get(tool.cmd);
@@ -1497,7 +1508,7 @@ function scriptVariables(script: string, end: number): Map<string, string | unde
  * first positional argument; a comma-separated list names several. Nothing computed (a variable,
  * a wildcard) is taken for a path.
  */
-function psPaths(args: Word[]): string[] {
+function psPaths(args: Word[], first = 0): string[] {
   const named: { word: Word; literal: boolean }[] = [];
   const positional: { word: Word; literal: boolean }[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -1513,7 +1524,8 @@ function psPaths(args: Word[]): string[] {
     }
     positional.push({ word: a, literal: false });
   }
-  const source = named.length > 0 ? named : positional.slice(0, 1);
+  // (`first`: the positional parameters before the path, Select-String's pattern.)
+  const source = named.length > 0 ? named : positional.slice(first, first + 1);
   const out: string[] = [];
   for (const { word: w, literal } of source) {
     // PowerShell expands `$` and backtick escapes; a word the POSIX reading calls computed for its

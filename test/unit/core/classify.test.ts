@@ -333,6 +333,13 @@ void describe('PowerShell (Codex on Windows)', () => {
     ["$files=@('a.lua','b.lua'); foreach($p in $files){ $l=Get-Content -LiteralPath $p; 1..4 | % { $l[$_] } }", ['read:a.lua', 'read:b.lua']],
     ["foreach ($n in @('A.csv', 'B.csv')) { Get-Content $n | Select-String -Pattern x }", ['read:A.csv', 'read:B.csv']],
     ['foreach ($f in Get-ChildItem *.lua) { Get-Content $f }', []],
+    // Select-String is PowerShell's grep: of one file, a look at it; of several, or a pattern, none
+    // (doudouqie66/CommonTools rollout-2026-07-15T11-38-32-019f63da…, lines 26 and 107; rollout-2026-07-28T10-22-01-019fa687…, line 24).
+    ["Select-String -Path 'Script\\Blueprint\\UI\\UI02.lua' -Pattern 'TaskMgr|L_Enum|AddTaskProgress' -Context 5,5", ['read:Script\\Blueprint\\UI\\UI02.lua']],
+    ["$p='C:\\u\\settings.json'; if(Test-Path -LiteralPath $p){ Select-String -LiteralPath $p -Pattern 'window.openFilesInNewWindow' -Context 0,0 }", ['read:C:\\u\\settings.json']],
+    ['Select-String TODO src\\a.lua; sls -SimpleMatch -Pattern x b.lua', ['read:src\\a.lua', 'read:b.lua']],
+    ['Select-String -Pattern x -Path a.lua,b.lua; Select-String -Path src\\*.lua -Pattern x', []],
+    ["Get-ChildItem -Recurse -Filter *.lua | Select-String -Pattern 'x'; $files | Select-String -Pattern $pattern", []],
     // A foreach whose body spans lines (doudouqie66/CommonTools rollout-2026-07-28T14-10-31-019fa758…, line 18).
     ["$Files = @(\n'C:\\w\\a.lua',\n'C:\\w\\b.lua'\n)\nforeach ($File in $Files) {\n    Write-Output \"FILE: $File\"\n    Get-Content -LiteralPath $File -Encoding UTF8\n}", ['read:C:\\w\\a.lua', 'read:C:\\w\\b.lua']],
     // Blocks: an `if` body is a command; each pass of a foreach takes one item of its list.
