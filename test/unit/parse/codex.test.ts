@@ -51,3 +51,26 @@ void describe("Codex names the user's home folder in its skills list", () => {
     assert.deepEqual(session(listed), ['write-before-read']);
   });
 });
+
+void describe('Codex in VS Code puts the active selection into the prompt', () => {
+  // BearTDK6/ba-pro rollout-2026-01-12T23-12-06-019bb2fa…: line 5 holds the selected lines of
+  // src/services/SurchargeFeeSettingService.ts, line 18 patches one of them.
+  const cwd = '/Users/kane/Workspace/acp-hotel-service';
+  const prompt = (selection: boolean): string =>
+    '# Context from my IDE setup:\n\n## Active file: src/services/SurchargeFeeSettingService.ts\n\n' +
+    (selection ? '## Active selection of the file:\nprivate validateDetails(details?: SurchargeDetail[]) {\n      if (detail.fromAge >= detail.toAge) {\n  }\n' : '') +
+    '## Open tabs:\n- SurchargeFeeSettingService.ts: src/services/SurchargeFeeSettingService.ts\n\n## My request for Codex:\nfix the age check\n';
+  const findings = (selection: boolean): string[] => {
+    const r = new CodexRollout(undefined, cwd)
+      .user(prompt(selection))
+      .patch('p1', `*** Begin Patch\n*** Update File: ${cwd}/src/services/SurchargeFeeSettingService.ts\n@@\n-      if (detail.fromAge >= detail.toAge) {\n+      if (detail.fromAge > detail.toAge) {\n*** End Patch`)
+      .output('p1', '{"output":"Success. Updated the following files:\\nM src/services/SurchargeFeeSettingService.ts\\n","metadata":{"exit_code":0,"duration_seconds":0.0}}', true);
+    return run(r.text(), { file: '/tmp/rollout-2026-01-12T23-12-06-x.jsonl' }).findings.map((f) => f.rule);
+  };
+  void test('the active file, with its selection shown, was seen', () => {
+    assert.deepEqual(findings(true), []);
+  });
+  void test('the active file named alone (and the open tabs) is no look at it', () => {
+    assert.deepEqual(findings(false), ['write-before-read']);
+  });
+});

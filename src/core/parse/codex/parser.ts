@@ -63,6 +63,12 @@ const injectedUserText = /^\s*<(environment_context|user_instructions|permission
  * API took).
  */
 const codexUserNote = /^Warning: apply_patch was requested via \w+/;
+/**
+ * The IDE extension's context before a prompt: the active file, and the lines selected in it,
+ * shown to the model (`## Active selection of the file:` then the text). The file named alone,
+ * or among the open tabs, was not shown.
+ */
+const ideSelection = /^# Context from my IDE setup:\s*\n## Active file: ([^\n]+)\n+## Active selection of the file:\n(?!\s*(?:## |$))/;
 
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
@@ -269,6 +275,12 @@ class CodexParser implements FormatParser {
           }
           const prompt = !injectedUserText.test(text);
           this.ctx.emit({ kind: 'text', at: lineSpan(raw), role: 'user', prompt, preview: prompt ? preview(text) : undefined, timestamp });
+          const selected = ideSelection.exec(text)?.[1]?.trim();
+          const path = selected ? resolveAgainst(selected, this.cwd, this.session.home) : undefined;
+          if (path !== undefined) {
+            // Lines of the file as the editor had them: seen, not a read of known content.
+            this.ctx.emit({ kind: 'file-attached', at: lineSpan(raw), path });
+          }
         }
         // A developer message is Codex's own note to the model, not a turn of the conversation:
         // it is written wherever Codex has something to say, even between a call and its output
