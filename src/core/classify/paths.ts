@@ -142,33 +142,134 @@ export function patternRoot(pattern: string, windows: boolean): string {
   return root !== '' ? root : segmentStart > 0 ? pattern[0]! : '.';
 }
 
-export function shellPattern(pattern: string): RegExp {
-  let re = '';
+export function shellPattern(pattern: string): PathPattern {
+  // Matched segment by segment without a RegExp: a pattern's stars as `[^/]*` backtrack, and
+  // `*a*a*a*b` against a long name of `a`s took a RegExp hours (a power of the name's length).
+  const segments: PatternSegment[] = [];
+  let tokens: PatternToken[] = [];
+  let guarded = false;
+  const close = (): void => {
+    segments.push({ tokens, dotGuard: guarded, fixed: tokens.filter((t) => t !== star).length });
+    tokens = [];
+    guarded = false;
+  };
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     const segmentStart = i === 0 || pattern[i - 1] === '/';
+    let token: PatternToken;
     if (c === '\\' && i + 1 < pattern.length) {
-      re += escapeRe(pattern[++i]!);
+      token = pattern[++i]!;
     } else if (c === '*') {
       while (pattern[i + 1] === '*') {
         i++;
       }
-      re += segmentStart ? '(?!\\.)[^/]*' : '[^/]*';
+      token = star;
     } else if (c === '?') {
-      re += segmentStart ? '[^/.]' : '[^/]';
+      token = anyChar;
     } else if (c === '[') {
       const cls = charClass(pattern, i);
       if (cls) {
-        re += (segmentStart ? '(?!\\.)' : '') + cls.re;
+        token = new RegExp(cls.re);
         i = cls.end;
       } else {
-        re += '\\[';
+        token = '[';
       }
     } else {
-      re += escapeRe(c);
+      token = c;
+    }
+    if (token === '/') {
+      close();
+      continue;
+    }
+    // (A wildcard that opens a segment does not match a leading `.`.)
+    guarded ||= segmentStart && typeof token !== 'string';
+    tokens.push(token);
+  }
+  close();
+  return { test: (path) => matchesSegments(segments, path) };
+}
+
+/** A compiled shell pattern (see shellPattern): does it match the whole path? */
+export interface PathPattern {
+  test(path: string): boolean;
+}
+
+/** One character, `?`, a bracket expression, or `*`. */
+type PatternToken = string | RegExp | typeof anyChar | typeof star;
+const anyChar = Symbol('?');
+const star = Symbol('*');
+
+interface PatternSegment {
+  tokens: PatternToken[];
+  /** Opens with a wildcard: the name must not start with `.`. */
+  dotGuard: boolean;
+  /** Tokens that match one character each (all but the stars): the shortest name it matches. */
+  fixed: number;
+}
+
+/**
+ * Steps one segment's match may take (a name's length times the pattern's tokens): names are at
+ * most 255 characters, and real patterns a few dozen tokens. Past it, the segment counts as
+ * matched: the path may be one the pattern named, and a read or rewrite of it is no claim made.
+ */
+const maxMatchSteps = 65_536;
+
+function matchesSegments(segments: readonly PatternSegment[], path: string): boolean {
+  let from = 0;
+  for (let k = 0; k < segments.length; k++) {
+    const slash = path.indexOf('/', from);
+    const last = k === segments.length - 1;
+    if (last !== (slash === -1)) {
+      return false;
+    }
+    const name = path.slice(from, last ? path.length : slash);
+    if (!matchesSegment(segments[k]!, name)) {
+      return false;
+    }
+    from = slash + 1;
+  }
+  return true;
+}
+
+/**
+ * The usual wildcard match: on a mismatch, the last star takes one more character and the rest
+ * is matched again, at most a name's length times the pattern's length steps.
+ */
+function matchesSegment(segment: PatternSegment, name: string): boolean {
+  const { tokens } = segment;
+  if (name.length < segment.fixed || (segment.dotGuard && name.charCodeAt(0) === 0x2e)) {
+    return false;
+  }
+  if (name.length * (tokens.length + 1) > maxMatchSteps) {
+    return true;
+  }
+  let t = 0;
+  let n = 0;
+  let starAt = -1;
+  let starName = 0;
+  while (n < name.length) {
+    const token = tokens[t];
+    if (token === star) {
+      starAt = t++;
+      starName = n;
+    } else if (token !== undefined && matchesChar(token, name[n]!)) {
+      t++;
+      n++;
+    } else if (starAt >= 0) {
+      t = starAt + 1;
+      n = ++starName;
+    } else {
+      return false;
     }
   }
-  return new RegExp('^' + re + '$');
+  while (tokens[t] === star) {
+    t++;
+  }
+  return t === tokens.length;
+}
+
+function matchesChar(token: Exclude<PatternToken, typeof star>, c: string): boolean {
+  return token === anyChar ? true : typeof token === 'string' ? token === c : token.test(c);
 }
 
 /** The bracket expression starting at `open`, as a RegExp class; undefined when it is not closed (a literal `[`). */
@@ -199,8 +300,4 @@ function charClass(pattern: string, open: number): { re: string; end: number } |
 
 function escapeClass(c: string): string {
   return /[\\\]^-]/.test(c) ? '\\' + c : c;
-}
-
-function escapeRe(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? '\\' + c : c;
 }

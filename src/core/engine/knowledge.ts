@@ -1,4 +1,4 @@
-import { hasWildcard, shellPattern } from '../classify/paths';
+import { hasWildcard, shellPattern, type PathPattern } from '../classify/paths';
 import { contentHash } from '../lib/hash';
 import { diffLines, splitLines } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
@@ -70,7 +70,7 @@ const maxEarlierVersions = 4;
 
 /** A read of every file a shell pattern matched (`for f in src/*.json; do cat "$f"; done`). */
 interface GlobRead {
-  pattern: RegExp;
+  pattern: PathPattern;
   at: Span;
   /** The command read part of each file (`sed -n '1,50p'`), not all of it. */
   partial: boolean;

@@ -264,6 +264,24 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
   });
 
+  void test('a pathname pattern of many stars is matched against a long name in bounded work', () => {
+    // As a RegExp, `*a*a…*b` against a name of forty `a`s backtracked for hours.
+    const file = path.join(tmp, 'stars', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fd6.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const rollout = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fd6')
+      .user('go')
+      .shell('call_1', 'cat ' + '*a'.repeat(12) + '*b')
+      .output('call_1', 'ok')
+      .shell('call_2', 'cat ' + 'a'.repeat(40))
+      .output('call_2', 'ok')
+      .shell('call_3', 'ls');
+    writeFileSync(file, rollout.text());
+    const r = cli(['check', '--format', 'json', path.dirname(file)]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });
