@@ -88,6 +88,26 @@ const redirects = new Set(['>', '>>', '>|', '&>', '&>>', '1>', '1>>', '2>', '2>>
  * in; anything else computed (other variables, substitutions) is skipped rather than guessed.
  */
 export function classifyShell(command: string, cwd?: string): ShellAccess[] {
+  return classify(command, cwd, { loopTokens: maxLoopTokens, substituted: maxSubstitutedChars, foundRuns: maxFoundRuns, foundText: maxFoundText });
+}
+
+/**
+ * What reading one command line may still cost, shared by the scripts it runs (`bash -c`,
+ * `find -exec`, `xargs`): work that multiplies with the input (loops, variables put in, a
+ * command run on each file a find lists) is counted here, and past a limit it is not done: the
+ * words stay computed, naming nothing, rather than one line holding up the check.
+ */
+interface Work {
+  /** Tokens loops may still add (see maxLoopTokens). */
+  loopTokens: number;
+  /** Characters variables may still add to words (see maxSubstitutedChars). */
+  substituted: number;
+  /** Runs of a command on a file a find listed, and the characters those runs read (see maxFoundRuns). */
+  foundRuns: number;
+  foundText: number;
+}
+
+function classify(command: string, cwd: string | undefined, work: Work): ShellAccess[] {
   // Most commands touch no file we can name: skip the tokenizer unless one of the commands
   // or operators we recognise appears at all.
   if (!mayTouchFiles.test(command)) {
@@ -96,7 +116,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   const windows = cwd !== undefined && isWindowsPath(cwd);
   let tokens: Token[];
   try {
-    tokens = expandForLoops(tokenize(windows ? withoutHereStrings(command) : command, windows));
+    tokens = expandForLoops(tokenize(windows ? withoutHereStrings(command) : command, windows), work);
   } catch {
     return [];
   }
@@ -116,12 +136,32 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
   /** After PowerShell's `foreach ($v in`: the list, up to the body's `{` (see below). */
   let foreachList = false;
   let foreachVar = '';
-  /** What foreach loops may still add to the tokens (see maxLoopTokens). */
-  const loopBudget = { left: maxLoopTokens };
   /** Inside PowerShell's `@(` … `)`. */
   let psArray = false;
   /** PowerShell variables set by Resolve-Path: objects whose `.Path` is the path they hold. */
   const pathInfoVars = new Set<string>();
+  /** Sets a variable; false when it is a new one past maxVariables (it stays unknown). */
+  const setVar = (name: string, value: string | undefined): boolean => {
+    if (!vars.has(name) && vars.size >= maxVariables) {
+      return false;
+    }
+    vars.set(name, value);
+    return true;
+  };
+  /** The items of each PowerShell list `$list[n]` took one of, split once per value (see below). */
+  const listItems = new Map<string, { value: string; items: string[] }>();
+  const listItem = (name: string, n: string): string | undefined => {
+    const value = vars.get(name);
+    if (value === undefined || !value.includes(',')) {
+      return undefined;
+    }
+    let cached = listItems.get(name);
+    if (cached?.value !== value) {
+      cached = { value, items: value.split(',') };
+      listItems.set(name, cached);
+    }
+    return cached.items[Number(n)];
+  };
   const flush = (separator?: string): void => {
     const assigned = words[0]?.text === 'export' ? words.slice(1) : words;
     const cmd = words[0]?.dynamic ? undefined : words[0]?.text;
@@ -131,15 +171,15 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       // reads it into the script, which prints what it wants of it: a look at the file.
       const path = psPathValue(ps.value);
       const literal = path ? path.text : psLiteral(ps.value);
-      vars.set(ps.name, literal);
+      const known = setVar(ps.name, literal);
       patternVars.delete(ps.name);
-      if (path?.pathInfo) {
+      if (path?.pathInfo && known) {
         pathInfoVars.add(ps.name);
       } else {
         pathInfoVars.delete(ps.name);
       }
       if (literal === undefined && ps.value.length > 0) {
-        interpret(ps.value, heredocs, dir, out);
+        interpret(ps.value, heredocs, dir, out, work);
       }
     } else if (assigned.length > 0 && heredocs.length === 0 && isAssignments(assigned)) {
       for (const w of assigned) {
@@ -148,7 +188,9 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
         // A value that is a pathname pattern (a date in a file name): as a pattern, where it
         // names a file (`r=out-$(date +%F).md; cat > "$r"`).
         const pattern = w.glob?.startsWith(name + '=') ? w.glob.slice(eq + 1) : undefined;
-        vars.set(name, w.dynamic ? pattern : w.text.slice(eq + 1));
+        if (!setVar(name, w.dynamic ? pattern : w.text.slice(eq + 1))) {
+          continue;
+        }
         if (pattern !== undefined) {
           patternVars.add(name);
         } else {
@@ -156,9 +198,9 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
         }
       }
     } else if (cmd === 'xargs' && piped) {
-      xargsOnFound(words.slice(1), piped, dir, out);
+      xargsOnFound(words.slice(1), piped, dir, out, work);
     } else if (words.length > 0 || heredocs.length > 0) {
-      const newDir = interpret(words, heredocs, dir, out);
+      const newDir = interpret(words, heredocs, dir, out, work);
       if (newDir !== undefined) {
         dir = newDir;
       }
@@ -207,7 +249,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       if (redirects.has(t.text)) {
         const next = tokens[i + 1];
         // A variable the command line set to a literal names the file here too (`r=out.md; cat > "$r"`).
-        const target = next?.kind === 'word' && next.dynamic && vars.size > 0 ? withVariables(next, vars, patternVars) : next;
+        const target = next?.kind === 'word' && next.dynamic && vars.size > 0 ? withVariables(next, vars, patternVars, work) : next;
         i++;
         if (target?.kind === 'word' && !target.dynamic && t.text !== '<' && t.text !== '<<<') {
           if (isRealFile(target.text)) {
@@ -243,7 +285,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       const next = tokens[i + 1];
       if (m && (m[2] !== undefined || (next?.kind === 'word' && next.text === '='))) {
         // The name a PowerShell assignment sets is no reference to its old value: only the value is put in.
-        const value = m[2] === undefined || m[2] === '' || vars.size === 0 ? m[2] : withVariables({ kind: 'word', text: m[2], dynamic: true }, vars, patternVars).text;
+        const value = m[2] === undefined || m[2] === '' || vars.size === 0 ? m[2] : withVariables({ kind: 'word', text: m[2], dynamic: true }, vars, patternVars, work).text;
         words.push(value === undefined ? t : { kind: 'word', text: `${m[1]}=${value}`, dynamic: true });
         continue;
       }
@@ -251,10 +293,10 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     if (foreachList && t.text.startsWith('{')) {
       foreachList = false;
       flush(';');
-      const passes = foreachPasses(tokens, i, foreachVar, vars.get(foreachVar), loopBudget);
+      const passes = foreachPasses(tokens, i, foreachVar, vars.get(foreachVar), work);
       if (passes === 'over budget') {
         // Its passes are not run one by one: the variable names no file in the body.
-        vars.set(foreachVar, undefined);
+        setVar(foreachVar, undefined);
       } else if (passes) {
         // Each pass of the loop in its place: `$v = 'item'; BODY;` for each item of the list.
         tokens.splice(i, passes.end - i + 1, ...passes.tokens);
@@ -275,7 +317,7 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
     if (windows && t.text.length > 1 && t.text.endsWith('}') && braceDepth(t.text) < 0) {
       // `{ Move-Item a b -Force}`: the brace closes the block, not the word.
       const inner = { ...t, text: t.text.slice(0, -1) };
-      words.push(vars.size > 0 && inner.dynamic ? withVariables(inner, vars, patternVars) : inner);
+      words.push(vars.size > 0 && inner.dynamic ? withVariables(inner, vars, patternVars, work) : inner);
       flush(';');
       continue;
     }
@@ -285,10 +327,10 @@ export function classifyShell(command: string, cwd?: string): ShellAccess[] {
       const text = t.text
         .replace(/\$([A-Za-z_]\w*)\.(?:Path|ProviderPath)\b/g, (m, name: string) => (pathInfoVars.has(name) ? '$' + name : m))
         // (Only a list: an index into a string is one character of it.)
-        .replace(/\$([A-Za-z_]\w*)\[(\d+)\]/g, (m, name: string, n: string) => (vars.get(name)?.includes(',') ? vars.get(name)!.split(',')[Number(n)] : undefined) ?? m);
+        .replace(/\$([A-Za-z_]\w*)\[(\d+)\]/g, (m, name: string, n: string) => listItem(name, n) ?? m);
       word = text === t.text ? t : { ...t, text, dynamic: computed.test(text) };
     }
-    words.push(vars.size > 0 && word.dynamic ? withVariables(word, vars, patternVars) : word);
+    words.push(vars.size > 0 && word.dynamic ? withVariables(word, vars, patternVars, work) : word);
   }
   flush();
   for (let i = 0; i < lastCommandStart; i++) {
@@ -319,10 +361,44 @@ function withoutHereStrings(command: string): string {
   if (!command.includes("@'") && !command.includes('@"')) {
     return command;
   }
-  // One piped to Python is its script (`@' … '@ | python -`): a heredoc to it, as in bash.
-  const piped = command.replace(/@(['"])\r?\n([\s\S]*?)\r?\n\1@[ \t]*\|[ \t]*((?:python[0-9.]*|py)(?:\.exe)?)[ \t]+-(?=[\s;]|$)/gi, (_, _q: string, body: string, py: string) => `${py} - <<'AGENT_GUARD_PS'\n${body}\nAGENT_GUARD_PS`);
-  return piped.replace(/@(['"])\r?\n[\s\S]*?\r?\n\1@/g, 'here-string');
+  // Each here-string ends at the first line that closes it, found by a search from its start:
+  // a lazy pattern over the whole command searched on to the end from every `@'` that no line
+  // closed, quadratic work on a line of them.
+  let out = '';
+  let from = 0;
+  /** The quotes no later line closes: an opening of one of them is no here-string. */
+  const unclosed = new Set<string>();
+  for (let open = hereStringOpen.exec(command); open !== null; open = hereStringOpen.exec(command)) {
+    const quote = open[1]!;
+    if (open.index < from || unclosed.has(quote)) {
+      continue;
+    }
+    const bodyStart = open.index + open[0].length;
+    const closing = command.indexOf(`\n${quote}@`, bodyStart);
+    if (closing === -1) {
+      unclosed.add(quote);
+      continue;
+    }
+    const bodyEnd = closing > 0 && command[closing - 1] === '\r' ? closing - 1 : closing;
+    const end = closing + 3;
+    // One piped to Python is its script (`@' … '@ | python -`): a heredoc to it, as in bash.
+    hereStringToPython.lastIndex = end;
+    const py = hereStringToPython.exec(command);
+    out += command.slice(from, open.index);
+    if (py) {
+      out += `${py[1]!} - <<'AGENT_GUARD_PS'\n${command.slice(bodyStart, bodyEnd)}\nAGENT_GUARD_PS`;
+      from = end + py[0].length;
+    } else {
+      out += 'here-string';
+      from = end;
+    }
+    hereStringOpen.lastIndex = from;
+  }
+  return out + command.slice(from);
 }
+
+const hereStringOpen = /@(['"])\r?\n/g;
+const hereStringToPython = /[ \t]*\|[ \t]*((?:python[0-9.]*|py)(?:\.exe)?)[ \t]+-(?=[\s;]|$)/iy;
 
 /**
  * The directory after a `cd` whose target is computed (`cd "$proj"` after `proj=$(mktemp -d)`),
@@ -396,13 +472,16 @@ function braceDepth(text: string): number {
  * (`$name = 'item'; BODY;`) and the index of the token that closes the block. Each pass takes one
  * item, so `src\$name.lua` and a nested loop name each file, not a mix of them.
  */
-function foreachPasses(tokens: readonly Token[], at: number, name: string, list: string | undefined, budget: { left: number }): { tokens: Token[]; end: number } | 'over budget' | undefined {
+function foreachPasses(tokens: readonly Token[], at: number, name: string, list: string | undefined, work: Work): { tokens: Token[]; end: number } | 'over budget' | undefined {
   if (list === undefined) {
     return undefined;
   }
   let depth = 0;
   let end = -1;
-  for (let j = at; j < tokens.length; j++) {
+  // The search for the block's end counts against the budget too: a line of blocks left open
+  // was searched to its end once per loop.
+  const stop = Math.min(tokens.length, at + work.loopTokens + 1);
+  for (let j = at; j < stop; j++) {
     const t = tokens[j]!;
     if (t.kind === 'word') {
       depth += braceDepth(t.text);
@@ -413,8 +492,10 @@ function foreachPasses(tokens: readonly Token[], at: number, name: string, list:
     }
   }
   if (end === -1) {
-    return undefined;
+    work.loopTokens -= stop - at;
+    return stop < tokens.length ? 'over budget' : undefined;
   }
+  work.loopTokens -= end - at;
   const body: Token[] = tokens.slice(at, end + 1);
   const first = body[0] as Word;
   body[0] = { ...first, text: first.text.slice(1) };
@@ -423,10 +504,10 @@ function foreachPasses(tokens: readonly Token[], at: number, name: string, list:
   const inner = body.filter((t) => t.kind !== 'word' || t.text !== '');
   const items = list.split(',');
   const size = items.length * (inner.length + 5);
-  if (size > budget.left) {
+  if (size > work.loopTokens) {
     return 'over budget';
   }
-  budget.left -= size;
+  work.loopTokens -= size;
   const out: Token[] = [];
   for (const item of items) {
     out.push({ kind: 'word', text: '$' + name, dynamic: true }, { kind: 'word', text: '=', dynamic: false }, { kind: 'word', text: item, dynamic: false }, { kind: 'op', text: ';' });
@@ -511,30 +592,48 @@ function joinPsPath(a: string, b: string): string {
 }
 
 /** A word with the script's literal variables put in (still computed if anything else is). */
-function withVariables(w: Word, vars: ReadonlyMap<string, string | undefined>, patterns: ReadonlySet<string> = noPatterns): Word {
+function withVariables(w: Word, vars: ReadonlyMap<string, string | undefined>, patterns: ReadonlySet<string>, work: Work): Word {
   let out = w;
   for (const [name, value] of vars) {
     if (value !== undefined && out.dynamic && (out.text.includes('$' + name) || out.text.includes('${' + name + '}'))) {
-      out = patterns.has(name) ? substitutePattern(out, name, value) : substitute(out, name, value);
+      out = patterns.has(name) ? substitutePattern(out, name, value, work) : substitute(out, name, value, work);
     }
   }
   return out;
 }
 
-const noPatterns: ReadonlySet<string> = new Set();
+/**
+ * The variables a command line's assignments are remembered for: each word with a `$` is matched
+ * against every one of them, so their number multiplies the work per word. Scripts set a few;
+ * a variable past these is not known (its uses name nothing).
+ */
+const maxVariables = 256;
+
+/**
+ * The characters putting variables in (and loops' values, see expandForLoops) may add to the
+ * words of a command line. A value put in for each of many `$v` in a word multiplies: a line of
+ * a thousand characters could make words of a million. Past it a word stays computed, naming nothing.
+ */
+const maxSubstitutedChars = 1_000_000;
 
 /**
  * `substitute` for a variable whose value is a pathname pattern: the word is that pattern when
  * the rest of it is literal (the characters a pattern treats specially escaped), else as computed
  * as before.
  */
-function substitutePattern(w: Word, name: string, pattern: string): Word {
+function substitutePattern(w: Word, name: string, pattern: string, work: Work): Word {
   const marker = '\uE002';
-  const marked = substitute(w, name, marker);
+  const marked = substitute(w, name, marker, work);
   if (marked === w || /[$`*?[{~]/.test(marked.text)) {
     return w;
   }
-  const text = marked.text.replace(/[*?[\]\\]/g, '\\$&').split(marker).join(pattern);
+  const parts = marked.text.replace(/[*?[\]\\]/g, '\\$&').split(marker);
+  const added = (parts.length - 1) * pattern.length;
+  if (added > work.substituted) {
+    return w;
+  }
+  work.substituted -= added;
+  const text = parts.join(pattern);
   return { kind: 'word', text, dynamic: true, glob: text };
 }
 
@@ -556,22 +655,33 @@ const maxLoopTokens = 20_000;
  * (`cat "$f"`): the body read every file it matched. A loop over anything else computed (a
  * variable, a command's output) stays as it is: its words are not guessed.
  */
-function expandForLoops(tokens: Token[], budget = { left: maxLoopTokens }): Token[] {
+function expandForLoops(tokens: Token[], work: Work): Token[] {
   if (!tokens.some((t) => t.kind === 'word' && t.text === 'for')) {
     return tokens;
   }
+  return expandForLoopsIn(tokens, 0, tokens.length, matchingDones(tokens), work, 0);
+}
+
+/**
+ * Loops nested deeper than this stay as written (their variables name nothing): agents nest two
+ * or three, and each level is a frame of the reader's stack.
+ */
+const maxLoopDepth = 32;
+
+/** `expandForLoops` over `tokens[from, to)`, a loop body at nesting `depth` (`dones`: see matchingDones). */
+function expandForLoopsIn(tokens: readonly Token[], from: number, to: number, dones: ReadonlyMap<number, number>, work: Work, depth: number): Token[] {
   const out: Token[] = [];
-  for (let i = 0; i < tokens.length; i++) {
+  for (let i = from; i < to; i++) {
     const t = tokens[i]!;
     const prev = out[out.length - 1];
     const atStart = prev === undefined || (prev.kind === 'op' && separators.has(prev.text));
-    const loop = t.kind === 'word' && t.text === 'for' && !t.dynamic && atStart ? readFor(tokens, i) : undefined;
+    const loop = t.kind === 'word' && t.text === 'for' && !t.dynamic && atStart && depth < maxLoopDepth ? readFor(tokens, i, to, dones) : undefined;
     if (!loop) {
       out.push(t);
       continue;
     }
-    const body = expandForLoops(loop.body, budget);
-    if (loop.values.length * (body.length + 1) > budget.left) {
+    const body = expandForLoopsIn(tokens, loop.bodyStart, loop.end, dones, work, depth + 1);
+    if (loop.values.length * (body.length + 1) > work.loopTokens) {
       // Past the budget the loop stays as written: its variable names nothing.
       for (let j = i; j <= loop.end; j++) {
         out.push(tokens[j]!);
@@ -579,10 +689,10 @@ function expandForLoops(tokens: Token[], budget = { left: maxLoopTokens }): Toke
       i = loop.end;
       continue;
     }
-    budget.left -= loop.values.length * (body.length + 1);
+    work.loopTokens -= loop.values.length * (body.length + 1);
     for (const value of loop.values) {
       for (const b of body) {
-        out.push(b.kind !== 'word' ? b : isVariable(b, loop.name) ? value : substitute(b, loop.name, value.text));
+        out.push(b.kind !== 'word' ? b : isVariable(b, loop.name) ? value : substitute(b, loop.name, value.text, work));
       }
       out.push({ kind: 'op', text: ';' });
     }
@@ -591,15 +701,35 @@ function expandForLoops(tokens: Token[], budget = { left: maxLoopTokens }): Toke
   return out;
 }
 
-function readFor(tokens: Token[], at: number): { name: string; values: Word[]; body: Token[]; end: number } | undefined {
+/**
+ * The `done` that closes each `do` (by index), found in one pass: reading each loop's body up to
+ * its own `done` made a line of unclosed or nested loops quadratic work.
+ */
+function matchingDones(tokens: readonly Token[]): Map<number, number> {
+  const dones = new Map<number, number>();
+  const open: number[] = [];
+  for (let j = 0; j < tokens.length; j++) {
+    const t = tokens[j]!;
+    if (t.kind === 'word' && !t.dynamic) {
+      if (t.text === 'do') {
+        open.push(j);
+      } else if (t.text === 'done' && open.length > 0) {
+        dones.set(open.pop()!, j);
+      }
+    }
+  }
+  return dones;
+}
+
+function readFor(tokens: readonly Token[], at: number, to: number, dones: ReadonlyMap<number, number>): { name: string; values: Word[]; bodyStart: number; end: number } | undefined {
   const name = tokens[at + 1];
   const inWord = tokens[at + 2];
-  if (name?.kind !== 'word' || name.dynamic || !loopVariable.test(name.text) || inWord?.kind !== 'word' || inWord.text !== 'in') {
+  if (at + 2 >= to || name?.kind !== 'word' || name.dynamic || !loopVariable.test(name.text) || inWord?.kind !== 'word' || inWord.text !== 'in') {
     return undefined;
   }
   const values: Word[] = [];
   let i = at + 3;
-  for (; i < tokens.length; i++) {
+  for (; i < to; i++) {
     const t = tokens[i]!;
     if (t.kind === 'op' && (t.text === ';' || t.text === '\n')) {
       break;
@@ -619,27 +749,12 @@ function readFor(tokens: Token[], at: number): { name: string; values: Word[]; b
     }
   }
   const doWord = tokens[i + 1];
-  if (doWord?.kind !== 'word' || doWord.text !== 'do') {
+  if (i + 1 >= to || doWord?.kind !== 'word' || doWord.text !== 'do' || doWord.dynamic) {
     return undefined;
   }
   // The body, up to the `done` that closes this loop (nested loops open and close their own).
-  let depth = 0;
-  const body: Token[] = [];
-  for (let j = i + 2; j < tokens.length; j++) {
-    const t = tokens[j]!;
-    if (t.kind === 'word' && !t.dynamic) {
-      if (t.text === 'do') {
-        depth++;
-      } else if (t.text === 'done') {
-        if (depth === 0) {
-          return { name: name.text, values, body, end: j };
-        }
-        depth--;
-      }
-    }
-    body.push(t);
-  }
-  return undefined;
+  const end = dones.get(i + 1);
+  return end === undefined || end >= to ? undefined : { name: name.text, values, bodyStart: i + 2, end };
 }
 
 /**
@@ -651,11 +766,24 @@ function isVariable(w: Word, name: string): boolean {
 }
 
 /** A body word with the loop variable put in (`$f`, `${f}`, `dir/$f.md`). */
-function substitute(w: Word, name: string, value: string): Word {
+function substitute(w: Word, name: string, value: string, work: Work): Word {
   if (!w.dynamic || !w.text.includes('$')) {
     return w;
   }
-  const text = w.text.split('${' + name + '}').join(value).replace(new RegExp('\\$' + name + '(?![A-Za-z0-9_])', 'g'), () => value);
+  // (Counted before each text is built: the text is what must not grow past the limit.)
+  const braced = w.text.split('${' + name + '}');
+  if ((braced.length - 1) * value.length > work.substituted) {
+    return w;
+  }
+  work.substituted -= (braced.length - 1) * value.length;
+  const joined = braced.join(value);
+  const plain = new RegExp('\\$' + name + '(?![A-Za-z0-9_])', 'g');
+  const uses = joined.match(plain)?.length ?? 0;
+  if (uses * value.length > work.substituted) {
+    return w;
+  }
+  work.substituted -= uses * value.length;
+  const text = joined.replace(plain, () => value);
   return text === w.text ? w : { kind: 'word', text, dynamic: computed.test(text) };
 }
 
@@ -673,6 +801,17 @@ function isRealFile(p: string): boolean {
 
 /** Deepest folder level a `find` is followed to, as pathname patterns (one per level). */
 const maxFindDepth = 4;
+
+/**
+ * Runs of a command on the files a find listed (one per pattern: folder and level), in all of a
+ * command line. Each run reads the command again, and a `find … -exec find … -exec …` runs the
+ * inner find on each pattern of the outer one: four times the work per level, so a line of a few
+ * hundred characters was millions of runs, and a long command run on each of many folders
+ * multiplied its length by theirs. Sixteen folders at the four levels fit, with commands of a
+ * thousand characters.
+ */
+const maxFoundRuns = 64;
+const maxFoundText = 65_536;
 
 /**
  * The files a command substitution lists, as pathname patterns: `$(rg --files DIR…)`,
@@ -759,12 +898,20 @@ function findPatterns(args: Word[]): string[] | undefined {
  * `placeholder` is (`{}`), or last when there is none: a reader there reads each of them,
  * also inside `sh -c 'SCRIPT' _ {}`, where the file is the script's `$1`.
  */
-function runOnFound(command: Word[], patterns: readonly string[], placeholder: string | undefined, cwd: string | undefined, out: ShellAccess[]): void {
+function runOnFound(command: Word[], patterns: readonly string[], placeholder: string | undefined, cwd: string | undefined, out: ShellAccess[], work: Work): void {
   if (command.length === 0) {
     return;
   }
   const shell = ['sh', 'bash', 'zsh'].includes(command[0]!.text) ? command.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a.text)) : -1;
   for (const pattern of patterns) {
+    // Each run reads the command again: it costs the command's length (see maxFoundRuns).
+    const cost = command.reduce((n, w) => n + w.text.length + 1, 0);
+    if (work.foundRuns === 0 || cost > work.foundText) {
+      // The rest of the files are not followed into the command.
+      return;
+    }
+    work.foundRuns--;
+    work.foundText -= cost;
     const wildcard = /[*?[]/.test(pattern);
     const file: Word = wildcard ? { kind: 'word', text: pattern, dynamic: true, glob: pattern } : { kind: 'word', text: pattern, dynamic: false };
     if (shell > 0) {
@@ -776,20 +923,20 @@ function runOnFound(command: Word[], patterns: readonly string[], placeholder: s
         if (placeholder !== undefined && placeholder !== '') {
           text = text.split(`"${placeholder}"`).join(pattern).split(placeholder).join(pattern);
         }
-        for (const a of classifyShell(text, cwd)) {
+        for (const a of classify(text, cwd, work)) {
           out.push(a);
         }
       }
     } else if (placeholder !== undefined) {
-      interpret(command.map((w) => (w.text === placeholder ? file : w)), [], cwd, out);
+      interpret(command.map((w) => (w.text === placeholder ? file : w)), [], cwd, out, work);
     } else {
-      interpret([...command, file], [], cwd, out);
+      interpret([...command, file], [], cwd, out, work);
     }
   }
 }
 
 /** `find … -exec CMD … {} ;`: CMD runs on every file found. */
-function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[]): void {
+function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[], work: Work): void {
   const exec = args.findIndex((a) => a.text === '-exec');
   const patterns = exec === -1 ? undefined : findPatterns(args);
   if (!patterns) {
@@ -799,13 +946,13 @@ function findExec(args: Word[], cwd: string | undefined, out: ShellAccess[]): vo
   if (end === -1) {
     end = args.length;
   }
-  runOnFound(args.slice(exec + 1, end), patterns, '{}', cwd, out);
+  runOnFound(args.slice(exec + 1, end), patterns, '{}', cwd, out, work);
 }
 
 /** `find … | [sort |] xargs [-I R] CMD …`: CMD runs on the files the find listed. */
-function xargsOnFound(args: Word[], patterns: readonly string[], cwd: string | undefined, out: ShellAccess[]): void {
+function xargsOnFound(args: Word[], patterns: readonly string[], cwd: string | undefined, out: ShellAccess[], work: Work): void {
   const { command, placeholder } = xargsCommand(args);
-  runOnFound(command, patterns, placeholder, cwd, out);
+  runOnFound(command, patterns, placeholder, cwd, out, work);
 }
 
 /** The command an `xargs` runs (after its options), and its replacement string (`-I R`). */
@@ -842,7 +989,7 @@ function listsMatchingFiles(command: Word[]): boolean {
 }
 
 /** Interprets one simple command; returns a new directory when it is a `cd`. */
-function interpret(words: Word[], heredocs: string[], cwd: string | undefined, out: ShellAccess[]): string | undefined {
+function interpret(words: Word[], heredocs: string[], cwd: string | undefined, out: ShellAccess[], work: Work): string | undefined {
   // Skip leading environment assignments (FOO=bar cmd) and harmless wrappers.
   let i = 0;
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!.text)) {
@@ -886,7 +1033,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     const moved = psMove(args);
     if (moved) {
       const as = lower === 'move-item' ? 'mv' : 'cp';
-      return interpret([{ kind: 'word', text: as, dynamic: false }, moved.from, moved.to], heredocs, cwd, out);
+      return interpret([{ kind: 'word', text: as, dynamic: false }, moved.from, moved.to], heredocs, cwd, out, work);
     }
     return undefined;
   }
@@ -937,8 +1084,9 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     // file, as `cat` is. One that reads a file to write it back is a rewrite, as `sed -i` is
     // (the session saw nothing of it), and one that prints nothing showed nothing.
     if (cmd !== 'node' && /\bprint\s*\(|\bsys\.stdout\.write\(/.test(script)) {
+      const written = new Set(writes);
       for (const path of scriptReads(script)) {
-        if (!writes.includes(path)) {
+        if (!written.has(path)) {
           push({ path, op: 'read' });
         }
       }
@@ -978,7 +1126,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a.text));
       const script = c >= 0 ? args[c + 1] : undefined;
       if (script && !script.dynamic) {
-        for (const a of classifyShell(script.text, cwd)) {
+        for (const a of classify(script.text, cwd, work)) {
           out.push(a);
         }
       }
@@ -998,7 +1146,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       return undefined;
     }
     case 'find': {
-      findExec(args, cwd, out);
+      findExec(args, cwd, out, work);
       return undefined;
     }
     case 'cat':
@@ -1128,7 +1276,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     case 'git': {
       if (args[0]?.text === 'mv' && !args[0].dynamic) {
         // git mv moves the file as mv does (and stages the move).
-        return interpret([{ kind: 'word', text: 'mv', dynamic: false }, ...args.slice(1)], heredocs, cwd, out);
+        return interpret([{ kind: 'word', text: 'mv', dynamic: false }, ...args.slice(1)], heredocs, cwd, out, work);
       }
       for (const a of gitWrites(args)) {
         push(a);
@@ -1415,10 +1563,10 @@ function scriptWrites(script: string): string[] {
  * 1) the script set to a literal or, with `loops`, the variable of a `for` loop over literals.
  */
 function scriptPaths(script: string, literal: readonly RegExp[], byName: readonly RegExp[], loops: boolean): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   const add = (path: string | undefined): void => {
-    if (path !== undefined && isRealFile(path) && !out.includes(path)) {
-      out.push(path);
+    if (path !== undefined && isRealFile(path)) {
+      out.add(path);
     }
   };
   for (const re of literal) {
@@ -1427,19 +1575,29 @@ function scriptPaths(script: string, literal: readonly RegExp[], byName: readonl
       add(m[2]);
     }
   }
+  let loopSearches = maxScriptLoopSearches;
   for (const re of byName) {
     re.lastIndex = 0;
+    // (The calls come in order: the variables are read once, up to each call in turn.)
+    const variables = script.includes('=') ? scriptVariables(script) : undefined;
     for (let m = re.exec(script); m !== null; m = re.exec(script)) {
-      const value = script.includes('=') ? scriptVariables(script, m.index).get(m[1]!) : undefined;
+      const value = variables?.(m.index).get(m[1]!);
       if (value !== undefined) {
         add(value);
-      } else if (loops) {
+      } else if (loops && loopSearches > 0) {
+        loopSearches--;
         loopValues(script, m[1]!, m.index).forEach(add);
       }
     }
   }
-  return out;
+  return [...out];
 }
+
+/**
+ * The calls by name whose `for` loop is searched for (each search reads the script up to the
+ * call): a script of thousands of such calls was quadratic work. Past these, a call names no file.
+ */
+const maxScriptLoopSearches = 64;
 
 /** `open(p)` with no mode or one that only reads (`'r'`, `'rb'`, `encoding=…`), `Path(p).read_text()` / `read_bytes()`. */
 const scriptReadCalls = [
@@ -1480,14 +1638,14 @@ function loopValues(script: string, name: string, end: number): string[] {
 }
 
 /**
- * The variables a script set to a literal before position `end`: a string (`root='/w'`), or an
+ * The variables a script set to a literal before a position, read up to each position asked for
+ * in turn (positions must not go back): a string (`root='/w'`), or an
  * f-string of variables already known (`plan=f'{root}/plan.md'`). A variable set to anything else
  * is unknown from there on; so is one set inside a block (a guess at module level at worst).
  */
-function scriptVariables(script: string, end: number): Map<string, string | undefined> {
+function scriptVariables(script: string): (end: number) => Map<string, string | undefined> {
   const vars = new Map<string, string | undefined>();
-  scriptAssignment.lastIndex = 0;
-  for (let m = scriptAssignment.exec(script); m !== null && m.index < end; m = scriptAssignment.exec(script)) {
+  const assign = (m: RegExpExecArray): void => {
     const v = literalValue.exec(script.slice(m.index + m[0].length, m.index + m[0].length + 500));
     let value: string | undefined;
     if (v && v[1] === 'f') {
@@ -1499,8 +1657,15 @@ function scriptVariables(script: string, end: number): Map<string, string | unde
       value = v[3]!;
     }
     vars.set(m[1]!, value);
-  }
-  return vars;
+  };
+  const assignments = new RegExp(scriptAssignment.source, 'g');
+  let next = assignments.exec(script);
+  return (end) => {
+    for (; next !== null && next.index < end; next = assignments.exec(script)) {
+      assign(next);
+    }
+    return vars;
+  };
 }
 
 /**
@@ -1890,36 +2055,29 @@ function expandBracesInto(raw: string, out: string[]): boolean {
 
 /** The first unquoted `{…}` with a comma at its top level: what is before, its alternatives, what is after. */
 function braceGroup(raw: string): { prefix: string; alternatives: string[]; suffix: string } | undefined {
-  for (let open = unquotedIndex(raw, '{', 0); open !== -1; open = unquotedIndex(raw, '{', open + 1)) {
-    let depth = 0;
-    const commas: number[] = [];
-    for (let i = open; i < raw.length; i = skipQuoted(raw, i) + 1) {
-      const c = raw[i];
-      if (c === '{') {
-        depth++;
-      } else if (c === ',' && depth === 1) {
-        commas.push(i);
-      } else if (c === '}' && --depth === 0) {
-        if (commas.length === 0) {
-          break;
-        }
-        const cuts = [open, ...commas, i];
-        const alternatives = cuts.slice(1).map((end, k) => raw.slice(cuts[k]! + 1, end));
-        return { prefix: raw.slice(0, open), alternatives, suffix: raw.slice(i + 1) };
+  // The braces are paired in one pass (a stack of the open ones, each with its top-level
+  // commas): searching from each `{` to its `}` made `{{{…` quadratic work.
+  const open: { at: number; commas: number[] }[] = [];
+  let found: { at: number; commas: number[]; close: number } | undefined;
+  for (let i = 0; i < raw.length; i = skipQuoted(raw, i) + 1) {
+    const c = raw[i];
+    if (c === '{') {
+      open.push({ at: i, commas: [] });
+    } else if (c === ',' && open.length > 0) {
+      open[open.length - 1]!.commas.push(i);
+    } else if (c === '}' && open.length > 0) {
+      const group = open.pop()!;
+      if (group.commas.length > 0 && (found === undefined || group.at < found.at)) {
+        found = { ...group, close: i };
       }
     }
   }
-  return undefined;
-}
-
-/** Where `ch` next appears outside quotes, from `from` on; -1 when it does not. */
-function unquotedIndex(raw: string, ch: string, from: number): number {
-  for (let i = from; i < raw.length; i = skipQuoted(raw, i) + 1) {
-    if (raw[i] === ch) {
-      return i;
-    }
+  if (!found) {
+    return undefined;
   }
-  return -1;
+  const cuts = [found.at, ...found.commas, found.close];
+  const alternatives = cuts.slice(1).map((end, k) => raw.slice(cuts[k]! + 1, end));
+  return { prefix: raw.slice(0, found.at), alternatives, suffix: raw.slice(found.close + 1) };
 }
 
 /**

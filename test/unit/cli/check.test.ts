@@ -264,6 +264,40 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
   });
 
+  void test('commands whose reading was quadratic (open loops and braces, many variables, inline scripts, here-strings, lists) are read in bounded work', () => {
+    // Each of these took the old reader seconds to minutes on one line (a search to the end of the
+    // line from each loop, brace, variable, call or here-string): past the 60 s this run is given.
+    const vars = Array.from({ length: 16_000 }, (_, i) => `v${i}=x${i}`).join('; ') + '; cat ' + Array.from({ length: 16_000 }, (_, i) => `$w${i}`).join(' ');
+    const file = path.join(tmp, 'quadratic', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fc6.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const posix = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fc6')
+      .user('go')
+      .shell('call_1', 'for a in x; do\n'.repeat(12_000) + 'cat $a')
+      .output('call_1', 'ok')
+      .shell('call_2', 'cat ' + '{a'.repeat(40_000))
+      .output('call_2', 'ok')
+      .shell('call_3', vars)
+      .output('call_3', 'ok')
+      .shell('call_4', 'python3 -c "print(1)\n' + "p='a.txt'\nopen(p, 'w')\nfor q in ['a']:\n  open(q)\n".repeat(16_000) + '"')
+      .output('call_4', 'ok');
+    const win = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fc7', 'C:\\w')
+      .user('go')
+      .shell('call_5', "$x = @'\n".repeat(64_000) + 'gc a')
+      .output('call_5', 'ok')
+      .shell('call_6', "$l = '" + 'a,'.repeat(32_000) + "a'\ngc " + '$l[0]'.repeat(32_000))
+      .output('call_6', 'ok')
+      .shell('call_7', "foreach ($a in 'x') { gc a\n".repeat(16_000))
+      .output('call_7', 'ok')
+      .shell('call_8', 'ls');
+    writeFileSync(file, posix.text());
+    writeFileSync(file.replace('fc6.jsonl', 'fc7.jsonl'), win.text());
+    const r = cli(['check', '--format', 'json', path.dirname(file)]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call of the second file has no output.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
+  });
+
   void test('a pathname pattern of many stars is matched against a long name in bounded work', () => {
     // As a RegExp, `*a*a…*b` against a name of forty `a`s backtracked for hours.
     const file = path.join(tmp, 'stars', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fd6.jsonl');

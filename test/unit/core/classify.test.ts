@@ -269,6 +269,40 @@ void describe('loops run pass by pass, within a bound', () => {
   });
 });
 
+void describe('commands that multiply their work are read within bounds', () => {
+  void test('a find run inside a find is not followed on each of its files without end', () => {
+    // Each `find … -exec` ran its command on four patterns: nested eight deep, 65,536 reads (4^8).
+    const nested = classifyShell('find a -exec '.repeat(8) + 'cat {} +', '/w');
+    assert.ok(nested.length <= 64, `${nested.length} reads`);
+    // A script run on each of many folders is read a bounded number of times, not once per folder.
+    const roots = Array.from({ length: 50 }, (_, i) => `d${i}`).join(' ');
+    const many = classifyShell(`find ${roots} -exec sh -c '${'cat a; '.repeat(50)}' _ {} \\;`, '/w');
+    assert.ok(many.length <= 64 * 50, `${many.length} reads`);
+    // Within the bounds, each level of each folder is followed.
+    assert.deepEqual(ops("find src docs -name '*.md' -exec cat {} \\;").length, 8);
+  });
+
+  void test('a variable put in many times makes no word past the bound', () => {
+    // 2,000 uses of a 2,000-character value were a 4-million-character word (quadratic memory).
+    assert.deepEqual(classifyShell(`a=${'x'.repeat(2000)}; cat ${'$a'.repeat(2000)}`, '/w'), []);
+    assert.deepEqual(classifyShell(`for f in ${'x'.repeat(2000)}; do cat ${'$f'.repeat(2000)}; done`, '/w'), []);
+    // As used: each value put in.
+    assert.deepEqual(ops('d=out/x; cat "$d/a.md" "${d}/b.md"'), ['read:out/x/a.md', 'read:out/x/b.md']);
+  });
+
+  void test('past a number of variables, a new one is not known', () => {
+    const many = Array.from({ length: 300 }, (_, i) => `v${i}=f${i}.txt`).join('; ');
+    assert.deepEqual(ops(`${many}; cat "$v0" "$v255" "$v256"`), ['read:f0.txt', 'read:f255.txt']);
+  });
+
+  void test('loops nested past a depth stay as written', () => {
+    const deep = (n: number): string => 'for a in x; do '.repeat(n) + 'cat "$a"' + '; done'.repeat(n);
+    assert.deepEqual(ops(deep(3)), ['read:x']);
+    // (Deeper, the reader's work and stack stay bounded: what the loops read is not claimed.)
+    assert.ok(ops(deep(40)).length <= 1);
+  });
+});
+
 void describe('moves', () => {
   void test('mv and git mv name what they moved; cp and install do not', () => {
     const moves = (cmd: string): string[] => classifyShell(cmd, '/w').map((a) => `${a.path}<-${a.from ?? ''}`);
