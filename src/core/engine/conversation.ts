@@ -56,6 +56,12 @@ export class Conversation {
   readonly messages: MessageRecord[] = [];
   /** Calls of every epoch by id, newest record last (a duplicate id keeps both). */
   private readonly calls = new Map<string, CallRecord[]>();
+  /**
+   * Per id with more than one call, how many of its calls (the oldest) have a result: a result
+   * binds to the first one after them. A list only gains results, so this only grows, and a
+   * transcript of thousands of calls with one id binds each result without a walk over the list.
+   */
+  private readonly answeredPrefix = new Map<string, number>();
   /** Calls that have no result yet. */
   readonly pending = new Map<string, CallRecord>();
 
@@ -163,12 +169,14 @@ export class Conversation {
     if (!list) {
       return undefined;
     }
-    for (const rec of list) {
-      if (rec.results.length === 0) {
-        return rec;
-      }
+    let i = this.answeredPrefix.get(id) ?? 0;
+    while (i < list.length && list[i]!.results.length > 0) {
+      i++;
     }
-    return list[list.length - 1];
+    if (list.length > 1) {
+      this.answeredPrefix.set(id, i);
+    }
+    return i < list.length ? list[i] : list[list.length - 1];
   }
 
   /** The API-visible history restarts; calls stay known so late results can still be named. */

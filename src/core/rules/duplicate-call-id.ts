@@ -1,6 +1,15 @@
+import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import { followsCall, sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
+
+/**
+ * Earlier calls with a call's id examined for one it follows. Claude Code 2.0.x writes a crashed
+ * session's history again as a sibling branch, with the same ids: a few such branches at most. A
+ * file with thousands of calls of one id on thousands of branches would otherwise cost the square
+ * of that; past this many, a duplicate is not claimed.
+ */
+const maxOtherBranchCalls = 64;
 
 export const duplicateCallId = defineRule({
   meta: {
@@ -38,16 +47,31 @@ export const duplicateCallId = defineRule({
         if (withId.length < 2) {
           return;
         }
-        const all = withId.filter(
-          (c) =>
-            c === rec ||
-            (c.message.epoch === rec.message.epoch &&
-              followsCall(branches, rec.call.parentUuid, c.call)),
-        );
-        if (all.length < 2) {
+        // The first earlier call of this history on this call's branch. Epochs only grow along
+        // the list, so the calls of older histories are skipped by halving; on this history,
+        // calls on other branches are looked past only so far (see maxOtherBranchCalls).
+        const epoch = rec.message.epoch;
+        let lo = 0;
+        let hi = withId.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (withId[mid]!.message.epoch < epoch) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        let first: CallRecord | undefined;
+        for (let i = lo, end = Math.min(withId.length, lo + maxOtherBranchCalls); i < end && withId[i] !== rec; i++) {
+          const c = withId[i]!;
+          if (c.message.epoch === epoch && followsCall(branches, rec.call.parentUuid, c.call)) {
+            first = c;
+            break;
+          }
+        }
+        if (!first) {
           return;
         }
-        const first = all[0]!;
         // Claude Code can run other providers' models (through OpenRouter, say), whose ids are
         // their own: Kimi numbers its calls `functions.Read:0`, `:1`, … and started again at 0 in
         // a later response, and the provider took that history. Anthropic's rejection is no claim

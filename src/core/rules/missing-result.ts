@@ -7,6 +7,15 @@ import { docsUrl, providerError } from './support/docs';
 /** Malformed lines that lose the record written there (a line read despite bad bytes loses nothing). */
 const lostRecord = new Set(['invalid-json', 'not-an-object', 'invalid-shape', 'line-too-long', 'truncated']);
 
+/**
+ * Calls the conversation passed by that stay open, each judged again at every later message in
+ * case the session comes back to its branch (the newest). A session resumed from an earlier
+ * point leaves a few; a file whose every call is on a branch of its own would make every
+ * message judge every call before it. Past this many, the oldest is judged only at the end of
+ * the file (as abandoned, which it was, for that long).
+ */
+const maxPassedByOpen = 64;
+
 /** Unreadable lines remembered (the newest): a call's result is due within a few lines of it. */
 const maxUnreadableKept = 64;
 
@@ -62,6 +71,23 @@ export const missingResult = defineRule({
      * Claude Code's tree (a resume from an earlier record, a chain broken by lost records).
      */
     const passedBy = new Map<CallRecord, { at: Span; gap: boolean }>();
+    /** The calls passed by while open, oldest first, and those no longer judged at each message (see maxPassedByOpen). */
+    let passedOpen: CallRecord[] = [];
+    const parked = new Set<CallRecord>();
+    const park = (): void => {
+      if (passedOpen.length <= maxPassedByOpen) {
+        return;
+      }
+      const drop = new Set(passedOpen.slice(0, passedOpen.length - maxPassedByOpen));
+      passedOpen = passedOpen.slice(passedOpen.length - maxPassedByOpen);
+      open = open.filter((c) => {
+        if (drop.has(c) && c.results.length === 0) {
+          parked.add(c);
+          return false;
+        }
+        return true;
+      });
+    };
     /**
      * Does a record hung from `parentUuid` follow `c`? Where it does not, the conversation passed
      * the call by: it went on on another branch, or from a block of the call's own message written
@@ -75,6 +101,7 @@ export const missingResult = defineRule({
       if (!passedBy.has(c) && c.results.length === 0) {
         // A parent the tree never saw: records lost from the file, not another branch.
         passedBy.set(c, { at, gap: typeof parentUuid === 'string' && branches.nodeOfLine(parentUuid) === undefined });
+        passedOpen.push(c);
       }
       return false;
     };
@@ -183,6 +210,7 @@ export const missingResult = defineRule({
         }
         if (msg.role === 'assistant' && open.length > 0) {
           sweep((c) => c.message !== msg && follows(c, msg.parentUuid, msg.at), 'beforeNext', 'next assistant turn', msg.at);
+          park();
         }
       },
       onRunning(call, e) {
@@ -209,6 +237,7 @@ export const missingResult = defineRule({
             next,
             e.at,
           );
+          park();
           if (ctx.agent === 'claude-code') {
             for (const c of reported) {
               beforePrompt.set(c, { msg, next, at: e.at });
@@ -232,15 +261,22 @@ export const missingResult = defineRule({
         // The calls of the old history are no longer sent: nothing is missing any more.
         open = [];
         passedBy.clear();
+        passedOpen = [];
+        parked.clear();
         tentative.clear();
         beforePrompt.clear();
         reply = undefined;
       },
       onEnd() {
         // A call the conversation went on without is not waiting for its result: it was dropped.
+        // (In the order they were passed by; one pass over the open calls, not one per call.)
+        const stillOpen = new Set([...parked, ...open]);
         for (const [c, { at, gap }] of passedBy) {
-          sweep((x) => x === c, gap ? 'gap' : 'abandoned', 'the session going on without it', at, true);
+          if (stillOpen.delete(c) && c.results.length === 0) {
+            report(c, gap ? 'gap' : 'abandoned', 'the session going on without it', at, true);
+          }
         }
+        open = open.filter((c) => stillOpen.has(c));
         sweep(() => true, 'atEnd', 'end of file', undefined, true);
       },
     };

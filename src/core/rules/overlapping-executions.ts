@@ -285,8 +285,16 @@ export const overlappingExecutions = defineRule({
     };
 
     /** The oldest call of an earlier message still without a result. */
-    const pendingBefore = (index: number): CallRecord | undefined =>
-      ctx.conversation.pendingCalls().find((c) => c.message.epoch === ctx.conversation.epoch && c.message.index < index);
+    const pendingBefore = (index: number): CallRecord | undefined => {
+      // (Over the map itself, oldest first: a copy of every pending call per question made a
+      // session of many unanswered calls cost the square of their number.)
+      for (const c of ctx.conversation.pending.values()) {
+        if (c.message.epoch === ctx.conversation.epoch && c.message.index < index) {
+          return c;
+        }
+      }
+      return undefined;
+    };
 
     const note = (add: () => BranchGrowth | undefined, at: Span, what: string, messageIndex: number, synthetic = false): void => {
       if (ctx.agent !== 'claude-code') {

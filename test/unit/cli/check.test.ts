@@ -316,6 +316,34 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
   });
 
+  void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
+    // Each call with the id was compared with every earlier one by a walk up the whole chain of
+    // messages (the cube of their number: 30 s for 2,000), and every call the session passed by
+    // was judged again at every later message and at the end once per call (minutes for 40,000):
+    // past the 60 s this run is given.
+    const dir = path.join(tmp, 'one-id');
+    mkdirSync(dir, { recursive: true });
+    const same = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000d001').user('go');
+    for (let i = 0; i < 4000; i++) {
+      same.call(`m${i}`, 'toolu_same', 'Bash', { command: 'true' }).result('toolu_same', 'ok');
+    }
+    writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000d001.jsonl'), same.text());
+    const branches = [JSON.stringify({ type: 'user', uuid: 'r', parentUuid: null, sessionId: 'bbbbbbbb-0000-4000-8000-00000000d002', message: { role: 'user', content: 'go' } })];
+    for (let i = 0; i < 40_000; i++) {
+      const content = [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: 'true' } }];
+      branches.push(JSON.stringify({ type: 'assistant', uuid: `a${i}`, parentUuid: 'r', sessionId: 'bbbbbbbb-0000-4000-8000-00000000d002', message: { id: `msg_${i}`, role: 'assistant', content } }));
+    }
+    writeFileSync(path.join(dir, 'bbbbbbbb-0000-4000-8000-00000000d002.jsonl'), branches.join('\n') + '\n');
+    // (Some 44,000 findings: more than the default 1 MB of output.)
+    const r = cli(['check', '--format', 'json', dir], { maxBuffer: 256 * 1024 * 1024 });
+    assert.equal(r.code, 1, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; file: string; line: number }[] }).findings;
+    const count = (rule: string, file: string): number => findings.filter((f) => f.rule === rule && f.file.endsWith(file)).length;
+    // Every call after the first reuses the id; every call on its own branch went unanswered.
+    assert.equal(count('duplicate-call-id', 'd001.jsonl'), 3999);
+    assert.equal(count('missing-result', 'd002.jsonl'), 40_000);
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });

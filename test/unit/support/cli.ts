@@ -10,7 +10,7 @@ export interface CliRun {
 }
 
 /** Runs the built CLI (dist/cli.js) as a real process. `npm test` builds it first. */
-export function cli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string; input?: string; asUser?: number } = {}): CliRun {
+export function cli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string; input?: string; asUser?: number; maxBuffer?: number } = {}): CliRun {
   const script = path.join(repoRoot(), 'dist', 'cli.js');
   if (!existsSync(script)) {
     throw new Error('dist/cli.js is missing: run `npm run build` first');
@@ -28,7 +28,7 @@ export function cli(args: string[], opts: { env?: Record<string, string | undefi
     command = 'setpriv';
     argv = [`--reuid=${opts.asUser}`, `--regid=${opts.asUser}`, '--clear-groups', process.execPath, ...argv];
   }
-  const r = spawnSync(command, argv, { env, cwd: opts.cwd ?? repoRoot(), encoding: 'utf8', input: opts.input ?? '', timeout: 60_000 });
+  const r = spawnSync(command, argv, { env, cwd: opts.cwd ?? repoRoot(), encoding: 'utf8', input: opts.input ?? '', timeout: 60_000, ...(opts.maxBuffer !== undefined ? { maxBuffer: opts.maxBuffer } : {}) });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -46,6 +46,15 @@ export class BranchTracker {
   /** Each node's parent node (undefined for a root), and the order nodes were placed in. */
   private readonly parentNode = new Map<string, string | undefined>();
   private readonly order = new Map<string, number>();
+  /**
+   * Each node's depth (a root is 0) and a jump to one of its ancestors (Myers' skew-binary
+   * pointers: `ancestorAt` climbs any distance in O(log depth) steps). A session's chain of
+   * messages is as long as the session: walking it parent by parent for every question of
+   * descent made a file of thousands of calls with one id, or of results hung far below their
+   * calls, cost the square (or cube) of its length.
+   */
+  private readonly depth = new Map<string, number>();
+  private readonly jump = new Map<string, string>();
   private readonly childCount = new Map<string, number>();
   /** Nodes a result or another line hangs from. */
   private readonly followed = new Set<string>();
@@ -122,6 +131,7 @@ export class BranchTracker {
     this.nodeAt.set(node, at);
     this.parentNode.set(node, parentNode);
     this.order.set(node, this.order.size);
+    this.link(node, parentNode);
     let branch: Branch;
     let forkedAt: BranchGrowth['forkedAt'];
     const siblings = parentNode === undefined ? 0 : (this.childCount.get(parentNode) ?? 0);
@@ -203,21 +213,12 @@ export class BranchTracker {
     if (limit === undefined || !parentUuid) {
       return undefined;
     }
-    let node = this.nodeOfUuid.get(parentUuid);
+    const node = this.nodeOfUuid.get(parentUuid);
     if (node === undefined) {
       return false;
     }
-    // An ancestor is placed before its descendants: below its place in the order, stop.
-    while (node !== undefined) {
-      if (node === ancestor) {
-        return true;
-      }
-      if ((this.order.get(node) ?? -1) < limit) {
-        return false;
-      }
-      node = this.parentNode.get(node);
-    }
-    return false;
+    // (The ancestor at the ancestor's depth is the ancestor itself, or the line is elsewhere.)
+    return this.ancestorAt(node, this.depth.get(ancestor) ?? 0) === ancestor;
   }
 
   /**
@@ -233,25 +234,59 @@ export class BranchTracker {
    */
   entersBefore(parentUuid: string | null | undefined, node: string, line: number): boolean {
     const limit = this.order.get(node);
-    let at = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
+    const at = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
     if (limit === undefined || at === undefined) {
       return false;
     }
-    // Where the chain sits in the node it is in: first the parent line's own place, then, up
-    // the tree, where each node entered its parent.
-    let entry = this.textLine.get(parentUuid!);
-    while (at !== undefined) {
-      if (at === node) {
-        return entry !== undefined && entry < line;
-      }
-      // An ancestor is placed before its descendants: below its place in the order, stop.
-      if ((this.order.get(at) ?? -1) < limit) {
-        return false;
-      }
-      entry = this.entryLine.get(at);
-      at = this.parentNode.get(at);
+    // Where the chain sits in the node it is in: the parent line's own place when that is the
+    // node, else where the node's child on the chain entered it.
+    if (at === node) {
+      const entry = this.textLine.get(parentUuid!);
+      return entry !== undefined && entry < line;
     }
-    return false;
+    const child = this.ancestorAt(at, (this.depth.get(node) ?? 0) + 1);
+    if (child === undefined || this.parentNode.get(child) !== node) {
+      return false;
+    }
+    const entry = this.entryLine.get(child);
+    return entry !== undefined && entry < line;
+  }
+
+  /** Places `node` under `parent` in the depth and jump maps (see `depth`). */
+  private link(node: string, parent: string | undefined): void {
+    if (parent === undefined) {
+      this.depth.set(node, 0);
+      this.jump.delete(node);
+      return;
+    }
+    const d = (this.depth.get(parent) ?? 0) + 1;
+    this.depth.set(node, d);
+    const j = this.jump.get(parent);
+    const jj = j !== undefined ? this.jump.get(j) : undefined;
+    // Two jumps of equal length above the parent merge into one twice as long.
+    if (j !== undefined && jj !== undefined && d - 1 - this.depth.get(j)! === this.depth.get(j)! - this.depth.get(jj)!) {
+      this.jump.set(node, jj);
+    } else {
+      this.jump.set(node, parent);
+    }
+  }
+
+  /** The ancestor of `node` (or `node` itself) at depth `target`; undefined when `node` is shallower. */
+  private ancestorAt(node: string, target: number): string | undefined {
+    let at = node;
+    let d = this.depth.get(at) ?? 0;
+    while (d > target) {
+      const j = this.jump.get(at);
+      const next = j !== undefined && (this.depth.get(j) ?? 0) >= target ? j : this.parentNode.get(at);
+      const nextDepth = next !== undefined ? (this.depth.get(next) ?? 0) : -1;
+      if (next === undefined || nextDepth >= d) {
+        // A root above the target depth (or, never seen, a depth that does not fall).
+        return undefined;
+      }
+      at = next;
+      d = nextDepth;
+    }
+    return d === target ? at : undefined;
   }
 
   /** Forget everything (a compaction starts a new root). */
