@@ -110,6 +110,15 @@ export class FileKnowledge {
   /** The last dropped pattern read: its sequence number and where it was. */
   private globFloor = 0;
   private globFloorAt: Span | undefined;
+  /** The worktrees entered (`from` and `to`), how often one was asked for, and the copies named (see copiesInto). */
+  private readonly worktrees = new Set<string>();
+  private worktreeLooks = 0;
+  private readonly copies = new Set<string>();
+  /**
+   * The session entered more worktrees, or they held more files it had seen, than are followed:
+   * which files it has seen is no longer known, and no file counts as never read (see hasTried).
+   */
+  private lostTrack = false;
 
   get(path: string): PathKnowledge | undefined {
     return this.lookup(path);
@@ -123,7 +132,7 @@ export class FileKnowledge {
 
   /** Has the session read or written this path, or run a read of it in a call that failed? */
   hasTried(path: string): boolean {
-    return this.hasSeen(path) || this.lookup(path)?.attemptedAt !== undefined;
+    return this.lostTrack || this.hasSeen(path) || this.lookup(path)?.attemptedAt !== undefined;
   }
 
   /**
@@ -152,6 +161,15 @@ export class FileKnowledge {
    * session already knows under `to` are left out.
    */
   copiesInto(from: string, to: string): string[] {
+    const pair = `${from}\0${to}`;
+    if (!this.worktrees.has(pair) && this.worktrees.size >= maxWorktrees) {
+      this.lostTrack = true;
+    }
+    if (this.lostTrack || ++this.worktreeLooks > maxWorktreeLooks) {
+      this.lostTrack = true;
+      return [];
+    }
+    this.worktrees.add(pair);
     const out: string[] = [];
     const roots = ancestors(from, worktreeRootLevels);
     const windows = /^[A-Za-z]:[\\/]/.test(to);
@@ -167,6 +185,11 @@ export class FileKnowledge {
           // (The map, not lookup(): this only asks, and must not add entries while it walks them.)
           const known = this.paths.get(copy);
           if (!known || !seenIn(known)) {
+            if (!this.copies.has(copy) && this.copies.size >= maxWorktreeCopies) {
+              this.lostTrack = true;
+              return out;
+            }
+            this.copies.add(copy);
             out.push(copy);
           }
         }
@@ -520,6 +543,18 @@ function seenIn(k: PathKnowledge): boolean {
 function lastTouched(k: PathKnowledge): number {
   return Math.max(k.lastRead?.line ?? 0, k.lastWrite?.line ?? 0, k.opaqueSince?.line ?? 0, k.attemptedAt?.line ?? 0);
 }
+
+/**
+ * Worktrees a session is followed into, and how often they may be asked for (the live monitor
+ * and the engine each ask once per record; a resumed session writes its record again). Each
+ * one copies what the session has seen under up to `worktreeRootLevels` roots, copies
+ * included: unbounded, a few dozen records of a chain of worktrees made the copies grow as a
+ * power of their number (12 records of 50 files read: a minute and 2 GB).
+ */
+const maxWorktrees = 16;
+const maxWorktreeLooks = 256;
+/** Files copied into worktrees, in all (a session has seen a few thousand files at most). */
+const maxWorktreeCopies = 50_000;
 
 /**
  * How far above the session's folder a worktree's root may be: the session's folder is usually

@@ -344,6 +344,27 @@ void describe('agent-guard check', () => {
     assert.equal(count('missing-result', 'd002.jsonl'), 40_000);
   });
 
+  void test('a chain of worktrees entered one from another copies what the session saw in bounded work', () => {
+    // Each worktree took in copies of every file seen, copies included, under each of the roots
+    // above the folder it was entered from: 12 records after 50 reads took over a minute and 2 GB.
+    const dir = path.join(tmp, 'worktrees');
+    mkdirSync(dir, { recursive: true });
+    const t = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000e001').user('go');
+    for (let i = 0; i < 50; i++) {
+      t.read(`r${i}`, `toolu_r${i}`, `/home/dev/proj/f${i}.txt`, 'x\n');
+    }
+    for (let i = 0; i < 12; i++) {
+      t.inWorktree(`/home/dev/wt${i}`).say(`s${i}`, 'in');
+    }
+    t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
+    writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000e001.jsonl'), t.text());
+    const r = cli(['check', '--format', 'json', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call has no result.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });
