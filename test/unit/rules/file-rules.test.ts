@@ -1,9 +1,12 @@
 /** Rule tables for the file rules: write-before-read, parallel batches, stale writes, mismatches. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Conversation, type CallRecord } from '../../../src/core/engine/conversation';
+import type { ToolCall } from '../../../src/core/model/events';
 import { mismatchedResult } from '../../../src/core/rules/mismatched-result';
 import { parallelReadWrite } from '../../../src/core/rules/parallel-read-write';
 import { parallelWriteWrite } from '../../../src/core/rules/parallel-write-write';
+import { batchSiblings, isWrite } from '../../../src/core/rules/support/batch';
 import { staleWrite } from '../../../src/core/rules/stale-write';
 import { writeBeforeRead } from '../../../src/core/rules/write-before-read';
 import { ClaudeTranscript } from '../support/claude';
@@ -1077,5 +1080,24 @@ void describe('stale-write: which read the message names', () => {
       found[0]!.related.map((r) => `${r.line}: ${r.message}`),
       ['3: the session last read those lines here', '7: the result recording what the file held before this write'],
     );
+  });
+});
+
+void describe('parallel batches: a batch of many calls', () => {
+  void test('a call looks back over a bounded number of calls of its batch, the nearest, in order', () => {
+    // Every call of a message of 50,000 looked at every call before it: the square of their number.
+    const conv = new Conversation();
+    const msg = conv.openMessage('assistant', { line: 1, start: 0, end: 0 }, 'm', undefined);
+    let last: CallRecord | undefined;
+    for (let i = 0; i < 50_000; i++) {
+      const call: ToolCall = { kind: 'call', at: { line: i + 1, start: 0, end: 0 }, callId: `c${i}`, tool: 'Write', category: 'write', accesses: [{ op: 'write', path: '/w/a.txt' }] };
+      last = conv.addCall(call, msg);
+    }
+    const siblings = batchSiblings(last!, '/w/a.txt', isWrite);
+    assert.equal(siblings.length, 256);
+    assert.equal(siblings[0]!.sibling.call.callId, 'c49743');
+    // A batch of a realistic size: every earlier call, from the first.
+    const first = conv.callsWithId('c3')[0]!;
+    assert.deepEqual(batchSiblings(first, '/w/a.txt', isWrite).map((s) => s.sibling.call.callId), ['c0', 'c1', 'c2']);
   });
 });

@@ -32,13 +32,22 @@ export function writesInOrder(agent: string, call: CallRecord): boolean {
   return agent === 'claude-code' || runsAfterEarlier(agent, call);
 }
 
-/** Earlier calls of the same assistant message (one parallel batch) touching `path`. */
+/**
+ * Calls of a batch looked back over for one touching the same file. A model sends a few, at most
+ * a few dozen, calls in one message; a message of 50,000 calls made every call look at every
+ * call before it (the square of their number). Past this many, an earlier call is not claimed.
+ */
+const maxBatchLookBack = 256;
+
+/** Earlier calls of the same assistant message (one parallel batch) touching `path`: the nearest `maxBatchLookBack`, in order. */
 export function batchSiblings(call: CallRecord, path: string, pick: (a: FileAccess) => boolean): { sibling: CallRecord; access: FileAccess }[] {
   const out: { sibling: CallRecord; access: FileAccess }[] = [];
-  for (const other of call.message.calls) {
-    if (other === call) {
-      break;
-    }
+  const calls = call.message.calls;
+  // (A call is judged as it arrives: the message's last, found from the end.)
+  const at = calls.lastIndexOf(call);
+  const end = at === -1 ? calls.length : at;
+  for (let i = Math.max(0, end - maxBatchLookBack); i < end; i++) {
+    const other = calls[i]!;
     const access = other.call.accesses.find((x) => x.path === path && pick(x));
     if (access) {
       out.push({ sibling: other, access });
