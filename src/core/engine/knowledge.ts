@@ -49,6 +49,8 @@ export interface PathKnowledge {
   opaqueSince?: Span;
   /** The reads of patterns this entry has taken in: those up to this sequence number. */
   globsTaken: number;
+  /** The rewrites (see FileKnowledge.noteRewrite) this entry has taken in: those up to this sequence number. */
+  rewritesTaken: number;
   /**
    * A look at the file that may have shown it, but no version to judge staleness against: a
    * read in a shell call that failed, before the command the failure may have come from (see
@@ -84,6 +86,17 @@ interface GlobRead {
  */
 const maxGlobReads = 256;
 
+/** A rewrite (see FileKnowledge.noteRewrite): when it ran, in order, and where. */
+interface Rewrite {
+  seq: number;
+  at: Span;
+}
+
+/** A rewrite of the files a shell pattern matches (`sed -i … src/*.ts`). */
+interface PatternRewrite extends Rewrite {
+  pattern: PathPattern;
+}
+
 export interface StaleVerdict {
   /** 1-based ranges in the written-over content that changed without the session seeing them. */
   unseen: { start: number; count: number }[];
@@ -104,6 +117,17 @@ export interface StaleVerdict {
 /** Per-session file knowledge, fed by the engine after rules have seen each result. */
 export class FileKnowledge {
   private readonly paths = new Map<string, PathKnowledge>();
+  /**
+   * The same paths by folder, and the folders rewritten: a rewrite, a move or a question about a
+   * folder walks the names under it, not every path the session knows (a rewrite of all of them
+   * at each of thousands of `git checkout .` grew as the square of the session).
+   */
+  private readonly folders = new FolderIndex();
+  /** Rewrites of the files patterns match, by pattern, oldest first (as `globs`). */
+  private readonly patternRewrites = new Map<string, PatternRewrite>();
+  private rewriteSeq = 0;
+  /** The last dropped pattern rewrite: what any file seen before it may have been rewritten by. */
+  private rewriteFloor: Rewrite | undefined;
   /** By pattern and kind, oldest first (a pattern read again moves to the end). */
   private readonly globs = new Map<string, GlobRead>();
   private globSeq = 0;
@@ -141,15 +165,51 @@ export class FileKnowledge {
    * (`sed -i … src/*.ts`): what it knew of each is no longer sure, as after its own `sed -i`.
    */
   noteRewrite(dir: string, at: Span): void {
-    // A pattern (`/w/src/*.ts`, see FileAccess.glob) names the files it matches; a folder, all below it.
-    const pattern = hasWildcard(dir) ? shellPattern(dir) : undefined;
-    for (const [path, k] of this.paths) {
-      // Only what the session had seen: a rewrite shows it nothing, so a file it never read stays unread.
-      if ((pattern ? pattern.test(path) : isUnder(path, dir)) && seenIn(k)) {
-        this.setBase(k, undefined);
-        k.partials = [];
-        k.opaqueSince = at;
+    // Recorded here and taken in by each file when it is next looked at (see takeRewrites): a
+    // session may rewrite its whole tree thousands of times.
+    const rewrite: Rewrite = { seq: ++this.rewriteSeq, at };
+    if (!hasWildcard(dir)) {
+      this.folders.noteRewrite(dir, rewrite);
+      return;
+    }
+    // A pattern (`/w/src/*.ts`, see FileAccess.glob) names the files it matches; a folder, all
+    // below it. A pattern rewritten again replaces its earlier rewrite (only the last one shows).
+    const known = this.patternRewrites.get(dir);
+    this.patternRewrites.delete(dir);
+    this.patternRewrites.set(dir, { ...rewrite, pattern: known?.pattern ?? shellPattern(dir) });
+    if (this.patternRewrites.size > maxGlobReads) {
+      const [oldestKey, oldest] = this.patternRewrites.entries().next().value!;
+      this.patternRewrites.delete(oldestKey);
+      this.rewriteFloor = { seq: oldest.seq, at: oldest.at };
+    }
+  }
+
+  /**
+   * Takes in the rewrites since `k` last did that named it, before the reads of patterns it has
+   * not taken in (the order they always had). Only the last one shows: each forgets the same
+   * things, and a file the session has seen stays seen. (Only what the session had seen: a
+   * rewrite shows it nothing, so a file it never read stays unread.)
+   */
+  private takeRewrites(path: string, k: PathKnowledge): void {
+    const after = k.rewritesTaken;
+    k.rewritesTaken = this.rewriteSeq;
+    if (!seenIn(k)) {
+      return;
+    }
+    let last = this.folders.lastRewrite(path, after);
+    if (this.rewriteFloor && this.rewriteFloor.seq > after && this.rewriteFloor.seq > (last?.seq ?? 0)) {
+      // A dropped pattern rewrite may have named this file.
+      last = this.rewriteFloor;
+    }
+    for (const r of this.patternRewrites.values()) {
+      if (r.seq > after && r.seq > (last?.seq ?? 0) && r.pattern.test(path)) {
+        last = r;
       }
+    }
+    if (last) {
+      this.setBase(k, undefined);
+      k.partials = [];
+      k.opaqueSince = last.at;
     }
   }
 
@@ -204,14 +264,19 @@ export class FileKnowledge {
    * newer, and so does each read of a pattern there.
    */
   alias(from: string, to: string): void {
-    for (const [path, k] of [...this.paths]) {
+    for (const [path, k] of this.under(from).map((p) => [p, this.paths.get(p)!] as const)) {
       if (path.length > from.length && isUnder(path, from)) {
         const target = to + path.slice(from.length);
         const known = this.paths.get(target);
+        // Each with the rewrites of its folders taken in: those of `from` would not find it under `to`.
+        this.takeRewrites(path, k);
+        if (known) {
+          this.takeRewrites(target, known);
+        }
         if (!known || lastTouched(known) < lastTouched(k)) {
-          this.paths.delete(path);
+          this.remove(path);
           k.path = target;
-          this.paths.set(target, k);
+          this.put(target, k);
         }
       }
     }
@@ -234,18 +299,16 @@ export class FileKnowledge {
    */
   noteMove(from: string, to: string, at: Span): void {
     // A folder first: a pattern read (`ls specs/*`) may have matched the folder's own path too.
-    for (const path of this.paths.keys()) {
-      if (path.length > from.length && isUnder(path, from)) {
-        this.alias(from, to);
-        return;
-      }
+    if (this.under(from).some((path) => path.length > from.length && isUnder(path, from))) {
+      this.alias(from, to);
+      return;
     }
     const file = this.lookup(from);
     if (file && seenIn(file)) {
-      this.paths.delete(from);
+      this.remove(from);
       file.path = to;
       file.lastWrite = at;
-      this.paths.set(to, file);
+      this.put(to, file);
       return;
     }
     this.noteWrite(to, at, undefined);
@@ -254,12 +317,31 @@ export class FileKnowledge {
   /** The paths under `dir` the session has seen (read, written or seen whole). */
   seenUnder(dir: string): string[] {
     const out: string[] = [];
-    for (const [path, k] of this.paths) {
-      if (path.length > dir.length && isUnder(path, dir) && seenIn(k)) {
+    for (const path of this.under(dir)) {
+      if (path.length > dir.length && isUnder(path, dir) && seenIn(this.paths.get(path)!)) {
         out.push(path);
       }
     }
     return out;
+  }
+
+  /** The known paths that may be below `dir` (see FolderIndex.under), in the order of `paths`. */
+  private under(dir: string): string[] {
+    return this.folders.under(dir);
+  }
+
+  /** Adds or replaces the entry of `path` (a new path goes last, as in any Map). */
+  private put(path: string, k: PathKnowledge): void {
+    if (!this.paths.has(path)) {
+      this.folders.add(path);
+    }
+    this.paths.set(path, k);
+  }
+
+  private remove(path: string): void {
+    if (this.paths.delete(path)) {
+      this.folders.remove(path);
+    }
   }
 
   /** A look at the file that may have shown it (see PathKnowledge.attemptedAt). */
@@ -289,6 +371,9 @@ export class FileKnowledge {
   /** The entry of `path`, with the pattern reads since it last changed taken in; undefined when there is none. */
   private lookup(path: string): PathKnowledge | undefined {
     const k = this.paths.get(path);
+    if (k && k.rewritesTaken !== this.rewriteSeq) {
+      this.takeRewrites(path, k);
+    }
     if (k?.globsTaken === this.globSeq || this.globs.size === 0) {
       return k;
     }
@@ -300,8 +385,8 @@ export class FileKnowledge {
   }
 
   private create(path: string): PathKnowledge {
-    const k: PathKnowledge = { path, partials: [], globsTaken: this.globSeq };
-    this.paths.set(path, k);
+    const k: PathKnowledge = { path, partials: [], globsTaken: this.globSeq, rewritesTaken: this.rewriteSeq };
+    this.put(path, k);
     return k;
   }
 
@@ -734,4 +819,145 @@ function mergeRanges(ranges: { start: number; count: number }[]): { start: numbe
     }
   }
   return out;
+}
+
+/** A folder of FolderIndex, reached by the steps of its path. */
+interface FolderNode {
+  /** By step: a name and the separator after it (`src/`). */
+  children?: Map<string, FolderNode>;
+  /** Paths known at or below it. */
+  through: number;
+  /** Paths known whose last separator leads here, with the order they became known in. */
+  ends?: Map<string, number>;
+  /** The last rewrite of this folder (of a path ending with a separator, as `/w/`). */
+  rewrite?: Rewrite;
+  /** The last rewrite of a path here that does not end with a separator, by its last name (`/w`, `/w/a.ts`). */
+  named?: Map<string, Rewrite>;
+}
+
+/**
+ * Known paths and rewritten folders, by the steps of their paths (each name with the separator
+ * after it: `/`, `home/`, `dev/`, then the last name), so that `isUnder` is answered walking
+ * one path, not every known one: `isUnder(p, d)` holds when `d` is `p`, or `p` goes on past `d`
+ * with a separator, or `d` ends with one.
+ */
+class FolderIndex {
+  private readonly root: FolderNode = { through: 0 };
+  private order = 0;
+
+  add(path: string): void {
+    const { steps } = splitSteps(path);
+    let node = this.root;
+    node.through++;
+    for (const s of steps) {
+      node = childOf(node, s);
+      node.through++;
+    }
+    (node.ends ??= new Map<string, number>()).set(path, ++this.order);
+  }
+
+  remove(path: string): void {
+    const { steps } = splitSteps(path);
+    let node: FolderNode | undefined = this.root;
+    node.through--;
+    for (const s of steps) {
+      node = node.children?.get(s);
+      if (!node) {
+        return;
+      }
+      node.through--;
+    }
+    node.ends?.delete(path);
+  }
+
+  /**
+   * The known paths `p` with `isUnder(p, dir)` and more to them than `dir` (with some that are
+   * `dir` itself), in the order they became known.
+   */
+  under(dir: string): string[] {
+    const { steps, rest } = splitSteps(dir);
+    let node: FolderNode | undefined = this.root;
+    for (const s of steps) {
+      node = node.children?.get(s);
+      if (!node) {
+        return [];
+      }
+    }
+    const stack: (FolderNode | undefined)[] = rest === '' && dir !== '' ? [node] : [node.children?.get(`${rest}/`), node.children?.get(`${rest}\\`)];
+    const found: [string, number][] = [];
+    for (let n = stack.pop(); n !== undefined || stack.length > 0; n = stack.pop()) {
+      if (!n || n.through === 0) {
+        continue;
+      }
+      for (const e of n.ends ?? []) {
+        found.push(e);
+      }
+      for (const c of n.children?.values() ?? []) {
+        stack.push(c);
+      }
+    }
+    return found.sort((a, b) => a[1] - b[1]).map((e) => e[0]);
+  }
+
+  /** Records a rewrite of everything `isUnder` `dir` (a path without wildcards). */
+  noteRewrite(dir: string, rewrite: Rewrite): void {
+    const { steps, rest } = splitSteps(dir);
+    let node = this.root;
+    for (const s of steps) {
+      node = childOf(node, s);
+    }
+    if (rest === '' && dir !== '') {
+      node.rewrite = rewrite;
+    } else {
+      (node.named ??= new Map<string, Rewrite>()).set(rest, rewrite);
+    }
+  }
+
+  /** The last rewrite after sequence number `after` of a folder `path` is under (or of `path`). */
+  lastRewrite(path: string, after: number): Rewrite | undefined {
+    let last: Rewrite | undefined;
+    const consider = (r: Rewrite | undefined): void => {
+      if (r && r.seq > after && r.seq > (last?.seq ?? 0)) {
+        last = r;
+      }
+    };
+    const { steps, rest } = splitSteps(path);
+    let node: FolderNode | undefined = this.root;
+    for (const s of steps) {
+      // `dir` is the folder this step names, without its separator.
+      consider(node.named?.get(s.slice(0, -1)));
+      node = node.children?.get(s);
+      if (!node) {
+        return last;
+      }
+      consider(node.rewrite);
+    }
+    consider(node.named?.get(rest));
+    return last;
+  }
+}
+
+/** The folder `node` holds at `step`, made if new. */
+function childOf(node: FolderNode, step: string): FolderNode {
+  const children = (node.children ??= new Map<string, FolderNode>());
+  let next = children.get(step);
+  if (!next) {
+    next = { through: 0 };
+    children.set(step, next);
+  }
+  return next;
+}
+
+/** `path` cut after each separator (`/` or `\`): the steps, then what follows the last one. */
+function splitSteps(path: string): { steps: string[]; rest: string } {
+  const steps: string[] = [];
+  let from = 0;
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c === 0x2f || c === 0x5c) {
+      steps.push(path.slice(from, i + 1));
+      from = i + 1;
+    }
+  }
+  return { steps, rest: path.slice(from) };
 }

@@ -365,6 +365,34 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
   });
 
+  void test('thousands of rewrites of the whole tree and moves of files are taken in, in bounded work', () => {
+    // Each `git checkout .` forgot what the session knew of every file it had seen, one by one,
+    // and each `mv` of a file looked through every known path for files under it: 60,000 files
+    // seen, 15,000 checkouts and 60,000 moves took some two minutes, growing as the square.
+    const dir = path.join(tmp, 'rewrites');
+    mkdirSync(dir, { recursive: true });
+    const t = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000f001').user('go');
+    const files = 60_000;
+    const perCall = 100;
+    const names = (i: number, name: (j: number) => string): string[] => Array.from({ length: perCall }, (_, j) => name(i * perCall + j));
+    for (let i = 0; i < files / perCall; i++) {
+      t.bash(`r${i}`, `toolu_r${i}`, `cat ${names(i, (j) => `f${j}.txt`).join(' ')}`);
+    }
+    for (let i = 0; i < 15_000; i++) {
+      t.bash(`c${i}`, `toolu_c${i}`, 'git checkout .');
+    }
+    for (let i = 0; i < files / perCall; i++) {
+      t.bash(`m${i}`, `toolu_m${i}`, names(i, (j) => `mv f${j}.txt g${j}.txt`).join(' && '));
+    }
+    t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
+    writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000f001.jsonl'), t.text());
+    const r = cli(['check', '--format', 'json', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call has no result.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });
