@@ -19,20 +19,24 @@ export function valueSpan(raw: LineRef, value: string, key?: string): Span {
   if (!plainJsonString(value)) {
     return encodedValueSpan(raw, JSON.stringify(value), key);
   }
-  // The value needs no escaping, so `"value"` is its JSON spelling: look for the value itself
-  // and check what surrounds it, rather than building the quoted (and keyed) patterns. One
-  // pass over the occurrences finds the first of each kind, in the order they are preferred.
+  // The value needs no escaping, so `"value"` is its JSON spelling: look for `value"` and check
+  // the quote and key before it, rather than building the keyed patterns. One pass over the
+  // occurrences finds the first of each kind, in the order they are preferred. (Not the bare
+  // value: it may occur at nearly every position of a long line, `aaa…` in `aaaa…`, each found
+  // in as many steps as it is long. `value"` cannot overlap itself, the value holding no quote,
+  // and starts with a rarer character than `"value"` does in JSON.)
   const len = value.length;
+  const closed = `${value}"`;
   let firstQuoted = -1;
   let firstSpaced = -1;
   let from = 1;
   for (;;) {
-    const at = text.indexOf(value, from);
+    const at = text.indexOf(closed, from);
     if (at === -1) {
       break;
     }
-    from = at + 1;
-    if (text.charCodeAt(at - 1) !== quote || text.charCodeAt(at + len) !== quote) {
+    from = at + len + 1;
+    if (text.charCodeAt(at - 1) !== quote) {
       continue;
     }
     if (firstQuoted === -1) {

@@ -316,6 +316,26 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
   });
 
+  void test('a long call id found in a line full of its characters is placed in bounded work', () => {
+    // Its column was searched for at every position the bare id occurred, each found in as many
+    // steps as the id is long: 200,000 characters took 21 s, growing as the square.
+    const file = path.join(tmp, 'long-id', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fd7.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const length = 500_000;
+    const id = 'a'.repeat(length);
+    const rollout = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fd7')
+      .user('go')
+      .shell(id, `echo ${'a'.repeat(2 * length)}`)
+      .output(id, 'ok')
+      .shell('call_last', 'ls');
+    writeFileSync(file, rollout.text());
+    const r = cli(['check', '--format', 'json', path.dirname(file)]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call has no result.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
+  });
+
   void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
     // Each call with the id was compared with every earlier one by a walk up the whole chain of
     // messages (the cube of their number: 30 s for 2,000), and every call the session passed by
