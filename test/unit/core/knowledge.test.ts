@@ -111,6 +111,23 @@ void describe('file knowledge: a command that may rewrite any file of a director
     assert.equal(k.hasSeen('/w/src/d.ts'), false);
   });
 
+  void test('a rewrite reaches a file when it is next looked at: moved since, or spelled with either separator', () => {
+    const k = new FileKnowledge();
+    k.noteRead('/w/src/a.ts', at(2), { path: '/w/src/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+    k.noteRead('C:\\w/src\\b.ts', at(3), { path: 'C:\\w/src\\b.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+    k.noteRewrite('/w/', at(4));
+    k.noteRewrite('C:\\w', at(5));
+    // The folder moves after the rewrite: its files carry the rewrite to their new paths.
+    k.noteMove('/w/src', '/w/lib', at(6));
+    assert.equal(k.get('/w/lib/a.ts')?.opaqueSince?.line, 4);
+    assert.equal(k.get('C:\\w/src\\b.ts')?.opaqueSince?.line, 5);
+    // A rewrite of the new folder before the move does not reach what moved in after it.
+    k.noteRead('/x/c.ts', at(7), { path: '/x/c.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
+    k.noteRewrite('/y', at(8));
+    k.noteMove('/x/c.ts', '/y/c.ts', at(9));
+    assert.ok(k.judge(edit('/y/c.ts', 'a\nB\nc\n')), 'its content is still known');
+  });
+
   void test('a sibling directory that shares the prefix is not under it', () => {
     const k = new FileKnowledge();
     k.noteRead('/w2/a.ts', at(2), { path: '/w2/a.ts', content: v1, startLine: 1, numLines: 3, totalLines: 3 });
