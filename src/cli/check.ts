@@ -27,7 +27,9 @@ Options:
                              CODEX_HOME, GEMINI_CLI_HOME are honoured)
   --rule ID=LEVEL            set a rule's severity: error, warning, info or off (repeatable)
   -j, --jobs N               check up to N files at once, each in its own thread
-                             (default: the CPU cores, at most 8; 1 checks one file at a time)
+                             (default: about 3 for every 4 CPU cores, at least 1 and at most 8,
+                             since each thread also keeps V8's collector busy on another core;
+                             1 checks one file at a time)
   -h, --help                 show this help
 
 Exit status: 0 no error findings, 1 error findings, 2 usage or I/O error.

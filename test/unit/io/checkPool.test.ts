@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { checkFiles as checkRun, type CheckManyOptions, type CheckOutcome } from '../../../src/io/checkPool';
+import { checkFiles as checkRun, defaultJobs, type CheckManyOptions, type CheckOutcome } from '../../../src/io/checkPool';
 import { fixture, repoRoot } from '../support/repo';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-pool-'));
@@ -85,5 +85,15 @@ void describe('checkFiles: check over many files on worker threads', () => {
     const codex = outcomes[0]!;
     assert.ok('result' in codex);
     assert.equal(codex.result.findings.filter((f) => f.rule === 'missing-result').length, 0);
+  });
+});
+
+void describe('defaultJobs: threads the cores can keep fed', () => {
+  void test('one thread on two cores, where a second thread gained nothing; fewer threads than cores above', () => {
+    // A check thread keeps about 1.3 cores busy (V8's concurrent GC and compiler beside it).
+    assert.deepEqual(
+      [1, 2, 3, 4, 8, 16, 64].map((cores) => defaultJobs(cores)),
+      [1, 1, 2, 3, 6, 8, 8],
+    );
   });
 });
