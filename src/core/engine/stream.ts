@@ -21,6 +21,8 @@ export interface TranscriptStreamOptions {
   fallbackSessionId?: string;
   /** Hash call inputs for the hook-bound rules (default: when a hook ledger is given). */
   hashInputs?: boolean;
+  /** The session's working folder where the transcript does not name it (see AdapterContext.cwd). */
+  cwd?: string;
   /** Sees every normalized event before the rules do (the live monitor notes wall-clock times). */
   before?: (e: NormalizedEvent) => void;
   /** Sees every normalized event after the rules did (the sessions view, the timeline). */
@@ -52,6 +54,7 @@ export class TranscriptStream {
       file: opts.file,
       adapters: opts.adapters,
       hashInputs: opts.hashInputs ?? opts.services?.hookLedger !== undefined,
+      ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
       ...(opts.agent ? { agent: opts.agent } : {}),
       onDetect: (agent) => this.engine.setAgent(agent),
       emit:

@@ -10,6 +10,12 @@ export interface AdapterContext {
    * hashing every input of a large corpus is pure cost otherwise.
    */
   readonly hashInputs: boolean;
+  /**
+   * The session's working folder, for a format whose lines do not name it (Amplifier's
+   * transcript): the I/O layer reads it from the files beside the transcript, where they name
+   * it for certain. Undefined when nothing does; formats that name their own folder ignore it.
+   */
+  readonly cwd?: string;
   emit(e: NormalizedEvent): void;
 }
 

@@ -39,6 +39,8 @@ export interface TranscriptParserOptions {
   maxLineBytes?: number;
   /** See AdapterContext.hashInputs. */
   hashInputs?: boolean;
+  /** See AdapterContext.cwd. */
+  cwd?: string;
 }
 
 /**
@@ -198,7 +200,12 @@ export class TranscriptParser {
 
   private use(adapter: FormatAdapter): void {
     this.adapter = adapter;
-    this.parser = adapter.create({ file: this.opts.file, hashInputs: this.opts.hashInputs ?? false, emit: (e) => this.emit(e) });
+    this.parser = adapter.create({
+      file: this.opts.file,
+      hashInputs: this.opts.hashInputs ?? false,
+      ...(this.opts.cwd !== undefined ? { cwd: this.opts.cwd } : {}),
+      emit: (e) => this.emit(e),
+    });
     this.opts.onDetect?.(adapter.agent);
   }
 

@@ -42,7 +42,7 @@ interface Run {
   lines: string[];
 }
 
-function runBytes(file: string, chunks: readonly Uint8Array[]): Run {
+function runBytes(file: string, chunks: readonly Uint8Array[], cwd?: string): Run {
   const events: NormalizedEvent[] = [];
   const findings: Finding[] = [];
   const stream = new TranscriptStream({
@@ -52,6 +52,7 @@ function runBytes(file: string, chunks: readonly Uint8Array[]): Run {
     mode: 'batch',
     sink: { add: (f) => findings.push(f), retract: () => undefined },
     observe: (e) => events.push(e),
+    ...(cwd !== undefined ? { cwd } : {}),
   });
   for (const c of chunks) {
     stream.push(c);
@@ -65,8 +66,8 @@ function runFile(path: string): Run {
   return runBytes(path, [readFileSync(path)]);
 }
 
-function runLines(lines: readonly object[]): Run {
-  return runBytes('/tmp/transcript.jsonl', [Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')]);
+function runLines(lines: readonly object[], cwd?: string): Run {
+  return runBytes('/tmp/transcript.jsonl', [Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')], cwd);
 }
 
 function project(e: NormalizedEvent): string {
@@ -220,6 +221,55 @@ void describe('Amplifier file tools and write-before-read', () => {
     assert.deepEqual(unread([...step('t1', 'read_file', { file_path: '/w/a.py' }), ...update('t2')]), []);
     const envelope = (id: string): object[] => step(id, 'apply_patch', { patch: '*** Begin Patch\n*** Add File: /w/new.py\n+n\n*** Delete File: /w/old.py\n*** End Patch' });
     assert.deepEqual(unread(envelope('t1')), ['2 t1']);
+  });
+});
+
+void describe('Amplifier working folder (handed in from the files beside the transcript)', () => {
+  const ok = '{"error": null, "output": {}, "success": true}';
+  const step = (id: string, tool: string, args: object): object[] => [
+    { role: 'assistant', content: [], tool_calls: [{ id, tool, arguments: args }] },
+    { role: 'tool', tool_call_id: id, name: tool, content: ok },
+  ];
+  const calls = (run: Run): string[] => run.events.filter((e) => e.kind === 'call').map(project);
+  const unread = (lines: object[], cwd?: string): string[] =>
+    runLines([{ role: 'user', content: 'go' }, ...lines], cwd)
+      .findings.filter((f) => f.rule === 'write-before-read')
+      .map((f) => `${f.line} ${f.callId ?? ''}`);
+
+  void test('relative paths resolve against it, an @mention does not; without it they name no file, as before', () => {
+    const lines = [
+      { role: 'user', content: 'go' },
+      ...step('t1', 'read_file', { file_path: 'src/a.py' }),
+      ...step('t2', 'read_file', { file_path: '@foundation:context/KERNEL.md' }),
+      ...step('t3', 'write_file', { file_path: './out/../b.py', content: 'x' }),
+    ];
+    const run = runLines(lines, '/w/app');
+    assert.deepEqual(calls(run), ['call 2 t1 read_file [read /w/app/src/a.py]', 'call 4 t2 read_file []', 'call 6 t3 write_file [write /w/app/b.py]']);
+    // The access's span is the path as the call spells it.
+    const read = run.events.find((e) => e.kind === 'call' && e.callId === 't1');
+    assert.ok(read?.kind === 'call' && read.accesses[0]?.span);
+    assert.equal(slice(run, read.accesses[0].span), 'src/a.py');
+    // The folder is the session's, as a Codex or Claude Code session's is.
+    const sessions = run.events.filter((e) => e.kind === 'session');
+    assert.deepEqual(sessions.map((e) => `${e.at.line} ${e.kind === 'session' ? `${e.agent} ${e.cwd}` : ''}`), ['1 amplifier /w/app']);
+
+    const alone = runLines(lines);
+    assert.deepEqual(calls(alone), ['call 2 t1 read_file []', 'call 4 t2 read_file []', 'call 6 t3 write_file []']);
+    assert.equal(alone.events.filter((e) => e.kind === 'session').length, 0);
+  });
+
+  void test('a relative write-before-read is found with the folder, and nothing is claimed without it', () => {
+    const edit = (id: string, path: string): object[] => step(id, 'edit_file', { file_path: path, old_string: 'x', new_string: 'y' });
+    // An edit of a file never looked at, named relative to the folder.
+    assert.deepEqual(unread(edit('t1', 'src/a.py'), '/w'), ['2 t1']);
+    assert.deepEqual(unread(edit('t1', 'src/a.py')), []);
+    // A relative read, then the edit spelled absolute (or the other way round): one file, read first.
+    assert.deepEqual(unread([...step('t1', 'read_file', { file_path: 'src/a.py' }), ...edit('t2', '/w/src/a.py')], '/w'), []);
+    assert.deepEqual(unread([...step('t1', 'read_file', { file_path: '/w/src/a.py' }), ...edit('t2', 'src/a.py')], '/w'), []);
+    // A look through bash, which runs each command in the same folder (amplifier-module-tool-bash).
+    assert.deepEqual(unread([...step('t1', 'bash', { command: 'cat src/a.py' }), ...edit('t2', 'src/a.py')], '/w'), []);
+    // A read of another file is no read of this one.
+    assert.deepEqual(unread([...step('t1', 'read_file', { file_path: 'src/b.py' }), ...edit('t2', 'src/a.py')], '/w'), ['4 t2']);
   });
 });
 

@@ -44,13 +44,22 @@ export const amplifierAdapter: FormatAdapter = {
 };
 
 /**
- * The transcript holds no session id or cwd (they live in metadata.json and the directory
- * name), so this parser emits no session event: the caller names the session.
+ * The transcript holds no session id or working folder (they live in the files beside it and
+ * the folder's name): the caller names the session, and hands in the folder where those files
+ * name it (AdapterContext.cwd). Only then is there a session event, to carry it.
  */
 class AmplifierParser implements FormatParser {
+  private announced = false;
+
   constructor(private readonly ctx: AdapterContext) {}
 
   line(value: Record<string, unknown>, raw: RawLine): void {
+    if (!this.announced) {
+      this.announced = true;
+      if (this.ctx.cwd !== undefined) {
+        this.ctx.emit({ kind: 'session', at: lineSpan(raw), agent: 'amplifier', cwd: this.ctx.cwd });
+      }
+    }
     const parsed = parseWith(amplifierMessageSchema, value);
     if (!parsed.success) {
       this.invalid(raw, 'a line that is not a chat message (no role, or fields of the wrong type)');
@@ -128,7 +137,12 @@ class AmplifierParser implements FormatParser {
     }
     seen.add(id);
     const args = parseArguments(rawArgs);
-    const cls = classifyToolCall('amplifier', name, args, undefined);
+    // The file tools resolve a relative path against the session's working folder
+    // (amplifier-module-tool-filesystem `read.py`: `Path(self.working_dir) / path`, the folder
+    // being the `session.working_dir` capability), but an `@` path is a mention the app
+    // resolves (`@bundle:context/x.md`): no file of that folder.
+    const mention = isRecord(args) && typeof args['file_path'] === 'string' && args['file_path'].startsWith('@');
+    const cls = classifyToolCall('amplifier', name, args, mention ? undefined : this.ctx.cwd);
     const accesses: FileAccess[] = cls.accesses.map((a) => {
       const span = pathSpan(raw, args, a.path);
       return span ? { ...a, span } : a;
