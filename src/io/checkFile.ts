@@ -9,6 +9,7 @@ import type { NormalizedEvent } from '../core/model/events';
 import type { Finding } from '../core/model/finding';
 import { sessionIdFromPath } from '../core/model/sessionId';
 import type { FormatAdapter } from '../core/parse/adapter';
+import { amplifierWorkingFolder } from './amplifierFolder';
 
 export interface CheckFileOptions {
   adapters: readonly FormatAdapter[];
@@ -37,6 +38,8 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     add: (f) => findings.set(f.id, f),
     retract: (id) => findings.delete(id),
   };
+  // An Amplifier transcript names no working folder; the files beside it may.
+  const cwd = await amplifierWorkingFolder(file);
   const stream = new TranscriptStream({
     file,
     adapters: opts.adapters,
@@ -48,6 +51,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.observe ? { observe: opts.observe } : {}),
     fallbackSessionId: sessionIdFromPath(file),
+    ...(cwd !== undefined ? { cwd } : {}),
   });
   const input = createReadStream(file, { highWaterMark: opts.chunkBytes ?? 1 << 20 });
   for await (const chunk of input) {
