@@ -17,6 +17,7 @@ import { allRules } from '../core/rules/all';
 import { guardRule } from '../core/rules/guard';
 import { DocumentHistory } from './documentHistory';
 import { DocumentTail, type DocumentLook } from './documentTail';
+import { amplifierWorkingFolder } from './amplifierFolder';
 import { FindingStore } from './findingStore';
 import { acquireReadBuffer, releaseReadBuffer } from './readBuffers';
 import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
@@ -77,6 +78,8 @@ export interface SessionFollow extends Disposable {
   readonly consumedBytes: number;
   /** The format the monitor reads the file as when its folder says so; else it is recognised from the content. */
   readonly forcedAgent: AgentKind | undefined;
+  /** The working folder the monitor reads the file with, where the files beside it name one (see LiveSession.cwd). */
+  readonly cwd: string | undefined;
 }
 
 /**
@@ -119,6 +122,14 @@ interface LiveSession {
   waking: Promise<void> | undefined;
   /** The stream's consumedBytes when it was dropped. */
   sleptAt: number;
+  /**
+   * The working folder the files beside the transcript name, for a format whose lines do not
+   * (Amplifier's, see amplifierWorkingFolder): looked up once, before the session's first stream
+   * is built, and kept: events.jsonl grows with every model request, too much to read again at
+   * each rewrite of the transcript. (`check` reads it whole each time.)
+   */
+  cwd: string | undefined;
+  folder: Promise<void> | undefined;
 }
 
 /**
@@ -259,6 +270,8 @@ export class LiveMonitor implements Disposable {
       this.findings.beginGeneration(file);
       s.gate = { muted: false };
       s.stream = undefined;
+      // The files beside the transcript are read again too.
+      s.folder = undefined;
       s.tail.dispose();
       s.tail = this.newTail(file);
       void this.readFromStart(s);
@@ -288,9 +301,16 @@ export class LiveMonitor implements Disposable {
         if (s.waking) {
           return true;
         }
+        await this.lookUpFolder(s);
+        if (this.sessions.get(s.summary.file) !== s || this.disposed || s.tail.isSuspended) {
+          return false;
+        }
+        if (s.waking) {
+          return true;
+        }
         if (!s.history) {
           // A document's versions each build a stream of their own (takeVersion).
-          s.stream ??= this.newStream(s.summary.file, s.summary.agent, s.gate);
+          s.stream ??= this.newStream(s.summary.file, s.summary.agent, s.gate, s.cwd);
         }
         await s.tail.poke();
         return false;
@@ -353,6 +373,7 @@ export class LiveMonitor implements Disposable {
 
   private async replay(s: LiveSession): Promise<void> {
     const file = s.summary.file;
+    await this.lookUpFolder(s);
     if (s.stream || this.sessions.get(file) !== s) {
       return;
     }
@@ -364,7 +385,7 @@ export class LiveMonitor implements Disposable {
       return;
     }
     const gate: Gate = { muted: true };
-    const stream = this.newStream(file, s.summary.agent, gate);
+    const stream = this.newStream(file, s.summary.agent, gate, s.cwd);
     s.gate = gate;
     s.stream = stream;
     this.logger.debug(`[monitor] ${file} changed; reading it again up to byte ${s.tail.bytesRead}`);
@@ -468,6 +489,8 @@ export class LiveMonitor implements Disposable {
           fresh: true,
           waking: undefined,
           sleptAt: 0,
+          cwd: undefined,
+          folder: undefined,
         };
         this.sessions.set(e.file, s);
         void this.readFromStart(s, async () => {
@@ -559,6 +582,7 @@ export class LiveMonitor implements Disposable {
     return {
       consumedBytes,
       forcedAgent: agentForPath(file) === s.summary.agent ? s.summary.agent : undefined,
+      cwd: s.cwd,
       dispose: () => {
         const now = this.followers.get(file);
         now?.delete(listener);
@@ -624,7 +648,7 @@ export class LiveMonitor implements Disposable {
           this.findings.beginGeneration(file);
           this.tree?.forgetSession(file);
           s.gate = { muted: false };
-          s.stream = this.newStream(file, s.summary.agent, s.gate);
+          s.stream = this.newStream(file, s.summary.agent, s.gate, s.cwd);
           s.summary.bytes = 0;
         },
         gone: () => this.sessionGone(file),
@@ -665,7 +689,7 @@ export class LiveMonitor implements Disposable {
     }
     const before = { stream: s.stream, gate: s.gate };
     const gate: Gate = { muted: false, ...(s.history ? { fedBefore: s.history.version() } : {}) };
-    const stream = this.newStream(file, s.summary.agent, gate, s.history);
+    const stream = this.newStream(file, s.summary.agent, gate, s.cwd, s.history);
     if (look.bytes) {
       stream.push(look.bytes);
     }
@@ -719,7 +743,15 @@ export class LiveMonitor implements Disposable {
     this.returning.set(file, timer);
   }
 
-  private newStream(file: string, agent: AgentKind, gate: Gate, history?: DocumentHistory): TranscriptStream {
+  /** See LiveSession.cwd. */
+  private lookUpFolder(s: LiveSession): Promise<void> {
+    s.folder ??= amplifierWorkingFolder(s.summary.file).then((dir) => {
+      s.cwd = dir;
+    });
+    return s.folder;
+  }
+
+  private newStream(file: string, agent: AgentKind, gate: Gate, cwd: string | undefined, history?: DocumentHistory): TranscriptStream {
     const tree = this.tree;
     // A replayed write is not judged against the tree of today; one an earlier version of a
     // document had keeps the verdict it had then.
@@ -759,6 +791,7 @@ export class LiveMonitor implements Disposable {
       services,
       logger: this.logger,
       fallbackSessionId: sessionIdFromPath(file, agent),
+      ...(cwd !== undefined ? { cwd } : {}),
       before: (e) => this.before(file, stream, gate, e),
       observe: (e) => this.after(file, stream, gate, e),
     });

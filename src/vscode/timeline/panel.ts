@@ -4,6 +4,7 @@ import { describeError, type Logger } from '../../core/lib/logger';
 import type { NormalizedEvent } from '../../core/model/events';
 import { TimelineBuilder } from '../../core/timeline/builder';
 import type { TimelineFinding, TimelineHeader, TimelineRef } from '../../core/timeline/model';
+import { amplifierWorkingFolder } from '../../io/amplifierFolder';
 import type { SessionFollow } from '../../io/liveMonitor';
 import { webviewMessageSchema, type Header, type HostMessage } from '../../protocol/timeline';
 import { reveal } from '../commands/open';
@@ -199,7 +200,12 @@ class TimelinePanel extends Disposable {
     this.follow = follow;
     const builder = new TimelineBuilder();
     try {
-      await readEvents(this.file, follow ? { upTo: follow.consumedBytes, agent: follow.forcedAgent, end: false } : { end: true }, (e) => builder.add(e));
+      // The working folder the monitor reads the file with; for a file not followed, the one
+      // the files beside it name now (Amplifier's, see amplifierWorkingFolder).
+      const opts = follow
+        ? { upTo: follow.consumedBytes, agent: follow.forcedAgent, end: false, cwd: follow.cwd }
+        : { end: true, cwd: await amplifierWorkingFolder(this.file) };
+      await readEvents(this.file, opts, (e) => builder.add(e));
     } catch (e) {
       this.log.warn(`[timeline] cannot read ${this.file}: ${describeError(e)}`);
     }

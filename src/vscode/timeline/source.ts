@@ -11,6 +11,8 @@ export interface ReadEventsOptions {
   agent?: AgentKind;
   /** The file is read to its end: a last line without newline counts. */
   end: boolean;
+  /** The session's working folder where the transcript does not name it (see AdapterContext.cwd). */
+  cwd?: string | undefined;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface ReadEventsOptions {
  * them when it opens, so the monitor need not keep any event in memory).
  */
 export async function readEvents(file: string, opts: ReadEventsOptions, emit: (e: NormalizedEvent) => void): Promise<void> {
-  const parser = new TranscriptParser({ file, adapters, emit, ...(opts.agent ? { agent: opts.agent } : {}) });
+  const parser = new TranscriptParser({ file, adapters, emit, ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
   if (opts.upTo === undefined || opts.upTo > 0) {
     const input = createReadStream(file, { highWaterMark: 1 << 20, ...(opts.upTo !== undefined ? { end: opts.upTo - 1 } : {}) });
     for await (const chunk of input) {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { amplifierSlug } from '../../../src/core/discovery/locations';
 import type { Finding } from '../../../src/core/model/finding';
+import { readEvents } from '../../../src/vscode/timeline/source';
 import { LiveEnv } from '../support/liveEnv';
 import { waitFor } from '../support/wait';
 
@@ -77,4 +78,61 @@ void test('overlapping executions surface from events.jsonl before the transcrip
   const first = (rule: string): number => order.findIndex((f) => f.rule === rule);
   assert.ok(first('overlapping-executions') < first('duplicate-result'), order.map((f) => f.rule).join(', '));
   assert.ok(first('overlapping-executions') < first('misplaced-result'), order.map((f) => f.rule).join(', '));
+});
+
+void test('live, a relative path names a file of the folder the session config names; without one, none', async () => {
+  env = new LiveEnv();
+  await env.start({ watchTree: false });
+  const sessions = path.join(env.root, '.amplifier', 'projects', amplifierSlug(env.workspace), 'sessions');
+  const ok = '{"error": null, "output": {}, "success": true}';
+  /** A session that edits `src/a.py` without reading it, its events.jsonl naming `cwd` (if any). */
+  const session = (id: string, cwd: string | undefined): string => {
+    const dir = path.join(sessions, id);
+    mkdirSync(dir, { recursive: true });
+    const line = (event: string, data: Record<string, unknown>): string =>
+      JSON.stringify({ ts: '2026-07-08T15:50:50+00:00', lvl: 'INFO', schema: { name: 'amplifier.log', ver: '1.0.0' }, event, session_id: id, data }) + '\n';
+    writeFileSync(
+      path.join(dir, 'events.jsonl'),
+      line('session:start', { parent_id: null }) + (cwd !== undefined ? line('session:config', { parent_id: null, raw: { project_dir: cwd, working_dir: cwd } }) : ''),
+    );
+    const transcript = path.join(dir, 'transcript.jsonl');
+    writeFileSync(
+      transcript,
+      [
+        { role: 'user', content: 'fix it' },
+        { role: 'assistant', content: [], tool_calls: [{ id: 'toolu_1', tool: 'edit_file', arguments: { file_path: 'src/a.py', old_string: 'x', new_string: 'y' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', name: 'edit_file', content: ok },
+      ]
+        .map((m) => JSON.stringify(m) + '\n')
+        .join(''),
+    );
+    return transcript;
+  };
+  const bare = session('sess-bare', undefined);
+  const known = session('sess-known', env.workspace);
+  await waitFor(() => env.announced.some((f) => f.rule === 'write-before-read'), 10_000, 'the blind edit');
+  await waitFor(() => env.monitor!.session(bare) !== undefined, 10_000, 'the session without a folder followed');
+  await env.monitor!.idle();
+  assert.deepEqual(
+    env.announced.filter((f) => f.rule === 'write-before-read').map((f) => `${f.file === known ? 'known' : f.file} ${f.line}`),
+    ['known 2'],
+  );
+  assert.equal(env.monitor!.session(known)?.cwd, env.workspace);
+  assert.equal(env.monitor!.session(bare)?.cwd, undefined);
+
+  // The timeline reads what came before it follows with the folder the monitor reads with.
+  const accesses = async (file: string): Promise<string[]> => {
+    const follow = env.monitor!.followSession(file, () => undefined);
+    assert.ok(follow);
+    const out: string[] = [];
+    await readEvents(file, { upTo: follow.consumedBytes, agent: follow.forcedAgent, end: false, cwd: follow.cwd }, (e) => {
+      if (e.kind === 'call') {
+        out.push(...e.accesses.map((a) => `${a.op} ${path.relative(env.root, a.path)}`));
+      }
+    });
+    follow.dispose();
+    return out;
+  };
+  assert.deepEqual(await accesses(known), ['edit ws/src/a.py']);
+  assert.deepEqual(await accesses(bare), []);
 });
