@@ -138,6 +138,22 @@ const skillTextAmidResults = cc()
   .say('m2', 'found it')
   .text();
 
+/**
+ * Claude Code 2.0.50: two SlashCommand calls in one message; after the first one's result Claude
+ * Code writes the command's `<command-message>` line (not meta, but naming the call in
+ * `sourceToolUseID`) and the skill's meta instructions, then the second call's result. Claude
+ * Code's own text for a tool, not a person's: the session went on normally.
+ */
+const commandTextAmidResults = cc()
+  .call('m1', A, 'SlashCommand', { command: '/teach' })
+  .call('m1', B, 'SlashCommand', { command: '/office-hours' })
+  .result(A, 'Launching command: /teach')
+  .user('<command-message>The "teach" skill is loading</command-message>\n<command-name>teach</command-name>', { sourceToolUseID: A })
+  .user('Base directory for this skill: /home/dev/.claude/skills/teach', { isMeta: true, sourceToolUseID: A })
+  .result(B, 'Launching command: /office-hours')
+  .say('m2', 'ok')
+  .text();
+
 /** A compaction drops the unanswered call from the history the provider sees. */
 const compactedAway = cc().call('m1', A, 'Bash', { command: 'sleep 9' }).compact().user('continue').say('m2', 'ok').text();
 const interrupted = cc()
@@ -240,6 +256,7 @@ ruleTester(misplacedResult, {
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
+    { name: "Claude Code: a slash command's own message line written between the batch's results", input: commandTextAmidResults },
     {
       // The prompt hangs from the text before the call in its message: the session went on
       // without the call, and its result, hung from the call, comes after nothing of its own.
@@ -308,6 +325,7 @@ ruleTester(missingResult, {
     { name: 'Claude Code: a second execution compacted its own branch while the call ran', input: compactedElsewhere() },
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
+    { name: "Claude Code: a slash command's own message line written between the batch's results", input: commandTextAmidResults },
   ],
   invalid: [
     {

@@ -585,10 +585,11 @@ class ClaudeParser implements FormatParser {
     }
     const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid) };
     const content = line.message.content;
-    // Text Claude Code writes for a tool (a Skill's instructions, meta and naming the call in
-    // `sourceToolUseID`) goes to the model with the results, like text typed while tools ran:
-    // a sibling call's result after it is still in place.
-    const forTool = line.isMeta === true && typeof sourceToolUseId === 'string';
+    // Text Claude Code writes for a tool, naming the call in `sourceToolUseID` (a Skill's
+    // instructions, meta; a slash command's `<command-message>` line, not meta, in 2.0.x), goes
+    // to the model with the results, like text typed while tools ran: a sibling call's result
+    // after it is still in place. No person's prompt names a call.
+    const forTool = typeof sourceToolUseId === 'string';
     if (typeof content === 'string') {
       this.userText(content, line.isMeta === true || summary, raw, common, forTool, line.isMeta === true);
       return;
