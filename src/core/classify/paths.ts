@@ -143,6 +143,9 @@ export function patternRoot(pattern: string, windows: boolean): string {
 }
 
 export function shellPattern(pattern: string): PathPattern {
+  if (isWindowsPath(pattern)) {
+    return windowsPattern(pattern);
+  }
   // Matched segment by segment without a RegExp: a pattern's stars as `[^/]*` backtrack, and
   // `*a*a*a*b` against a long name of `a`s took a RegExp hours (a power of the name's length).
   const segments: PatternSegment[] = [];
@@ -189,6 +192,59 @@ export function shellPattern(pattern: string): PathPattern {
   return { test: (path) => matchesSegments(segments, path) };
 }
 
+/**
+ * A Windows pattern (of a drive or a share: `C:\w\Script\*.lua`), which PowerShell's reads of the
+ * files a listing kept become (see ShellAccess.inFolder): `\` and `/` separate its segments, and
+ * it has no escapes: `*` and `?` cannot be in a Windows name, so each is a wildcard and every
+ * other character itself. A segment `**` (the first only; another is `*`) is any number of
+ * folders, none at all included: `-Recurse`. Narrower than Windows, so that a path it takes is a
+ * path the listing took: case counts; no wildcard (nor `**`) takes a name that starts with `.`
+ * (hidden, as a `.git` folder is), or one with `[`, `]` or a backtick, which PowerShell's -Path
+ * takes for wildcards and an escape, so that a reader given such a file's path read another.
+ */
+function windowsPattern(pattern: string): PathPattern {
+  const names = pattern.split(/[\\/]/);
+  const globstar = names.indexOf('**');
+  const compile = (name: string): PatternSegment => {
+    const tokens: PatternToken[] = [];
+    for (let i = 0; i < name.length; i++) {
+      const c = name[i]!;
+      if (c === '*') {
+        while (name[i + 1] === '*') {
+          i++;
+        }
+        tokens.push(star);
+      } else {
+        tokens.push(c === '?' ? anyChar : c);
+      }
+    }
+    const wild = tokens.some((t) => typeof t !== 'string');
+    return { tokens, dotGuard: typeof tokens[0] === 'symbol', fixed: tokens.filter((t) => t !== star).length, plainNames: wild };
+  };
+  const head = (globstar === -1 ? names : names.slice(0, globstar)).map(compile);
+  const tail = globstar === -1 ? [] : names.slice(globstar + 1).map(compile);
+  return {
+    test: (path) => {
+      const parts = path.split(/[\\/]/);
+      if (globstar === -1 ? parts.length !== head.length : parts.length < head.length + tail.length) {
+        return false;
+      }
+      const below = parts.length - tail.length;
+      for (let k = 0; k < parts.length; k++) {
+        const name = parts[k]!;
+        const segment = k < head.length ? head[k] : k >= below ? tail[k - below] : undefined;
+        if (segment ? !matchesSegment(segment, name) : name.charCodeAt(0) === dot || wildcardSyntax.test(name)) {
+          return false;
+        }
+      }
+      return true;
+    },
+  };
+}
+
+/** Characters PowerShell's -Path reads as wildcard syntax (see windowsPattern). */
+const wildcardSyntax = /[[\]`]/;
+
 /** A compiled shell pattern (see shellPattern): does it match the whole path? */
 export interface PathPattern {
   test(path: string): boolean;
@@ -205,6 +261,8 @@ interface PatternSegment {
   dotGuard: boolean;
   /** Tokens that match one character each (all but the stars): the shortest name it matches. */
   fixed: number;
+  /** Takes no name with `[`, `]` or a backtick (a Windows segment with a wildcard, see windowsPattern). */
+  plainNames?: boolean;
 }
 
 /**
@@ -237,7 +295,7 @@ function matchesSegments(segments: readonly PatternSegment[], path: string): boo
  */
 function matchesSegment(segment: PatternSegment, name: string): boolean {
   const { tokens } = segment;
-  if (name.length < segment.fixed || (segment.dotGuard && name.charCodeAt(0) === 0x2e)) {
+  if (name.length < segment.fixed || (segment.dotGuard && name.charCodeAt(0) === 0x2e) || (segment.plainNames && wildcardSyntax.test(name))) {
     return false;
   }
   if (name.length * (tokens.length + 1) > maxMatchSteps) {

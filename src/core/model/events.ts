@@ -38,7 +38,8 @@ export interface FileAccess {
   fixer?: true;
   /**
    * `path` is a shell pathname pattern, made absolute (`/w/src/*.json`; a quoted wildcard is
-   * escaped with a backslash): the call read every file it matched then, whichever they were.
+   * escaped with a backslash), or a Windows one, which has no escapes (`C:\w\src\*.lua`, see
+   * shellPattern): the call read every file it matched then, whichever they were.
    */
   glob?: boolean;
   /**

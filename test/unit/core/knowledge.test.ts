@@ -20,6 +20,24 @@ void describe('shell patterns', () => {
     ['/w/a[1/*.md', ['/w/a[1/x.md'], ['/w/a1/x.md']],
     // bash without globstar: `**` is `*`, within one directory.
     ['/w/src/**/*.ts', ['/w/src/a/b.ts'], ['/w/src/a/b/c.ts', '/w/src/b.ts']],
+    // Windows (PowerShell's listings, see ShellAccess.inFolder): either separator, no escapes, so a
+    // folder's `[`, `]` and `(` are themselves; case counts, and no wildcard takes a name with
+    // `[`, `]` or a backtick (which -Path reads as wildcard syntax).
+    [
+      'C:\\w\\Script\\*.lua',
+      ['C:\\w\\Script\\Aire03.lua', 'C:\\w\\Script\\a.b.lua'],
+      ['C:\\w\\Script\\x\\a.lua', 'C:\\w\\Script\\.a.lua', 'C:\\w\\Script\\a[1].lua', 'C:\\w\\Script\\a`b.lua', 'C:\\w\\script\\a.lua', 'C:\\w\\Script\\a.lua.bak', 'C:\\w\\Script'],
+    ],
+    ['C:/w/Script/*.lua', ['C:\\w\\Script\\a.lua'], ['C:\\w\\Script\\x\\a.lua']],
+    ['C:\\w\\app\\[id]\\(x)\\?.tsx', ['C:\\w\\app\\[id]\\(x)\\a.tsx'], ['C:\\w\\app\\i\\(x)\\a.tsx', 'C:\\w\\app\\[id]\\(x)\\ab.tsx']],
+    ['\\\\srv\\share\\*.md', ['\\\\srv\\share\\a.md'], ['\\\\srv\\a.md', '\\\\srv\\share\\x\\a.md']],
+    // `**`: the folder's tree, no folder in it starting with `.` (hidden, as `.git` is) or with `[`, `]`.
+    [
+      'C:\\w\\Script\\**\\*.lua',
+      ['C:\\w\\Script\\a.lua', 'C:\\w\\Script\\x\\a.lua', 'C:\\w\\Script\\x\\y\\z\\a.lua'],
+      ['C:\\w\\Script\\.git\\a.lua', 'C:\\w\\Script\\x\\.h\\a.lua', 'C:\\w\\Script\\[id]\\a.lua', 'C:\\w\\Other\\a.lua', 'C:\\w\\Script\\x\\a.txt', 'C:\\w\\a.lua'],
+    ],
+    ['D:\\api\\**\\F.json', ['D:\\api\\F.json', 'D:\\api\\x\\F.json'], ['D:\\api\\x\\G.json']],
   ];
   for (const [pattern, match, miss] of cases) {
     void test(pattern, () => {
@@ -55,6 +73,14 @@ void describe('file knowledge: reads of a pattern', () => {
     seenBefore.noteSeenGlob('/w/python/agents/*.json', at(2), false);
     seenBefore.noteWrite(f, at(5), v1);
     assert.deepEqual(seenBefore.judge(edit(f, v2))?.unseen, [{ start: 2, count: 1 }]);
+  });
+
+  void test('a read of a Windows pattern (a PowerShell listing read file by file): every file it matches was seen', () => {
+    const k = new FileKnowledge();
+    k.noteSeenGlob('C:\\w\\Script\\Regions\\*.lua', at(5), false);
+    assert.equal(k.hasSeen('C:\\w\\Script\\Regions\\Aire03.lua'), true);
+    assert.equal(k.hasSeen('C:\\w\\Script\\Regions\\x\\Aire03.lua'), false);
+    assert.equal(k.get('C:\\w\\Script\\Regions\\Aire03.lua')?.opaqueSince?.line, 5);
   });
 
   void test('a partial read of a pattern (`sed -n 1,50p "$f"`) counts as a read and vouches for no content', () => {
