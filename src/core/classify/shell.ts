@@ -22,6 +22,14 @@ export interface ShellAccess {
   tree?: true;
   /** A move (`mv`, `git mv`): the path it came from, as written (relative to the same folder). */
   from?: string;
+  /**
+   * PowerShell (with `glob`): `path` is a folder, and the command read each file in it (with
+   * `recurse`, in its tree) whose name matches `name`, `*` and `?` its only wildcards:
+   * `Get-ChildItem DIR -Filter *.lua | ForEach-Object { Get-Content -LiteralPath $_.FullName }`.
+   * `literal`: the folder and the files were named to PowerShell as written, not through -Path,
+   * which reads `[`, `]` and a backtick in a path as wildcards.
+   */
+  inFolder?: { name: string; recurse: boolean; literal: boolean };
 }
 
 interface Word {
@@ -31,6 +39,20 @@ interface Word {
   dynamic: boolean;
   /** The word is a pathname pattern and nothing else computed: the pattern (see ShellAccess.glob). */
   glob?: string;
+  /** PowerShell's `$_.FullName` in a ForEach-Object over a listing: each file it passed on (see psEachBody). */
+  items?: readonly PsItems[];
+  /** Written with quotes, in part or whole (`"$_.FullName"` is the item's path and `.FullName`). */
+  quoted?: true;
+}
+
+/** Files a PowerShell listing passes down its pipe (see psListing and ShellAccess.inFolder). */
+interface PsItems {
+  /** As written; `.` for the current folder. */
+  dir: string;
+  name: string;
+  recurse: boolean;
+  /** Named by -LiteralPath, or not at all (see ShellAccess.inFolder). */
+  literal: boolean;
 }
 interface Op {
   kind: 'op';
@@ -140,6 +162,9 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
   let psArray = false;
   /** PowerShell variables set by Resolve-Path: objects whose `.Path` is the path they hold. */
   const pathInfoVars = new Set<string>();
+  /** What the `Get-ChildItem` just flushed pipes on (see psListing), and what ended the command before it. */
+  let listed: PsItems[] | undefined;
+  let lastSeparator: string | undefined;
   /** Sets a variable; false when it is a new one past maxVariables (it stays unknown). */
   const setVar = (name: string, value: string | undefined): boolean => {
     if (!vars.has(name) && vars.size >= maxVariables) {
@@ -204,6 +229,12 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
       if (newDir !== undefined) {
         dir = newDir;
       }
+    }
+    if (words.length > 0 || separator !== '\n') {
+      // The files a listing pipes on, for a ForEach-Object next (not a listing fed by a pipe
+      // itself; a pipe goes on over a line break).
+      listed = words.length > 0 && windows && separator === '|' && lastSeparator !== '|' ? psListing(ps ? ps.value : words) : undefined;
+      lastSeparator = separator;
     }
     // What goes on down the pipe: what a find listed, through commands that keep some of it.
     const keeps = cmd === 'sort' || cmd === 'uniq' || (cmd === 'xargs' && listsMatchingFiles(xargsCommand(words.slice(1)).command));
@@ -309,6 +340,21 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
       }
       continue;
     }
+    if (listed && t.text.startsWith('{') && words.length === 1 && !words[0]!.dynamic && psForEach.has(words[0]!.text.toLowerCase())) {
+      // `Get-ChildItem … | ForEach-Object { … }`: the block runs once for each file listed.
+      const items = listed;
+      words = [];
+      // (The block's statements are fed by no pipe.)
+      flush(';');
+      psEachBody(tokens, i, items, work);
+      const open = tokens[i] as Word;
+      if (open.text.length > 1) {
+        // (`{gc`: the word the brace opens, computed only for what is left of it.)
+        const text = open.text.slice(1);
+        words.push({ ...open, text, dynamic: computed.test(text) });
+      }
+      continue;
+    }
     if (windows && (t.text === '{' || t.text === '}')) {
       // A block of PowerShell (`if (…) { … } else { … }`): its braces end the command before them.
       flush(';');
@@ -317,8 +363,12 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
     if (windows && t.text.length > 1 && t.text.endsWith('}') && braceDepth(t.text) < 0) {
       // `{ Move-Item a b -Force}`: the brace closes the block, not the word.
       const inner = { ...t, text: t.text.slice(0, -1) };
-      words.push(vars.size > 0 && inner.dynamic ? withVariables(inner, vars, patternVars, work) : inner);
+      words.push(vars.size > 0 && inner.dynamic && !inner.items ? withVariables(inner, vars, patternVars, work) : inner);
       flush(';');
+      continue;
+    }
+    if (t.items) {
+      words.push(t);
       continue;
     }
     let word = t;
@@ -515,6 +565,173 @@ function foreachPasses(tokens: readonly Token[], at: number, name: string, list:
   }
   return { tokens: out, end };
 }
+
+/** PowerShell's listing cmdlet and its aliases, and ForEach-Object's. */
+const psListers = new Set(['get-childitem', 'gci', 'dir', 'ls']);
+const psForEach = new Set(['foreach-object', '%', 'foreach']);
+/** The readers of a file whose path a ForEach-Object block gives them (see psEachBody). */
+const psItemReaders = new Set(['get-content', 'gc', 'cat', 'type']);
+/** What a -Filter or -Include name may hold: no separator, drive, quote, variable or escape. */
+const psNamePattern = /^[^\\/:$`{}~,<>|"]+$/;
+
+/**
+ * The files `Get-ChildItem` pipes on, where the command says which for certain: in a folder
+ * (-LiteralPath, -Path or the first argument; the current one when none), those a name pattern
+ * takes (-Filter, or the second argument; -Include with -Recurse, a list of them; `*` when none),
+ * with -Recurse in the whole tree below. Anything else it may take (-Exclude, -Depth, -Name,
+ * -Directory, a wildcard in the folder, a value computed) leaves them unknown.
+ */
+function psListing(words: readonly Word[]): PsItems[] | undefined {
+  if (words[0]?.dynamic !== false || !psListers.has(words[0].text.toLowerCase())) {
+    return undefined;
+  }
+  let dir: Word | undefined;
+  let literal = true;
+  let filter: string | undefined;
+  let include: string[] | undefined;
+  let recurse = false;
+  const positional: Word[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const flag = w.text.toLowerCase();
+    const value = words[i + 1];
+    if (w.dynamic || !flag.startsWith('-') || flag.length === 1) {
+      positional.push(w);
+    } else if (flag === '-recurse') {
+      recurse = true;
+    } else if (flag === '-file' || flag === '-force') {
+      continue;
+    } else if ((flag === '-erroraction' || flag === '-ea') && value) {
+      i++;
+    } else if ((flag === '-literalpath' || flag === '-lp' || flag === '-path') && value && dir === undefined) {
+      dir = value;
+      literal = flag !== '-path';
+      i++;
+    } else if (flag === '-filter' && value && filter === undefined) {
+      filter = value.text;
+      i++;
+    } else if (flag === '-include' && value && include === undefined) {
+      // `-Include '*.lua', '*.md'`: one word, or one an item.
+      let list = value.text;
+      for (i++; list.endsWith(',') && words[i + 1]; i++) {
+        list += words[i + 1]!.text;
+      }
+      include = list.split(',').map((x) => x.trim());
+    } else {
+      return undefined;
+    }
+  }
+  // By position: the folder, then the filter, those not named.
+  for (const w of positional) {
+    if (dir === undefined) {
+      dir = w;
+      literal = false;
+    } else if (filter === undefined) {
+      filter = w.text;
+    } else {
+      return undefined;
+    }
+  }
+  // A -LiteralPath takes `[` as itself (the POSIX reading calls the word computed for it);
+  // elsewhere a wildcard, which lists some other folder. `*` and `?` are in no Windows name.
+  const text = dir?.text ?? '.';
+  if (text === '' || text.includes(',') || /[$`*?]/.test(text) || (!literal && (dir!.dynamic || /[[\]]/.test(text)))) {
+    return undefined;
+  }
+  // Without -Recurse, -Include keeps nothing of a folder's listing (only of a `DIR\*` one).
+  const names = include ?? (filter !== undefined ? [filter] : ['*']);
+  if ((include !== undefined && (filter !== undefined || !recurse)) || !names.every((n) => psNamePattern.test(n) && (include === undefined || !/[[\]]/.test(n)))) {
+    return undefined;
+  }
+  // (A -Filter takes `[` as itself, as the Windows pattern does; -Include as a wildcard, so none is taken there.)
+  return names.map((name) => ({ dir: text, name, recurse, literal }));
+}
+
+/**
+ * The block of `… | ForEach-Object { BODY }` (its `{` at `tokens[at]`), run once for each file a
+ * listing piped on (`items`): where a statement of the block itself reads `$_.FullName` (or
+ * `$PSItem.FullName`) with Get-Content or `cat`, that word becomes the listing's files (see
+ * Word.items). Only where each pass surely reads its file: not in a block that may leave a pass
+ * early (`return`, `continue`, `break`, `exit`, `throw`) or changes `$_`, not in an inner block or
+ * parentheses (an `if`, `-and`), not after `|`, `&&` or `||`, and not when the ForEach-Object
+ * pipes on (a `Select-Object -First` after it stops the listing early). A bare `$_` is the file's
+ * name in Windows PowerShell: the same file only when listed from the current folder, not below.
+ * The search for the block's end counts against the budget loops have (see foreachPasses).
+ */
+function psEachBody(tokens: Token[], at: number, items: readonly PsItems[], work: Work): void {
+  const stop = Math.min(tokens.length, at + work.loopTokens + 1);
+  const uses: number[] = [];
+  let braces = 0;
+  let parens = 0;
+  let end = -1;
+  /** At a statement's start in the block itself; the reader that statement runs, if any. */
+  let start = false;
+  let reader = false;
+  for (let j = at; j < stop && end === -1; j++) {
+    const t = tokens[j]!;
+    if (t.kind === 'op') {
+      parens += t.text === '(' ? 1 : t.text === ')' ? -1 : 0;
+      if (braces === 1 && parens === 0 && (t.text === ';' || t.text === '\n')) {
+        start = true;
+        reader = false;
+      } else if (t.text === '|' || t.text === '&&' || t.text === '||' || t.text === '&') {
+        start = false;
+        reader = false;
+      }
+      continue;
+    }
+    if (t.kind !== 'word') {
+      continue;
+    }
+    const lead = /^\{*/.exec(t.text)![0].length;
+    const trail = lead === t.text.length ? 0 : /\}*$/.exec(t.text)![0].length;
+    const core = t.text.slice(lead, t.text.length - trail);
+    braces += lead;
+    const top = braces === 1 && parens === 0 && core !== '';
+    braces += braceDepth(core) - trail;
+    if (braces <= 0) {
+      end = j;
+    }
+    if (j === at) {
+      start = true;
+    }
+    const lower = core.toLowerCase();
+    const following = tokens[j + 1];
+    const setsItem = /^\$(?:_|psitem)(?:[-+*/%]?=|$)/.test(lower) && (lower.includes('=') || (following?.kind === 'word' && /^[-+*/%]?=/.test(following.text)));
+    if (leavesPass.has(lower) || setsItem) {
+      return void (work.loopTokens -= j - at);
+    }
+    if (!top) {
+      continue;
+    }
+    if (start) {
+      // The statement's command, after an assignment of what it prints (`$text = Get-Content …`).
+      const assigned = /^\$[A-Za-z_]\w*=(.*)$/.exec(core);
+      if (core === '=' || /^\$[A-Za-z_]\w*$/.test(core) || assigned?.[1] === '') {
+        continue;
+      }
+      reader = psItemReaders.has((assigned ? assigned[1]! : core).toLowerCase());
+      start = false;
+    } else if (reader && !t.quoted && (lower === '$_.fullname' || lower === '$psitem.fullname' || ((lower === '$_' || lower === '$psitem') && items.every((x) => !x.recurse && x.dir === '.')))) {
+      uses.push(j);
+    }
+  }
+  work.loopTokens -= (end === -1 ? stop : end) - at;
+  const next = tokens[end + 1];
+  // (Each use reads every pattern of the listing: what they add counts as a loop's passes do.)
+  const reads = uses.length * items.length;
+  // (A second block after the first makes the first ForEach-Object's -Begin, run once before any file.)
+  if (end === -1 || (next?.kind === 'op' && next.text === '|') || (next?.kind === 'word' && next.text.startsWith('{')) || reads > work.loopTokens) {
+    return;
+  }
+  work.loopTokens -= reads;
+  for (const j of uses) {
+    tokens[j] = { ...(tokens[j] as Word), items };
+  }
+}
+
+/** Statements that may end a pass of a ForEach-Object block before its later statements (see psEachBody). */
+const leavesPass = new Set(['return', 'continue', 'break', 'exit', 'throw']);
 
 /**
  * The path a PowerShell assignment's value computes from literal parts: `Join-Path A B`
@@ -1024,6 +1241,15 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       push(lines ? { path: w.text, op: 'read', lines } : { path: w.text, op: 'read' });
     } else if (w.glob !== undefined) {
       push(lines ? { path: w.glob, op: 'read', lines, glob: true } : { path: w.glob, op: 'read', glob: true });
+    } else if (w.items) {
+      readItems(w.items, false, lines);
+    }
+  };
+  /** A read of each file a PowerShell listing passed on (see psEachBody), named to the reader as written or through -Path. */
+  const readItems = (items: readonly PsItems[], asWritten: boolean, lines?: { start: number; count: number }): void => {
+    for (const x of items) {
+      const inFolder = { name: x.name, recurse: x.recurse, literal: x.literal && asWritten };
+      push(lines ? { path: x.dir, op: 'read', lines, glob: true, inFolder } : { path: x.dir, op: 'read', glob: true, inFolder });
     }
   };
 
@@ -1042,6 +1268,11 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     const lines = write ? undefined : psHead(args);
     for (const p of psPaths(args)) {
       push(write ? { path: p, op: 'write' } : lines ? { path: p, op: 'read', lines } : { path: p, op: 'read' });
+    }
+    for (const { word, literal: asWritten } of write ? [] : psPathWords(args)) {
+      if (word.items) {
+        readItems(word.items, asWritten, lines);
+      }
     }
     return undefined;
   }
@@ -1674,6 +1905,26 @@ function scriptVariables(script: string): (end: number) => Map<string, string | 
  * a wildcard) is taken for a path.
  */
 function psPaths(args: Word[], first = 0): string[] {
+  const out: string[] = [];
+  for (const { word: w, literal } of psPathWords(args, first)) {
+    // PowerShell expands `$` and backtick escapes; a word the POSIX reading calls computed for its
+    // `[id]` is a name to -LiteralPath.
+    if (literal ? /[$`]/.test(w.text) : w.dynamic || w.text.includes('$')) {
+      continue;
+    }
+    for (const p of w.text.split(',')) {
+      const path = p.trim();
+      // Elsewhere a wildcard: a pattern that matches no file fails (a Next.js `[id]` folder).
+      if (isRealFile(path) && (literal || !/[*?[\]]/.test(path))) {
+        out.push(path);
+      }
+    }
+  }
+  return out;
+}
+
+/** The words a PowerShell file cmdlet takes for its paths (see psPaths), and whether each is taken as written (-LiteralPath). */
+function psPathWords(args: Word[], first = 0): { word: Word; literal: boolean }[] {
   const named: { word: Word; literal: boolean }[] = [];
   const positional: { word: Word; literal: boolean }[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -1690,23 +1941,7 @@ function psPaths(args: Word[], first = 0): string[] {
     positional.push({ word: a, literal: false });
   }
   // (`first`: the positional parameters before the path, Select-String's pattern.)
-  const source = named.length > 0 ? named : positional.slice(first, first + 1);
-  const out: string[] = [];
-  for (const { word: w, literal } of source) {
-    // PowerShell expands `$` and backtick escapes; a word the POSIX reading calls computed for its
-    // `[id]` is a name to -LiteralPath.
-    if (literal ? /[$`]/.test(w.text) : w.dynamic || w.text.includes('$')) {
-      continue;
-    }
-    for (const p of w.text.split(',')) {
-      const path = p.trim();
-      // Elsewhere a wildcard: a pattern that matches no file fails (a Next.js `[id]` folder).
-      if (isRealFile(path) && (literal || !/[*?[\]]/.test(path))) {
-        out.push(path);
-      }
-    }
-  }
-  return out;
+  return named.length > 0 ? named : positional.slice(first, first + 1);
 }
 
 /** The source and destination of `Move-Item`/`Copy-Item`, named or by position; undefined for anything else. */
@@ -2152,9 +2387,13 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
   let i = start;
   let text = '';
   let dynamic = false;
+  let quoted = false;
   const n = src.length;
   while (i < n) {
     const c = src[i]!;
+    if (c === "'" || c === '"') {
+      quoted = true;
+    }
     if (c === "'") {
       const end = src.indexOf("'", i + 1);
       if (end === -1) {
@@ -2252,5 +2491,5 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     text += c;
     i++;
   }
-  return { word: { kind: 'word', text, dynamic }, next: i };
+  return { word: quoted ? { kind: 'word', text, dynamic, quoted } : { kind: 'word', text, dynamic }, next: i };
 }

@@ -3,7 +3,7 @@ import type { AccessOp, FileAccess, ToolCategory } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
 import { type Scaffold, scaffoldOf } from './scaffolds';
 import { hasWildcard, isWindowsPath, patternRoot, resolveAgainst } from './paths';
-import { classifyShell } from './shell';
+import { classifyShell, type ShellAccess } from './shell';
 
 /** How to find the files a tool touches, by input field. Data, not code paths. */
 interface ToolSpec {
@@ -503,6 +503,13 @@ function shellAccesses(command: string, base: string | undefined, home: string |
       }
       continue;
     }
+    if (s.inFolder) {
+      const a = inFolderAccess(s, s.inFolder, dir, home);
+      if (a) {
+        out.push(a);
+      }
+      continue;
+    }
     // A pattern keeps its escapes only in POSIX paths (Windows separators are backslashes).
     if (s.glob && ((dir !== undefined && isWindowsPath(dir)) || isWindowsPath(s.path))) {
       continue;
@@ -531,6 +538,28 @@ function shellAccesses(command: string, base: string | undefined, home: string |
       out.push(a);
     }
   }
+}
+
+/**
+ * PowerShell's read of the files a listing kept (see ShellAccess.inFolder): a read of the Windows
+ * pattern of their folder, made absolute (`C:\w\Script\*.lua`, `C:\w\Script\**\*.lua` with
+ * -Recurse; see shellPattern). None where the folder is no Windows one, or has what -Path would
+ * read as a wildcard and the files were named through it.
+ */
+function inFolderAccess(s: ShellAccess, f: NonNullable<ShellAccess['inFolder']>, dir: string | undefined, home: string | undefined): FileAccess | undefined {
+  const folder = resolveAgainst(s.path, dir, home);
+  if (folder === undefined || !isWindowsPath(folder) || /[*?]/.test(folder) || (!f.literal && /[[\]`]/.test(folder))) {
+    return undefined;
+  }
+  const a: FileAccess = { path: `${folder.replace(/\\$/, '')}\\${f.recurse ? '**\\' : ''}${f.name}`, op: 'read', glob: true };
+  if (s.lines) {
+    a.lines = s.lines;
+  }
+  if (s.followed) {
+    a.followed = true;
+  }
+  a.viaShell = true;
+  return a;
 }
 
 /** The files an apply_patch envelope touches; what it updates or deletes existed. */

@@ -463,6 +463,67 @@ void describe('PowerShell (Codex on Windows)', () => {
       { path: 'C:\\work\\app\\frontend\\src\\api.ts', op: 'read', viaShell: true },
     ]);
   });
+  void describe('a listing piped to ForEach-Object: each file it lists, read whole in the block, is a read of its pattern', () => {
+    const cwd = 'C:\\w';
+    const reads = (cmd: string, dir = cwd): string[] =>
+      classifyToolCall('codex', 'shell_command', { command: cmd }, dir).accesses.map((a) => `${a.op}${a.glob ? '(glob)' : ''}:${a.path}${a.lines ? `#${a.lines.start}+${a.lines.count}` : ''}`);
+    const cases: [string, string[]][] = [
+      // doudouqie66/CommonTools rollout-2026-07-28T14-24-31-019fa765…, line 116 (trimmed); Aire03.lua
+      // and Aire04.lua are in its output, and patched on line 147.
+      [
+        "Get-ChildItem -LiteralPath 'Script\\Blueprint\\Prefabs\\Regions' -Filter '*.lua' | ForEach-Object { Write-Output ('### '+$_.Name); Get-Content -LiteralPath $_.FullName -Encoding UTF8 }; Write-Output '--- Region asset refs/tags ---'",
+        ['read(glob):C:\\w\\Script\\Blueprint\\Prefabs\\Regions\\*.lua'],
+      ],
+      // With -Recurse, the folder's tree (rollout-2026-07-27T11-01-53-019fa185…, line 410, trimmed).
+      ["$All_Lua = (Get-ChildItem -LiteralPath 'Script' -Recurse -File -Filter '*.lua' | ForEach-Object { Get-Content -Raw -Encoding UTF8 $_.FullName }) -join \"`n\"", ['read(glob):C:\\w\\Script\\**\\*.lua']],
+      ["Get-ChildItem 'D:\\api\\cppstruct' -Recurse -Filter 'FWeaponSkillConfig.json' | ForEach-Object { Get-Content -LiteralPath $_.FullName -Raw }", ['read(glob):D:\\api\\cppstruct\\**\\FWeaponSkillConfig.json']],
+      // Aliases, the folder and filter by position, an assignment, a brace against its word, the first lines.
+      ['gci Script *.lua | % {$t=gc $_.FullName -TotalCount 3; $t}', ['read(glob):C:\\w\\Script\\*.lua#1+3']],
+      ['dir -Path C:/x/docs | foreach { cat $PSItem.FullName }', ['read(glob):C:\\x\\docs\\*']],
+      ['gci D:\\x -Recurse -Include *.lua, *.md | % { Get-Content -LiteralPath $_.FullName }', ['read(glob):D:\\x\\**\\*.lua', 'read(glob):D:\\x\\**\\*.md']],
+      // A bare `$_` is the file's name in Windows PowerShell: the file only when listed in the current folder.
+      ['Get-ChildItem -Filter *.md | ForEach-Object { Get-Content $_ }', ['read(glob):C:\\w\\*.md']],
+      ['Get-ChildItem docs -Filter *.md | ForEach-Object { Get-Content $_ }', []],
+      // Not each file for certain: a block that reads some (an `if`, a `return`, a `try`, `&&`, an
+      // inner pipeline's `$_`), a listing filtered or fed, a pipeline that may stop it early.
+      [
+        // rollout-2026-07-28T14-24-31-019fa765…, line 24.
+        "Get-ChildItem -LiteralPath 'Script\\Items' -Filter '*.lua' | ForEach-Object { $matches=Select-String -LiteralPath $_.FullName -Pattern 'Buff' -Encoding UTF8; if($matches){ Write-Output ('### '+$_.Name); Get-Content -LiteralPath $_.FullName -Encoding UTF8 } }",
+        [],
+      ],
+      ['gci -Filter *.lua | % { if ($_.Length -gt 5000) { return }; gc $_.FullName }', []],
+      ["gci -Filter *.json | % { try { $j = Get-Content -LiteralPath $_.FullName -Raw | ConvertFrom-Json } catch {} }", []],
+      ['gci -Filter *.lua | % { Test-Path x && gc $_.FullName }', []],
+      ['gci -Filter *.lua | % { gci $_.FullName | % { gc $_.FullName } }', []],
+      ['gci -Filter *.lua | % { $_ = Get-Item a.lua; gc $_.FullName }', []],
+      ["gci -Filter 'Tower_*.lua' | Where-Object { $_.Name -ne 'Tower_1.lua' } | % { gc $_.FullName }", []],
+      ['$dirs | gci -Filter *.lua | % { gc $_.FullName }', []],
+      ['gci -Filter *.lua | % { gc $_.FullName } | Select-Object -First 20', []],
+      // Two blocks: the first is -Begin, run before any file; in quotes, `.FullName` is text after the path.
+      ["gci -Filter *.lua | % { gc $_.FullName } { 'each' }", []],
+      ['gci -Filter *.lua | % { gc "$_.FullName" }', []],
+      // A pipe goes on over a line break; an empty element ends it (PowerShell would not run the line).
+      ['gci -Filter *.lua |\n  % { gc $_.FullName }', ['read(glob):C:\\w\\*.lua']],
+      ['gci -Filter *.lua | ; % { gc $_.FullName }', []],
+      // A listing whose files are not all of a pattern's: excluded, of limited depth, names, -Include without -Recurse.
+      ['gci -Filter *.lua -Exclude a.lua | % { gc $_.FullName }', []],
+      ['gci -Recurse -Depth 1 -Filter *.lua | % { gc $_.FullName }', []],
+      ['gci -Name -Filter *.lua | % { gc $_ }', []],
+      ['gci x -Include *.lua | % { gc -LiteralPath $_.FullName }', []],
+      // A folder that is a wildcard to -Path; named as written, the folder it is.
+      ["gci -Path 'src\\[id]' -Filter *.tsx | % { gc -LiteralPath $_.FullName }", []],
+      ["gci -LiteralPath 'src\\[id]' -Filter *.tsx | % { gc -LiteralPath $_.FullName }", ['read(glob):C:\\w\\src\\[id]\\*.tsx']],
+      // …but a reader given its files through -Path takes them for wildcards too.
+      ["gci -LiteralPath 'src\\[id]' -Filter *.tsx | % { gc $_.FullName }", []],
+      // Writes are no reads; a computed folder names nothing.
+      ['gci -Filter *.lua | % { Set-Content -LiteralPath $_.FullName -Value x }', []],
+      ['gci $root -Filter *.lua | % { gc $_.FullName }', []],
+    ];
+    table('', cases, (cmd) => reads(cmd));
+    void test('only in PowerShell: a POSIX session has no ForEach-Object', () => {
+      assert.deepEqual(reads('gci -Filter *.lua | % { gc $_.FullName }', '/w'), []);
+    });
+  });
   void test('gc and type are PowerShell aliases only in a Windows directory (a POSIX `type` names a command)', () => {
     assert.deepEqual(ops('type ls'), []);
     assert.deepEqual(ops('gc a.txt'), []);

@@ -276,6 +276,11 @@ ruleTester(writeBeforeRead, {
         .text(),
     },
     {
+      // doudouqie66/CommonTools rollout-2026-07-28T14-24-31-019fa765…: lines 116-117 and 147 (trimmed).
+      name: 'Codex on Windows: the files of a listing read one by one in ForEach-Object, then one patched',
+      input: regionsThenPatch('Script/Blueprint/Prefabs/Regions/Aire03.lua'),
+    },
+    {
       // Code mode: the script's patch did not apply, so nothing was written.
       name: 'Codex: a failed code-mode script changes nothing',
       input: new CodexRollout()
@@ -541,6 +546,11 @@ ruleTester(writeBeforeRead, {
       errors: [{ messageId: 'unread', line: 5 }],
     },
     {
+      name: 'Codex on Windows: a listing read one by one, then a patch of a file below its folder',
+      input: regionsThenPatch('Script/Blueprint/Prefabs/Regions/Old/Aire03.lua'),
+      errors: [{ messageId: 'unread', line: 5 }],
+    },
+    {
       name: 'Codex: update patch without a read',
       input: new CodexRollout().user('go').patch('c2', updatePatch('src/app.ts')).output('c2', 'Done!', true).text(),
       errors: [{ messageId: 'unread', line: 3 }],
@@ -579,6 +589,17 @@ ruleTester(parallelReadWrite, {
 });
 
 /** Codex: two patches of one file in one batch (no output between the calls). */
+/** A PowerShell listing of a folder's `*.lua` read file by file (Get-Content of `$_.FullName`), then a patch of `file`. */
+function regionsThenPatch(file: string): string {
+  return new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fb6', 'C:\\w\\chongzita')
+    .user('go')
+    .exec('c1', "Get-ChildItem -LiteralPath 'Script\\Blueprint\\Prefabs\\Regions' -Filter '*.lua' | ForEach-Object { Write-Output ('### '+$_.Name); Get-Content -LiteralPath $_.FullName -Encoding UTF8 }")
+    .output('c1', 'Exit code: 0\nWall time: 0.3 seconds\nOutput:\n### Aire03.lua\r\nlocal Aire03 = {}\r\n')
+    .patch('c2', updatePatch(file, 'local Aire03 = {}', 'local Aire03 = { on = true }'))
+    .output('c2', 'Done!', true)
+    .text();
+}
+
 const codexPatches = new CodexRollout()
   .user('go')
   .shell('c0', 'cat src/app.ts')
