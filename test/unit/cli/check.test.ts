@@ -298,6 +298,26 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
   });
 
+  void test('listings piped to ForEach-Object blocks left open, or read by many statements, are read in bounded work', () => {
+    // Unbounded, each block was searched to the end of the line (16,000 open ones took 38 s, these
+    // twice that), and 3,000 patterns read by 2,000 statements were 6 million reads.
+    const file = path.join(tmp, 'listings', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fe6.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const win = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fe6', 'C:\\w')
+      .user('go')
+      .shell('call_1', 'gci | % { '.repeat(32_000) + 'gc $_.FullName')
+      .output('call_1', 'ok')
+      .shell('call_2', 'gci -Recurse -Include ' + 'a,'.repeat(3_000) + 'a | % { ' + 'gc $_.FullName; '.repeat(2_000) + '}')
+      .output('call_2', 'ok')
+      .shell('call_3', 'ls');
+    writeFileSync(file, win.text());
+    const r = cli(['check', '--format', 'json', path.dirname(file)]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call has no output.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
+  });
+
   void test('a pathname pattern of many stars is matched against a long name in bounded work', () => {
     // As a RegExp, `*a*a…*b` against a name of forty `a`s backtracked for hours.
     const file = path.join(tmp, 'stars', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fd6.jsonl');

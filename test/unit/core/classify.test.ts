@@ -295,6 +295,16 @@ void describe('commands that multiply their work are read within bounds', () => 
     assert.deepEqual(ops(`${many}; cat "$v0" "$v255" "$v256"`), ['read:f0.txt', 'read:f255.txt']);
   });
 
+  void test('a listing piped to ForEach-Object: its blocks are searched, and their reads added, within the loop budget', () => {
+    // Each block was searched to the end of the line: blocks left open one after another were quadratic.
+    assert.deepEqual(classifyShell('gci | % { '.repeat(4_000) + 'gc $_.FullName', 'C:\\w'), []);
+    // Each statement reads every pattern of the listing: 3,000 by 2,000 were 6 million reads.
+    const many = classifyShell('gci -Recurse -Include ' + 'a,'.repeat(3_000) + 'a | % { ' + 'gc $_.FullName; '.repeat(2_000) + '}', 'C:\\w');
+    assert.ok(many.length <= 20_000, `${many.length} reads`);
+    // Within the budget, each is read.
+    assert.equal(classifyShell('gci -Recurse -Include a,b | % { gc $_.FullName; gc $_.FullName }', 'C:\\w').length, 4);
+  });
+
   void test('loops nested past a depth stay as written', () => {
     const deep = (n: number): string => 'for a in x; do '.repeat(n) + 'cat "$a"' + '; done'.repeat(n);
     assert.deepEqual(ops(deep(3)), ['read:x']);
