@@ -356,6 +356,41 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
   });
 
+  void test('a legacy Gemini session whose ids and paths are spelled with JSON escapes is placed in bounded work', () => {
+    // Each record's id (and each call's id and path) was searched for in its plain spelling from
+    // the record on: spelled `\u006d…` or `\/…`, every search went on to the document's end,
+    // growing as the square (10,000 records: a minute).
+    const chats = path.join(tmp, 'gemini-escaped', '.gemini', 'tmp', '7e89', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const session = (name: string, records: number, call: (i: number) => { name: string; args: Record<string, unknown> }, escape: (text: string) => string): number => {
+      const messages = Array.from({ length: records }, (_, i) => {
+        const c = call(i);
+        const last = i === records - 1;
+        const result = last ? null : [{ functionResponse: { id: `c${i}`, name: c.name, response: { output: 'ok' } } }];
+        return { id: `m${i}`, type: 'gemini', content: '', toolCalls: [{ id: `c${i}`, ...c, result, status: last ? 'executing' : 'success' }] };
+      });
+      const text = escape(JSON.stringify({ sessionId: name, projectHash: '7e89', startTime: '2026-01-15T20:51:48.582Z', messages }, null, 2));
+      writeFileSync(path.join(chats, `session-2026-01-15T20-51-${name}.json`), text);
+      // The line of the last call's id (the last line ending in its number), where its missing result is reported.
+      const lines = text.split('\n');
+      let line = lines.length;
+      while (!lines[line - 1]!.endsWith(`${records - 1}",`)) {
+        line--;
+      }
+      return line;
+    };
+    const ids = session('ids', 20_000, (i) => ({ name: 'read_file', args: { absolute_path: `/p/f${i}.txt` } }), (t) => t.replace(/"id": "([mc])/g, (_, c: string) => `"id": "\\u00${c.charCodeAt(0).toString(16)}`));
+    const paths = session('paths', 20_000, (i) => ({ name: 'run_shell_command', args: { command: `cat /p/f${i}.txt` } }), (t) => t.replace(/cat \/p\//g, 'cat \\/p\\/'));
+    const r = cli(['check', '--format', 'json', path.join(tmp, 'gemini-escaped')]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; file: string; line: number }[] }).findings;
+    // Checked to the end: the last call of each has no result, found at its own line.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${path.basename(f.file)}:${f.line}`).sort(), [
+      `missing-result@session-2026-01-15T20-51-ids.json:${ids}`,
+      `missing-result@session-2026-01-15T20-51-paths.json:${paths}`,
+    ]);
+  });
+
   void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
     // Each call with the id was compared with every earlier one by a walk up the whole chain of
     // messages (the cube of their number: 30 s for 2,000), and every call the session passed by

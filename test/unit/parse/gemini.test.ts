@@ -521,6 +521,69 @@ void describe('legacy sessions: one JSON document (session-*.json)', () => {
     assert.deepEqual(read(new Uint8Array(0), false, 300 * 1024 * 1024), { read: true, events: ['malformed:line-too-long@1'] });
   });
 
+  /** Three records, each with a call left running: `write_file-1`, `write_file-2`, `write_file-3` (all unanswered). */
+  const running = (): string =>
+    JSON.stringify(
+      {
+        sessionId: '0f0e0d0c-1111-2222-3333-444455556666',
+        projectHash: '7e89',
+        startTime: '2026-01-15T20:51:48.582Z',
+        messages: [1, 2, 3].map((n) => ({
+          id: `m${n}`,
+          type: 'gemini',
+          content: '',
+          toolCalls: [{ id: `write_file-${n}`, name: 'write_file', args: { file_path: `/repo/${n}.txt`, content: 'x' }, result: null, status: 'executing' }],
+        })),
+      },
+      null,
+      2,
+    ) + '\n';
+  /** Each finding as `rule line:column`, and the text it underlines read back as JSON does. */
+  const placed = (text: string): string[] => {
+    const lines = text.split('\n');
+    return runBytes(file, [new TextEncoder().encode(text)]).findings.map((f) => {
+      const spelled = lines[f.line - 1]!.slice(f.column - 1, f.endColumn - 1);
+      return `${f.rule} ${f.line}:${f.column} ${JSON.parse(`"${spelled}"`) as string}`;
+    });
+  };
+
+  void test('ids are placed at their line and column, whether plain or spelled with JSON escapes', () => {
+    const plain = running();
+    const lines = plain.split('\n');
+    const at = (id: string): string => {
+      const line = lines.findIndex((l) => l.includes(`"id": "${id}"`));
+      return `missing-result ${line + 1}:${lines[line]!.indexOf(id) + 1} ${id}`;
+    };
+    assert.deepEqual(placed(plain), [at('write_file-1'), at('write_file-2'), at('write_file-3')]);
+    // The same document with a record's id, a call's id and a key spelled with escapes: the same
+    // lines, and each finding underlines the id as spelled (`\u0077rite_file-1` is `write_file-1`).
+    const escaped = plain
+      .replace('"id": "m1"', '"id": "\\u006d1"')
+      .replace('"id": "write_file-1"', '"id": "\\u0077rite_file-1"')
+      .replace('"id": "m2"', '"\\u0069d": "m2"')
+      .replace('"id": "write_file-2"', '"\\u0069d":"write_file-2"');
+    const escapedLines = escaped.split('\n');
+    const first = lines.findIndex((l) => l.includes('"id": "write_file-1"'));
+    const second = lines.findIndex((l) => l.includes('"id": "write_file-2"'));
+    assert.deepEqual(placed(escaped), [
+      `missing-result ${first + 1}:${escapedLines[first]!.indexOf('\\u0077') + 1} write_file-1`,
+      `missing-result ${second + 1}:${escapedLines[second]!.indexOf('write_file-2') + 1} write_file-2`,
+      at('write_file-3'),
+    ]);
+    assert.equal(escapedLines[second], '          "\\u0069d":"write_file-2",');
+  });
+
+  void test('a path spelled with escapes is underlined where it is spelled', () => {
+    const text = running().replace('"file_path": "/repo/2.txt"', '"file_path": "\\/repo\\/2.txt"');
+    const r = runBytes(file, [new TextEncoder().encode(text)]);
+    const lines = text.split('\n');
+    const writes = r.events.flatMap((e) => (e.kind === 'call' ? e.accesses : []));
+    assert.deepEqual(
+      writes.map((a) => (a.span ? (JSON.parse(`"${lines[a.span.line - 1]!.slice(a.span.start, a.span.end)}"`) as string) : undefined)),
+      ['/repo/1.txt', '/repo/2.txt', '/repo/3.txt'],
+    );
+  });
+
   void test('on one line in a .jsonl file, its messages are read too', () => {
     const line = JSON.stringify(JSON.parse(legacy('executing', null))) + '\n';
     const r = runBytes('/tmp/x/session.jsonl', [new TextEncoder().encode(line)]);

@@ -5,7 +5,7 @@ import type { FileAccess, Span, ToolResult } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { isPlaceholderText, resultText } from '../placeholder';
-import { keyBefore, lineSpan, preview, valueSpan } from '../span';
+import { lineSpan, preview, valueSpan } from '../span';
 import {
   functionResponsePartSchema,
   geminiMessageSchema,
@@ -20,6 +20,7 @@ import {
   type GeminiToolCall,
 } from './schema';
 import { parseWith } from '../guard';
+import { StringPairs } from './pairs';
 
 const messageTypes: ReadonlySet<unknown> = new Set(geminiMessageTypes);
 
@@ -37,6 +38,8 @@ interface RecordState {
 /** Where a record sits in its line: a `$set.messages` line holds many records. */
 interface Place {
   from: number;
+  /** Where the next record starts (the line's end for the last): what is searched for this one stops there. */
+  to: number;
   inSet: boolean;
   /** Where the record's own id is, when it was found (in a set of records, a text's place). */
   idAt?: Span;
@@ -47,6 +50,19 @@ interface ValidCall {
   key: string;
   at: Span;
 }
+
+/** A message record read from a line, and where its id is, before what is new in it is emitted. */
+interface PlacedRecord {
+  value: Record<string, unknown>;
+  rec?: GeminiMessage;
+  idAt?: Span;
+  start: number;
+}
+
+/** The arguments that name a call's file, in the order they are looked at. */
+const pathKeys = ['file_path', 'absolute_path', 'dir_path', 'path'];
+/** The keys whose string values are placed in a line: ids, a call's status, its path. */
+const placedKeys: ReadonlySet<string> = new Set(['id', 'status', ...pathKeys]);
 
 export const geminiAdapter: FormatAdapter = {
   agent: 'gemini',
@@ -154,6 +170,8 @@ class GeminiParser implements FormatParser {
   private sessionId: string | undefined;
   /** Known message ids in order of first appearance: the order `$rewindTo` cuts by (the loader's Map order). */
   private readonly records = new Map<string, RecordState>();
+  /** The pairs of the line being read, found once (see StringPairs). */
+  private placed: { raw: RawLine; pairs: StringPairs } | undefined;
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -165,7 +183,8 @@ class GeminiParser implements FormatParser {
       return this.set(value, raw);
     }
     if ('id' in value && messageTypes.has(value['type'])) {
-      this.message(value, raw, { from: 0, inSet: false });
+      const placed = this.place(value, raw, 0);
+      this.message(placed, raw, { from: placed.start, to: raw.text.length, inSet: false });
       return;
     }
     if (typeof value['sessionId'] === 'string' && typeof value['projectHash'] === 'string') {
@@ -240,14 +259,27 @@ class GeminiParser implements FormatParser {
     this.messagesOf(s.messages, raw);
   }
 
-  /** The message records listed in one line (a checkpoint, a legacy session), each placed after the one before. */
+  /**
+   * The message records listed in one line (a checkpoint, a legacy session), each placed after
+   * the one before. All are placed first: what is searched for a record ends where the next begins.
+   */
   private messagesOf(messages: readonly unknown[], raw: RawLine): void {
+    const placed: PlacedRecord[] = [];
     let from = 0;
     for (const m of messages) {
       if (isRecord(m) && 'id' in m && messageTypes.has(m['type'])) {
-        from = this.message(m, raw, { from, inSet: true });
+        const p = this.place(m, raw, from);
+        placed.push(p);
+        from = p.start;
       }
     }
+    // Starts never decrease (each is searched for from the one before); a record not found shares the start before it.
+    const ends: number[] = new Array<number>(placed.length);
+    for (let i = placed.length - 1; i >= 0; i--) {
+      const next = placed[i + 1];
+      ends[i] = next === undefined ? raw.text.length : next.start > placed[i]!.start ? next.start : ends[i + 1]!;
+    }
+    placed.forEach((p, i) => this.message(p, raw, { from: p.start, to: ends[i]!, inSet: true }));
   }
 
   /**
@@ -270,28 +302,34 @@ class GeminiParser implements FormatParser {
     this.ctx.emit({ kind: 'reset', at: valueSpan(raw, parsed.data.$rewindTo, '$rewindTo'), reason: 'rewind' });
   }
 
-  /** Emits what is new in this copy of a record; returns where the record starts in the line. */
-  private message(value: Record<string, unknown>, raw: RawLine, place: Place): number {
+  /** Reads a record and finds its id, at `from` or after; a record found nowhere starts at `from`. */
+  private place(value: Record<string, unknown>, raw: RawLine, from: number): PlacedRecord {
     const parsed = parseWith(geminiMessageSchema, value);
     if (!parsed.success) {
-      this.invalid(raw, 'a message record without a valid id, type or toolCalls list');
-      return place.from;
+      return { value, start: from };
     }
-    const rec = parsed.data;
+    const idAt = this.locate(raw, 'id', parsed.data.id, from);
+    return { value, rec: parsed.data, ...(idAt ? { idAt } : {}), start: idAt?.start ?? from };
+  }
+
+  /** Emits what is new in this copy of a record. */
+  private message(placed: PlacedRecord, raw: RawLine, place: Place): void {
+    const { rec, idAt } = placed;
+    if (!rec) {
+      this.invalid(raw, 'a message record without a valid id, type or toolCalls list');
+      return;
+    }
     let state = this.records.get(rec.id);
     if (!state) {
       state = { text: false, calls: new Set(), answered: new Set(), badCalls: new Set() };
       this.records.set(rec.id, state);
     }
-    const idAt = locate(raw, 'id', rec.id, place.from);
-    const start = idAt?.start ?? place.from;
     if (rec.type === 'gemini') {
-      this.gemini(rec, state, raw, { from: start, inSet: place.inSet, ...(idAt ? { idAt } : {}) });
+      this.gemini(rec, state, raw, { ...place, ...(idAt ? { idAt } : {}) });
     } else if (rec.type === 'user') {
-      this.user(rec, state, raw, { from: start, inSet: place.inSet, ...(idAt ? { idAt } : {}) });
+      this.user(rec, state, raw, { ...place, ...(idAt ? { idAt } : {}) });
     }
     // info / error / warning records are UI notes, never sent to the model.
-    return start;
   }
 
   private user(rec: GeminiMessage, state: RecordState, raw: RawLine, place: Place): void {
@@ -303,7 +341,7 @@ class GeminiParser implements FormatParser {
         const id = fr.id;
         if (id !== undefined && ![...this.records.values()].some((r) => r.answered.has(id))) {
           state.answered.add(id);
-          this.ctx.emit(responseResult(fr, id, undefined, locate(raw, 'id', id, place.from) ?? valueSpan(raw, id, 'id')));
+          this.ctx.emit(responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id)));
         }
       }
       return;
@@ -314,7 +352,7 @@ class GeminiParser implements FormatParser {
     state.text = true;
     const sent = partsText(rec.content);
     const text = rec.displayContent === undefined || rec.displayContent === null ? sent : partsText(rec.displayContent);
-    const at = textPlace(rec, raw, place);
+    const at = this.textPlace(rec, raw, place);
     this.ctx.emit({ kind: 'text', ...at, role: 'user', prompt: true, preview: preview(text) });
     // (From what the model was sent: the display text shows the prompt as typed.)
     for (const name of contextFiles(sent)) {
@@ -330,9 +368,10 @@ class GeminiParser implements FormatParser {
     const key = rec.id;
     if (!state.text) {
       state.text = true;
-      this.ctx.emit({ kind: 'text', ...textPlace(rec, raw, place), role: 'assistant', prompt: false, messageKey: key });
+      this.ctx.emit({ kind: 'text', ...this.textPlace(rec, raw, place), role: 'assistant', prompt: false, messageKey: key });
     }
     const calls = this.validCalls(rec, state, raw, place.from);
+    const ends = callEnds(calls, place.to);
     // One record can hold several model turns (see turnsOf): each is a message, a batch of its own.
     turnsOf(calls).forEach((turn, t) => {
       const turnKey = t === 0 ? key : `${key}~${t + 1}`;
@@ -341,7 +380,7 @@ class GeminiParser implements FormatParser {
           continue;
         }
         state.calls.add(c.key);
-        this.call(c, turnKey, raw);
+        this.call(c, turnKey, raw, ends.get(c) ?? place.to);
       }
       // Results follow the calls of the same copy, so a batch stays call…call, result…result.
       for (const c of turn) {
@@ -365,19 +404,20 @@ class GeminiParser implements FormatParser {
       }
       const n = (seen.get(p.data.id) ?? 0) + 1;
       seen.set(p.data.id, n);
-      const at = locate(raw, 'id', p.data.id, cursor) ?? valueSpan(raw, p.data.id, 'id');
+      const at = this.locate(raw, 'id', p.data.id, cursor) ?? this.anywhere(raw, 'id', p.data.id);
       cursor = Math.max(cursor, at.start);
       out.push({ tc: p.data, key: `${p.data.id}#${n}`, at });
     });
     return out;
   }
 
-  private call(c: ValidCall, messageKey: string, raw: RawLine): void {
+  /** Emits a call; `to` is where the next call (or record) starts. */
+  private call(c: ValidCall, messageKey: string, raw: RawLine, to: number): void {
     const { tc } = c;
     const args = tc.args ?? {};
     const cls = classifyToolCall('gemini', tc.name, args, this.cwd);
     const accesses: FileAccess[] = cls.accesses.map((a) => {
-      const span = pathSpan(raw, args, a.path, c.at.start);
+      const span = this.pathSpan(raw, args, a.path, c.at.start, to);
       return span ? { ...a, span } : a;
     });
     this.ctx.emit({
@@ -407,7 +447,7 @@ class GeminiParser implements FormatParser {
         state.answered.add(tc.id);
         this.ctx.emit({
           kind: 'result',
-          at: locate(raw, 'status', tc.status, c.at.start) ?? c.at,
+          at: this.locate(raw, 'status', tc.status, c.at.start) ?? c.at,
           callId: tc.id,
           isError: tc.status !== 'success',
           placeholder: false,
@@ -418,7 +458,7 @@ class GeminiParser implements FormatParser {
     let cursor = c.at.start;
     for (const fr of responses) {
       const id = fr.id ?? tc.id;
-      const frAt = raw.text.indexOf('"functionResponse"', cursor);
+      const frAt = this.pairsOf(raw).markAfter(cursor);
       cursor = frAt === -1 ? cursor : frAt + 1;
       // A checkpoint copies the whole user turn into each call's result, siblings included.
       if (state.answered.has(id)) {
@@ -426,7 +466,7 @@ class GeminiParser implements FormatParser {
       }
       state.answered.add(id);
       const status = (calls.find((x) => x.tc.id === id) ?? c).tc.status;
-      const at = fr.id !== undefined && frAt !== -1 ? (locate(raw, 'id', fr.id, frAt) ?? c.at) : c.at;
+      const at = fr.id !== undefined && frAt !== -1 ? (this.locate(raw, 'id', fr.id, frAt) ?? c.at) : c.at;
       this.ctx.emit(responseResult(fr, id, status, at));
     }
   }
@@ -434,48 +474,73 @@ class GeminiParser implements FormatParser {
   private invalid(raw: RawLine, what: string): void {
     this.ctx.emit({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-shape', detail: `${what} (Gemini CLI)` });
   }
-}
 
-/** A text event sits on its record's line, or on the record's id inside a `$set.messages` line. */
-function textPlace(rec: GeminiMessage, raw: RawLine, place: Place): { at: Span; timestamp?: string } {
-  return {
-    at: place.inSet ? (place.idAt ?? valueSpan(raw, rec.id, 'id')) : lineSpan(raw),
-    ...(rec.timestamp !== undefined ? { timestamp: rec.timestamp } : {}),
-  };
+  private pairsOf(raw: RawLine): StringPairs {
+    if (this.placed?.raw !== raw) {
+      this.placed = { raw, pairs: new StringPairs(raw.text, placedKeys, 'functionResponse') };
+    }
+    return this.placed.pairs;
+  }
+
+  /** `"key":"value"` (or `"key": "value"`, or spelled with escapes) at or after `from`; the span is inside the quotes. */
+  private locate(raw: RawLine, key: string, value: string, from: number): Span | undefined {
+    const p = this.pairsOf(raw).after(key, value, from);
+    return p && { line: raw.lineNo, start: p.start, end: p.end };
+  }
+
+  /** The pair anywhere in the line, as valueSpan prefers them; the first `"value"`, else the line, when it is no pair. */
+  private anywhere(raw: RawLine, key: string, value: string): Span {
+    const p = this.pairsOf(raw).first(key, value);
+    return p ? { line: raw.lineNo, start: p.start, end: p.end } : valueSpan(raw, value, key);
+  }
+
+  /** A text event sits on its record's line, or on the record's id inside a `$set.messages` line. */
+  private textPlace(rec: GeminiMessage, raw: RawLine, place: Place): { at: Span; timestamp?: string } {
+    return {
+      at: place.inSet ? (place.idAt ?? this.anywhere(raw, 'id', rec.id)) : lineSpan(raw),
+      ...(rec.timestamp !== undefined ? { timestamp: rec.timestamp } : {}),
+    };
+  }
+
+  /** The path as the call spelled it, searched from the call's own position in the line up to `to`. */
+  private pathSpan(raw: RawLine, args: unknown, absolute: string, from: number, to: number): Span | undefined {
+    if (isRecord(args)) {
+      for (const key of pathKeys) {
+        const v = args[key];
+        if (typeof v === 'string') {
+          return this.locate(raw, key, v, from) ?? this.anywhere(raw, key, v);
+        }
+      }
+    }
+    // Paths found inside a shell command: only when they appear literally, and in the call's own
+    // text (searched to the line's end, a path not there cost a pass over the rest of a legacy
+    // session for every call).
+    const at = from < to ? raw.text.slice(from, to).indexOf(absolute) : -1;
+    return at === -1 ? undefined : { line: raw.lineNo, start: from + at, end: from + at + absolute.length };
+  }
 }
 
 /**
- * `"key":"value"` (or `"key": "value"`) at or after `from`; the span is inside the quotes. The
- * value is searched, not the pair: a legacy session is one document, and a pair spelled the other
- * way would be searched to its end for every record.
+ * Where each call's own text ends: where the next call in the line starts, and the last where
+ * `to` (the next record) is.
  */
-function locate(raw: RawLine, key: string, value: string, from: number): Span | undefined {
-  const encoded = JSON.stringify(value);
-  const text = raw.text;
-  for (let at = text.indexOf(encoded, from); at !== -1; at = text.indexOf(encoded, at + 1)) {
-    for (const spaced of [false, true]) {
-      // The pair must start at `from` or after: `"key"` plus the separator come before the value.
-      if (at - key.length - (spaced ? 4 : 3) >= from && keyBefore(text, at, key, spaced)) {
-        return { line: raw.lineNo, start: at + 1, end: at + encoded.length - 1 };
+function callEnds(calls: readonly ValidCall[], to: number): Map<ValidCall, number> {
+  const starts = [...new Set(calls.map((c) => c.at.start))].sort((a, b) => a - b);
+  const ends = new Map<ValidCall, number>();
+  for (const c of calls) {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! <= c.at.start) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
     }
+    ends.set(c, Math.min(starts[lo] ?? to, to));
   }
-  return undefined;
-}
-
-/** The path as the call spelled it, searched from the call's own position in the line. */
-function pathSpan(raw: RawLine, args: unknown, absolute: string, from: number): Span | undefined {
-  if (isRecord(args)) {
-    for (const key of ['file_path', 'absolute_path', 'dir_path', 'path']) {
-      const v = args[key];
-      if (typeof v === 'string') {
-        return locate(raw, key, v, from) ?? valueSpan(raw, v, key);
-      }
-    }
-  }
-  // Paths found inside a shell command: only when they appear literally.
-  const at = raw.text.indexOf(absolute, from);
-  return at === -1 ? undefined : { line: raw.lineNo, start: at, end: at + absolute.length };
+  return ends;
 }
 
 /** The functionResponse parts of a PartListUnion (an array of parts, one part, or a string). */
