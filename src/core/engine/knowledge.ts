@@ -1,6 +1,6 @@
 import { hasWildcard, shellPattern, type PathPattern } from '../classify/paths';
 import { contentHash } from '../lib/hash';
-import { diffLines, splitLines } from '../lib/diff';
+import { changedInB, splitLines } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
 
 /** A partial read vouches only for the lines it returned. */
@@ -538,7 +538,8 @@ export class FileKnowledge {
       if (earlier) {
         revertedTo = { at: earlier.at, source: earlier.source };
       }
-      unseen = diffLines(splitLines(k.base.text), before).map((h) => ({
+      // (Beyond the diff's bounds, only lines the session never saw anywhere in the file.)
+      unseen = changedInB(splitLines(k.base.text), before).map((h) => ({
         start: h.bStart + 1,
         // A pure deletion still marks the place it happened.
         count: Math.max(h.bCount, 0),

@@ -391,6 +391,29 @@ void describe('agent-guard check', () => {
     ]);
   });
 
+  void test('hundreds of writes over a large file changed whole behind the session are judged in bounded work', () => {
+    // What each write replaced was compared line by line with what the session had seen: every
+    // line changed, the search went through all its 4,000 steps before giving up, copying its
+    // whole frontier at each (~125 ms a write): 600 such writes, some 11 MB, took over a minute.
+    const dir = path.join(tmp, 'rewritten');
+    mkdirSync(dir, { recursive: true });
+    const file = '/home/dev/proj/big.txt';
+    const ours = 'a\n'.repeat(2001);
+    const theirs = 'b\n'.repeat(2001);
+    const t = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000a101').user('go').read('r', 'toolu_r', file, ours);
+    for (let i = 0; i < 600; i++) {
+      t.write(`w${i}`, `toolu_w${i}`, file, ours, theirs);
+    }
+    t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
+    writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000a101.jsonl'), t.text());
+    const r = cli(['check', '--format', 'json', dir]);
+    assert.equal(r.code, 1, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number; message: string }[] }).findings;
+    // Each write replaced lines the session never saw, all of them; checked to the end.
+    assert.equal(findings.filter((f) => f.rule === 'stale-write' && f.message.includes('lines 1–2001 changed')).length, 600);
+    assert.deepEqual(findings.filter((f) => f.rule !== 'stale-write').map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+  });
+
   void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
     // Each call with the id was compared with every earlier one by a walk up the whole chain of
     // messages (the cube of their number: 30 s for 2,000), and every call the session passed by

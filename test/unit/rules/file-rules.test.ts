@@ -1104,6 +1104,20 @@ void describe('stale-write: which read the message names', () => {
   });
 });
 
+void describe('stale-write: files too far apart to compare line by line', () => {
+  void test('beyond the diff’s bounds only lines the session saw nowhere in the file are unseen: less, never more', () => {
+    // The file as read: 2,101 lines `x` then 2,101 lines `y`; as replaced: the halves swapped,
+    // one new line between. Over 4,000 edits apart: no exact diff is searched for.
+    const x = 'x\n'.repeat(2101);
+    const y = 'y\n'.repeat(2101);
+    const changed = run(cc().read('m1', A, f, x + y).write('m2', B, f, 'mine\n', y + 'theirs\n' + x).text(), { rules: [staleWrite] }).findings;
+    assert.deepEqual(changed.map((c) => `${c.messageId}@${c.line}`), ['overlap@4']);
+    assert.match(changed[0]!.message, /file line 2102 changed after/);
+    // Only reordered: every line was seen somewhere, and no change is claimed.
+    assert.deepEqual(run(cc().read('m1', A, f, x + y).write('m2', B, f, 'mine\n', y + x).text(), { rules: [staleWrite] }).findings, []);
+  });
+});
+
 void describe('parallel batches: a batch of many calls', () => {
   void test('a call looks back over a bounded number of calls of its batch, the nearest, in order', () => {
     // Every call of a message of 50,000 looked at every call before it: the square of their number.
