@@ -391,6 +391,34 @@ void describe('agent-guard check', () => {
     ]);
   });
 
+  void test('tens of thousands of Gemini answers and rewinds are taken in, in bounded work', () => {
+    // A user turn of answers looked through every record for one that had answered each, and a
+    // `$rewindTo` copied every record's id to find its target: 40,000 of either took two to
+    // three minutes, growing as the square.
+    const chats = path.join(tmp, 'gemini-rewinds', '.gemini', 'tmp', '7e89', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const meta = JSON.stringify({ sessionId: 's1', projectHash: '7e89', startTime: '2026-01-15T20:51:48.582Z', lastUpdated: '2026-01-15T20:51:48.582Z', kind: 'main' });
+    const n = 30_000;
+    const answers = [meta];
+    const rewinds = [meta];
+    for (let i = 0; i < n; i++) {
+      answers.push(JSON.stringify({ id: `u${i}`, type: 'user', content: [{ functionResponse: { id: `c${i}`, name: 'read_file', response: { output: 'ok' } } }] }));
+      rewinds.push(JSON.stringify({ id: `u${i}`, type: 'user', content: 'hi' }));
+    }
+    for (let i = 0; i < n; i++) {
+      rewinds.push(JSON.stringify({ id: `x${i}`, type: 'user', content: 'again' }), JSON.stringify({ $rewindTo: `x${i}` }));
+    }
+    writeFileSync(path.join(chats, 'session-answers.jsonl'), answers.join('\n') + '\n');
+    writeFileSync(path.join(chats, 'session-rewinds.jsonl'), rewinds.join('\n') + '\n');
+    const r = cli(['check', '--format', 'json', path.join(tmp, 'gemini-rewinds')], { maxBuffer: 256 * 1024 * 1024 });
+    assert.equal(r.code, 1, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; file: string; line: number }[] }).findings;
+    // Every answer is to a call never made; the rewound session holds nothing wrong.
+    assert.equal(findings.length, n);
+    assert.ok(findings.every((f) => f.rule === 'orphan-result' && f.file.endsWith('session-answers.jsonl')));
+    assert.equal(findings[n - 1]!.line, n + 1);
+  });
+
   void test('hundreds of writes over a large file changed whole behind the session are judged in bounded work', () => {
     // What each write replaced was compared line by line with what the session had seen: every
     // line changed, the search went through all its 4,000 steps before giving up, copying its

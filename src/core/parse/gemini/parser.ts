@@ -170,6 +170,16 @@ class GeminiParser implements FormatParser {
   private sessionId: string | undefined;
   /** Known message ids in order of first appearance: the order `$rewindTo` cuts by (the loader's Map order). */
   private readonly records = new Map<string, RecordState>();
+  /**
+   * The ids of `records`, in the same order: a rewind drops the last ones, one by one. (Copying
+   * all of them to find the target, each of 40,000 rewinds took 190 s.)
+   */
+  private readonly order: string[] = [];
+  /**
+   * How many of `records` answered each call id. (Asked by looking through every record, each of
+   * 40,000 lines of answers took two minutes.)
+   */
+  private readonly answeredIds = new Map<string, number>();
   /** The pairs of the line being read, found once (see StringPairs). */
   private placed: { raw: RawLine; pairs: StringPairs } | undefined;
 
@@ -256,6 +266,8 @@ class GeminiParser implements FormatParser {
     // this list, so it is validated afresh, with positions on the `$set` line.
     this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'replace' });
     this.records.clear();
+    this.order.length = 0;
+    this.answeredIds.clear();
     this.messagesOf(s.messages, raw);
   }
 
@@ -293,11 +305,21 @@ class GeminiParser implements FormatParser {
       this.invalid(raw, 'a $rewindTo whose target is not a message id');
       return;
     }
-    const ids = [...this.records.keys()];
-    const at = ids.indexOf(parsed.data.$rewindTo);
     // An unknown id empties the history, as Gemini's loader does (`messagesMap.clear()`).
-    for (const id of at === -1 ? ids : ids.slice(at)) {
+    const known = this.records.has(parsed.data.$rewindTo);
+    for (let id = this.order.pop(); id !== undefined; id = this.order.pop()) {
+      for (const answered of this.records.get(id)!.answered) {
+        const n = this.answeredIds.get(answered)!;
+        if (n > 1) {
+          this.answeredIds.set(answered, n - 1);
+        } else {
+          this.answeredIds.delete(answered);
+        }
+      }
       this.records.delete(id);
+      if (known && id === parsed.data.$rewindTo) {
+        break;
+      }
     }
     this.ctx.emit({ kind: 'reset', at: valueSpan(raw, parsed.data.$rewindTo, '$rewindTo'), reason: 'rewind' });
   }
@@ -323,6 +345,7 @@ class GeminiParser implements FormatParser {
     if (!state) {
       state = { text: false, calls: new Set(), answered: new Set(), badCalls: new Set() };
       this.records.set(rec.id, state);
+      this.order.push(rec.id);
     }
     if (rec.type === 'gemini') {
       this.gemini(rec, state, raw, { ...place, ...(idAt ? { idAt } : {}) });
@@ -339,8 +362,8 @@ class GeminiParser implements FormatParser {
       // not a prompt. Responses already recorded inside a tool call are not counted twice.
       for (const fr of responses) {
         const id = fr.id;
-        if (id !== undefined && ![...this.records.values()].some((r) => r.answered.has(id))) {
-          state.answered.add(id);
+        if (id !== undefined && !this.answeredIds.has(id)) {
+          this.answer(state, id);
           this.ctx.emit(responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id)));
         }
       }
@@ -444,7 +467,7 @@ class GeminiParser implements FormatParser {
     const responses = functionResponses(tc.result);
     if (responses.length === 0) {
       if (tc.status !== undefined && terminalStatuses.has(tc.status) && !state.answered.has(tc.id)) {
-        state.answered.add(tc.id);
+        this.answer(state, tc.id);
         this.ctx.emit({
           kind: 'result',
           at: this.locate(raw, 'status', tc.status, c.at.start) ?? c.at,
@@ -464,10 +487,17 @@ class GeminiParser implements FormatParser {
       if (state.answered.has(id)) {
         continue;
       }
-      state.answered.add(id);
+      this.answer(state, id);
       const status = (calls.find((x) => x.tc.id === id) ?? c).tc.status;
       const at = fr.id !== undefined && frAt !== -1 ? (this.locate(raw, 'id', fr.id, frAt) ?? c.at) : c.at;
       this.ctx.emit(responseResult(fr, id, status, at));
+    }
+  }
+
+  private answer(state: RecordState, id: string): void {
+    if (!state.answered.has(id)) {
+      state.answered.add(id);
+      this.answeredIds.set(id, (this.answeredIds.get(id) ?? 0) + 1);
     }
   }
 
