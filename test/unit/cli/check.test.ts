@@ -442,6 +442,28 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.filter((f) => f.rule !== 'stale-write').map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
   });
 
+  void test('MultiEdits of thousands of edits of a large file are taken in, in bounded work', () => {
+    // Each edit was looked for in the whole file as the edits before it left it, and the file
+    // rebuilt: one MultiEdit of 5,000 edits of a 20,000-line file took 19 s.
+    const dir = path.join(tmp, 'multi-edits');
+    mkdirSync(dir, { recursive: true });
+    const file = '/home/dev/proj/big.txt';
+    const text = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const edits = Array.from({ length: 10_000 }, (_, i) => ({ old_string: `line ${2 * i}\n`, new_string: `LINE ${i}\n`, replace_all: false }));
+    const t = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000b101').user('go').read('r', 'toolu_r', file, text);
+    for (let i = 0; i < 3; i++) {
+      t.call(`e${i}`, `toolu_e${i}`, 'MultiEdit', { file_path: file, edits });
+      t.result(`toolu_e${i}`, `Applied ${edits.length} edits to ${file}`, { toolUseResult: { filePath: file, edits, originalFile: text, structuredPatch: [], userModified: false } });
+    }
+    t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
+    writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000b101.jsonl'), t.text());
+    const r = cli(['check', '--format', 'json', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
+    // Checked to the end: the last call has no result.
+    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+  });
+
   void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
     // Each call with the id was compared with every earlier one by a walk up the whole chain of
     // messages (the cube of their number: 30 s for 2,000), and every call the session passed by

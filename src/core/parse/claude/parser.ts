@@ -1056,6 +1056,12 @@ function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * How much rebuilding a MultiEdit may cost: its edits times its file's length in characters
+ * (a real one has a few dozen edits: 32 of a 1 MB file).
+ */
+const maxEditWork = 32_000_000;
+
 /** Rebuilds what an Edit/MultiEdit/Write replaced and produced, from Claude Code's own record. */
 function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot | undefined {
   // Claude Code's Read shows a file without its UTF-8 byte-order mark, while originalFile keeps it
@@ -1079,6 +1085,14 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     const edits = w.oldString !== undefined && w.newString !== undefined
       ? [{ old_string: w.oldString, new_string: w.newString, replace_all: w.replaceAll ?? false }]
       : (w.edits ?? note?.edits ?? []);
+    if (edits.length * before.length > maxEditWork) {
+      // Each edit is looked for in the whole file, as the edits before it left it: thousands of
+      // edits of a large file made one record cost seconds to minutes (5,000 of a 20,000-line
+      // file: 19 s). Neither what the file became nor which lines the edits quoted is worked out:
+      // the write is one whose content is unknown, which claims nothing (no edit is judged
+      // without the lines it quoted, which only ever clear a change).
+      return undefined;
+    }
     // A memory file's edit also changed its `modified:` stamp, which only the patch shows:
     // the file is what the patch made of it, not what the edit's strings make of it.
     after = (w.memdirStamped === true && w.structuredPatch ? applyHunks(before, w.structuredPatch) : undefined) ?? applyEdits(before, edits);
