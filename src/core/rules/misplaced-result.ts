@@ -7,6 +7,14 @@ import { docsUrl, providerError } from './support/docs';
 /** Every epoch after the first begins with a reset the rule saw; this stands in should one not. */
 const unknownReset: ResetEvent = { kind: 'reset', at: { line: 0, start: 0, end: 0 }, reason: 'compaction' };
 
+/**
+ * How many resets after a call are looked at for one that cut its branch. Each result was
+ * compared with every reset since its call: 4,000 calls answered after 4,000 compactions of
+ * another branch took 11 s, growing as the square. Past this many resets, each on another
+ * branch, the result is not reported (the rule says less, never more).
+ */
+const maxResetsPassed = 256;
+
 export const misplacedResult = defineRule({
   meta: {
     id: 'misplaced-result',
@@ -40,7 +48,8 @@ export const misplacedResult = defineRule({
     const cutBetween = (call: CallRecord, rec: ResultRecord): ResetEvent | undefined => {
       const node = callNodeOf(branches, call.call);
       const resultFollows = node !== undefined && branches.descends(rec.result.parentUuid, node) === true;
-      for (let epoch = call.message.epoch + 1; epoch <= rec.message.epoch; epoch++) {
+      const last = Math.min(rec.message.epoch, call.message.epoch + maxResetsPassed);
+      for (let epoch = call.message.epoch + 1; epoch <= last; epoch++) {
         const r = resets.get(epoch) ?? unknownReset;
         // (Only a line the tree placed: a record the file does not hold tells nothing.)
         const elsewhere = resultFollows && r.continues !== undefined && branches.nodeOfLine(r.continues) !== undefined && branches.descends(r.continues, node) === false;

@@ -464,6 +464,37 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
   });
 
+  void test('results after thousands of compactions of another branch are judged in bounded work', () => {
+    // Each result was compared with every reset since its call, looking for one on the call's
+    // branch: 4,000 calls answered after 4,000 compactions of another branch took 11 s, growing
+    // as the square (15,000 of each: past the 60 s this run is given).
+    const dir = path.join(tmp, 'resets');
+    mkdirSync(dir, { recursive: true });
+    const n = 15_000;
+    const t = new ClaudeTranscript('dddddddd-0000-4000-8000-00000000d101').user('go');
+    const uuidOf = (): string => (JSON.parse(t.lines[t.lines.length - 1]!) as { uuid: string }).uuid;
+    const root = uuidOf();
+    for (let i = 0; i < n; i++) {
+      t.call(`m${i}`, `toolu_${i}`, 'Bash', { command: 'true' });
+    }
+    const calls = uuidOf();
+    t.from(root).say('b0', 'elsewhere');
+    for (let i = 0; i < n; i++) {
+      t.compact().say(`b${i + 1}`, 'go on');
+    }
+    t.from(calls);
+    for (let i = 0; i < n; i++) {
+      t.result(`toolu_${i}`, 'ok');
+    }
+    writeFileSync(path.join(dir, 'dddddddd-0000-4000-8000-00000000d101.jsonl'), t.text());
+    const r = cli(['check', '--format', 'json', dir], { maxBuffer: 256 * 1024 * 1024 });
+    assert.equal(r.code, 1, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string }[] }).findings;
+    // Checked to the end, with what was reported before the bound (as for 4,000 of each).
+    assert.equal(findings.filter((f) => f.rule === 'missing-result').length, n - 1);
+    assert.deepEqual(findings.filter((f) => f.rule !== 'missing-result').map((f) => f.rule), ['overlapping-executions']);
+  });
+
   void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
     // Each call with the id was compared with every earlier one by a walk up the whole chain of
     // messages (the cube of their number: 30 s for 2,000), and every call the session passed by
