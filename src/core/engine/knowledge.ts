@@ -588,7 +588,7 @@ export class FileKnowledge {
     if (unseen.length === 0) {
       return undefined;
     }
-    const overlaps = write.replaced.length === 0 || unseen.some((u) => write.replaced.some((r) => touches(u, r)));
+    const overlaps = write.replaced.length === 0 || touchesAny(unseen, write.replaced);
     const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
     if (revertedTo) {
       verdict.revertedTo = revertedTo;
@@ -745,15 +745,35 @@ function unquoted(unseen: { start: number; count: number }[], quoted: readonly {
   return out;
 }
 
-/** Does a changed range touch a replaced range? A zero-length change (a deletion) counts at its position; a zero-length replaced range (an insertion) touches nothing. */
-function touches(u: { start: number; count: number }, r: { start: number; count: number }): boolean {
-  if (r.count === 0) {
-    // The write only inserted lines there: it overwrote nothing, however close the change.
-    return false;
+/**
+ * Does a changed range touch a replaced range? A zero-length change (a deletion) counts at its
+ * position; a zero-length replaced range (an insertion) touches nothing. The replaced ranges are
+ * sorted once, with the furthest end reached so far: each change is one search, not a pass over
+ * them all (tens of thousands of lines unseen and of patch hunks took seconds a write, growing
+ * as the product).
+ */
+export function touchesAny(unseen: readonly { start: number; count: number }[], replaced: readonly { start: number; count: number }[]): boolean {
+  // The write only inserted lines where a count is 0: it overwrote nothing, however close the change.
+  const ranges = replaced.filter((r) => r.count > 0).sort((a, b) => a.start - b.start);
+  const furthest: number[] = [];
+  for (const r of ranges) {
+    furthest.push(Math.max(furthest[furthest.length - 1] ?? -Infinity, r.start + r.count));
   }
-  const uEnd = u.start + Math.max(u.count, 1);
-  const rEnd = r.start + Math.max(r.count, 1);
-  return u.start < rEnd && r.start < uEnd;
+  return unseen.some((u) => {
+    const uEnd = u.start + Math.max(u.count, 1);
+    // How many replaced ranges start before the change ends.
+    let lo = 0;
+    let hi = ranges.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ranges[mid]!.start < uEnd) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo > 0 && furthest[lo - 1]! > u.start;
+  });
 }
 
 /** Removes lines a later partial read showed the session exactly as they are now. */

@@ -495,6 +495,31 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.filter((f) => f.rule !== 'missing-result').map((f) => f.rule), ['overlapping-executions']);
   });
 
+  void test('an edit whose patch has tens of thousands of hunks, over a file changed whole, is judged in bounded work', () => {
+    // Every line changed unseen was compared with every hunk the write's patch replaced: a
+    // million lines and 80,000 hunks in one record, past the 60 s this run is given (300,000
+    // and 60,000: 34 s), growing as the product.
+    const dir = path.join(tmp, 'hunks');
+    mkdirSync(dir, { recursive: true });
+    const file = '/home/dev/proj/big.txt';
+    const lines = 1_000_000;
+    // Hunks past the file's end: none touches a changed line, so each is compared with each.
+    const hunks = Array.from({ length: 80_000 }, (_, i) => ({ oldStart: lines + 10 + i, oldLines: 1, newStart: lines + 10 + i, newLines: 1, lines: [] }));
+    const t = new ClaudeTranscript('eeeeeeee-0000-4000-8000-00000000e101')
+      .user('go')
+      .write('w', 'toolu_w', file, 'a\n'.repeat(lines), null)
+      .read('p', 'toolu_p', file, 'a\n'.repeat(lines), { offset: 1, limit: 1 })
+      .call('e', 'toolu_e', 'Edit', { file_path: file, old_string: 'zzz', new_string: 'y', replace_all: false })
+      .result('toolu_e', 'ok', { toolUseResult: { filePath: file, oldString: 'zzz', newString: 'y', originalFile: 'b\n'.repeat(lines), structuredPatch: hunks, userModified: false, replaceAll: false } })
+      .call('last', 'toolu_last', 'Bash', { command: 'ls' });
+    writeFileSync(path.join(dir, 'eeeeeeee-0000-4000-8000-00000000e101.jsonl'), t.text());
+    const r = cli(['check', '--format', 'json', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number; severity: string }[] }).findings;
+    // The change is reported at the edit, beside what it replaced, and the check went on to the end.
+    assert.deepEqual(findings.map((f) => `${f.rule}:${f.severity}@${f.line}`), [`stale-write:warning@${t.lineOf('"toolu_e"')}`, `missing-result:warning@${t.lines.length}`]);
+  });
+
   void test('thousands of calls with one id, and of calls each on a branch of its own, are judged in bounded work', () => {
     // Each call with the id was compared with every earlier one by a walk up the whole chain of
     // messages (the cube of their number: 30 s for 2,000), and every call the session passed by

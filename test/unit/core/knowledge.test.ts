@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { shellPattern } from '../../../src/core/classify/paths';
-import { FileKnowledge } from '../../../src/core/engine/knowledge';
+import { FileKnowledge, touchesAny } from '../../../src/core/engine/knowledge';
+import { prng } from '../support/run';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../../../src/core/model/events';
 
 const at = (line: number): Span => ({ line, start: 0, end: 0 });
@@ -273,6 +274,17 @@ void describe('file knowledge: which unseen change a write overwrote', () => {
     const v = k.judge({ path: '/w/a.ts', type: 'update', before: 'a\nB\nc\n', replaced: [{ start: 2, count: 0 }] });
     assert.equal(v?.overlaps, false);
     assert.deepEqual(v?.unseen, [{ start: 2, count: 1 }]);
+  });
+
+  void test('whether a change touches a replaced range: as compared pair by pair, in any order', () => {
+    const rnd = prng(11);
+    const ranges = (): { start: number; count: number }[] => Array.from({ length: Math.floor(rnd() * 8) }, () => ({ start: 1 + Math.floor(rnd() * 40), count: Math.floor(rnd() * 4) }));
+    const touches = (u: { start: number; count: number }, r: { start: number; count: number }): boolean => r.count > 0 && u.start < r.start + r.count && r.start < u.start + Math.max(u.count, 1);
+    for (let i = 0; i < 3000; i++) {
+      const unseen = ranges();
+      const replaced = ranges();
+      assert.equal(touchesAny(unseen, replaced), unseen.some((u) => replaced.some((r) => touches(u, r))), JSON.stringify({ unseen, replaced }));
+    }
   });
 
   void test('a replaced line that changed unseen: overlap', () => {
