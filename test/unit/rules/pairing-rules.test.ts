@@ -308,8 +308,35 @@ ruleTester(misplacedResult, {
       input: cc().call('m1', A, 'Bash', { command: 'ls' }).compact().user('continue').result(A, 'late').text(),
       errors: [{ messageId: 'acrossReset', line: 5 }],
     },
+    {
+      // compactedElsewhere with the result hung from the compacted history instead of from the
+      // call: the result no longer follows the call, so the reset cut it off.
+      name: 'Claude Code: a second execution compacted its own branch, and the result follows that history',
+      input: (() => {
+        const t = cc().call('m1', A, 'Bash', { command: 'sleep 600' });
+        t.from(t.uuidAt(1)).user('<task-notification>done</task-notification>').say('m2', 'noted').compact().user('This session is being continued');
+        return t.result(A, 'finished').text();
+      })(),
+      errors: [{ messageId: 'acrossReset', line: 7 }],
+    },
   ],
 });
+
+/**
+ * `n` calls, each on a branch of its own hung from the first prompt and never answered; then the
+ * session comes back to the first call's branch, and to the next-to-last call's.
+ */
+function callsOnOwnBranches(n: number): string {
+  const t = cc();
+  for (let i = 0; i < n; i++) {
+    t.from(t.uuidAt(1)).call(`m${i}`, `toolu_${i}`, 'Bash', { command: 'true' });
+  }
+  return t.from(t.uuidAt(2)).say('back0', 'back on the first branch').from(t.uuidAt(n)).say('backN', 'back on a recent branch').text();
+}
+/** The findings `callsOnOwnBranches(n)` must give: one per call (line 2 + i), `beforeNext` where `judged` says. */
+function ownBranchFindings(n: number, judged: (i: number) => boolean): { messageId: string; line: number }[] {
+  return Array.from({ length: n }, (_, i) => ({ messageId: judged(i) ? 'beforeNext' : 'abandoned', line: 2 + i }));
+}
 
 ruleTester(missingResult, {
   valid: [
@@ -419,6 +446,20 @@ ruleTester(missingResult, {
       errors: [{ messageId: 'beforeNext', line: 3 }],
     },
     {
+      // Every call the session passed by is judged again at each later message: coming back to
+      // the first branch finds its call still without a result.
+      name: 'Claude Code: sixty calls on branches of their own, then back to the first and to a recent one',
+      input: callsOnOwnBranches(60),
+      errors: ownBranchFindings(60, (i) => i === 0 || i === 58),
+    },
+    {
+      // Past 64 calls passed by, the oldest are judged only at the end of the file (abandoned);
+      // the newest 64 are still judged at each message, and every call is still reported once.
+      name: 'Claude Code: sixty-six calls on branches of their own, then back to the first and to a recent one',
+      input: callsOnOwnBranches(66),
+      errors: ownBranchFindings(66, (i) => i === 64),
+    },
+    {
       name: 'Codex turn aborted',
       input: new CodexRollout().user('go').shell('c1', 'sleep 5').event('turn_aborted').text(),
       errors: [{ messageId: 'aborted', line: 3 }],
@@ -454,6 +495,12 @@ ruleTester(duplicateCallId, {
       name: "Claude Code with another provider's model: an id reused in a later response, after the first call's result",
       input: kimi(cc().call('m1', K0, 'Read', { file_path: '/w/a.ts' }).result(K0, 'a').call('m2', K0, 'Read', { file_path: '/w/b.ts' }).result(K0, 'b').text()),
       errors: [{ messageId: 'duplicate', line: 4, severity: 'info', message: /can no longer be told apart\.$/ }],
+    },
+    {
+      // Only an answered first call tells the two apart by place.
+      name: "Claude Code with another provider's model: an id reused in a later response, the first call unanswered",
+      input: kimi(cc().call('m1', K0, 'Read', { file_path: '/w/a.ts' }).call('m2', K0, 'Read', { file_path: '/w/b.ts' }).result(K0, 'b').text()),
+      errors: [{ messageId: 'duplicate', line: 3, severity: 'error' }],
     },
     {
       name: "Claude Code with another provider's model: one id twice in one response",
