@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Conversation, type CallRecord } from '../../../src/core/engine/conversation';
+import type { ForeignChangeVerdict, RuleModule } from '../../../src/core/engine/rule';
 import type { ToolCall } from '../../../src/core/model/events';
+import { concurrentWrite } from '../../../src/core/rules/concurrent-write';
 import { mismatchedResult } from '../../../src/core/rules/mismatched-result';
 import { parallelReadWrite } from '../../../src/core/rules/parallel-read-write';
 import { parallelWriteWrite } from '../../../src/core/rules/parallel-write-write';
@@ -93,6 +95,17 @@ function codeMode(recorded: boolean): CodexRollout {
 ruleTester(writeBeforeRead, {
   valid: [
     { name: 'read, then edit', input: readThenEdit },
+    {
+      // The edit's result comes first, so nothing read the file yet when it is judged: a read of
+      // it beside the edit in the batch (here among other files) is parallel-read-write's finding.
+      name: 'a read of the file among others and an edit of it in one batch, the edit answered first',
+      input: cc()
+        .call('m1', A, 'Bash', { command: `cat ${f} /home/dev/proj/README.md` })
+        .call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' })
+        .editResult(B, f, v1, 'two', '2')
+        .result(A, v1 + '# proj\n')
+        .text(),
+    },
     {
       // Claude Code puts the project's CLAUDE.md (and those of the folders above) in the context at start.
       name: "Claude Code: an edit of the project's CLAUDE.md, which Claude Code loads itself",
@@ -396,7 +409,7 @@ ruleTester(writeBeforeRead, {
       // The date covers dates only: another report of that folder is still a file never read.
       name: 'Codex: an update of another report than the one written through `$(date +%F)`',
       input: dated('readiness-final.md'),
-      errors: [{ messageId: 'unread', line: 5 }],
+      errors: [{ messageId: 'unread', line: 5, severity: 'warning' }],
     },
     {
       // Plan mode's "clear context": the file starts with the old session's result, hung from the
@@ -585,6 +598,12 @@ ruleTester(parallelReadWrite, {
       input: cc().call('m1', A, 'Read', { file_path: f }).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).readResult(A, f, v1).editResult(B, f, v1, 'two', '2').text(),
       errors: [{ messageId: 'race', line: 3 }],
     },
+    {
+      // The later call of the batch is the read: it is the one reported, as a read.
+      name: 'Codex: a write, then a read of the same file, in one batch',
+      input: new CodexRollout().user('go').exec('c1', "sed -i 's/two/2/' src/app.ts").exec('c2', 'cat src/app.ts').output('c1', 'Exit code: 0').output('c2', 'Exit code: 0\none').text(),
+      errors: [{ messageId: 'race', line: 4, severity: 'warning', message: /^exec_command reads src\/app\.ts .* on line 3 that writes it/ }],
+    },
   ],
 });
 
@@ -634,7 +653,7 @@ ruleTester(parallelWriteWrite, {
         .editResult(A, f, v1, 'two', '2')
         .result(B, 'ok', { toolUseResult: { type: 'update', filePath: f, content: 'all new\n', structuredPatch: [], originalFile: v1.replace('two', '2') } })
         .text(),
-      errors: [{ messageId: 'overwrite', line: 5 }],
+      errors: [{ messageId: 'overwrite', line: 5, severity: 'error' }],
     },
     {
       name: 'Codex: two shell writes of one file in one batch (shell commands may run side by side)',
@@ -1046,7 +1065,7 @@ ruleTester(mismatchedResult, {
     {
       name: 'read call given an edit result',
       input: cc().call('m1', A, 'Read', { file_path: f }).editResult(A, f, v1, 'two', '2').text(),
-      errors: [{ messageId: 'tool', line: 3 }],
+      errors: [{ messageId: 'tool', line: 3, severity: 'error' }],
     },
   ],
 });
@@ -1118,6 +1137,31 @@ void describe('stale-write: files too far apart to compare line by line', () => 
   });
 });
 
+void describe('stale-write and concurrent-write in the live monitor: what a call wrote', () => {
+  // A working tree in which every file changed since the session saw it: by the user, then by
+  // another session.
+  const changed = (by: ForeignChangeVerdict['by']): { workTree: { judgeWrite: () => ForeignChangeVerdict } } => ({
+    workTree: { judgeWrite: () => ({ by, at: Date.UTC(2026, 0, 2, 3, 4, 30), seenAt: Date.UTC(2026, 0, 2, 3, 4, 10), changes: 1 }) },
+  });
+  const other = { kind: 'session' as const, session: '/home/dev/.codex/sessions/rollout-other.jsonl', sessionId: 'other', line: 7 };
+  /** A command that reads src/a.ts and writes src/b.ts, and what it printed. */
+  const copy = (printed: string): string =>
+    new CodexRollout().user('go').exec('c1', 'cat src/a.ts > src/b.ts').output('c1', `Chunk ID: 1\nWall time: 0.1 seconds\n${printed}`).text();
+  const judged = (rule: RuleModule, text: string, by: ForeignChangeVerdict['by']): string[] =>
+    run(text, { rules: [rule], mode: 'live', services: changed(by) }).findings.map((x) => `${x.messageId}@${x.line} ${x.subject?.path ?? ''}`);
+
+  void test('only the file the command wrote is judged, not the one it read', () => {
+    const ok = copy('Process exited with code 0\nOutput:\n');
+    assert.deepEqual(judged(staleWrite, ok, { kind: 'user' }), ['live@3 /home/dev/proj/src/b.ts']);
+    assert.deepEqual(judged(concurrentWrite, ok, other), ['interleaved@3 /home/dev/proj/src/b.ts']);
+  });
+
+  void test('a command that failed wrote nothing to judge', () => {
+    const failed = copy('Process exited with code 1\nOutput:\ncat: src/a.ts: No such file or directory\n');
+    assert.deepEqual(judged(staleWrite, failed, { kind: 'user' }), []);
+    assert.deepEqual(judged(concurrentWrite, failed, other), []);
+  });
+});
 void describe('parallel batches: a batch of many calls', () => {
   void test('a call looks back over a bounded number of calls of its batch, the nearest, in order', () => {
     // Every call of a message of 50,000 looked at every call before it: the square of their number.
