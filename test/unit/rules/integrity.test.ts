@@ -38,6 +38,29 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(rules(t.text()), ['forked-session:forked@7', 'overlapping-executions:interleaved@9']);
   });
 
+  void test('Claude Code: a file forked twice, both times both branches growing: the fork is reported once, as a warning', () => {
+    const t = new ClaudeTranscript().user('start').say('m1', 'ok');
+    const fork = t.uuidAt(2);
+    t.user('branch X goes on').say('m2', 'x1');
+    const x1 = t.uuidAt(4);
+    t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
+    t.from(x1).user('X again').say('m4', 'x2');
+    const x2 = t.uuidAt(8);
+    // X forks again, and both of its branches grow too.
+    t.from(x2).user('X goes on').say('m5', 'x3');
+    const x3 = t.uuidAt(10);
+    t.from(x2).user('Z, forked from X').say('m6', 'z1');
+    const z1 = t.uuidAt(12);
+    t.from(x3).user('X again').say('m7', 'x4');
+    t.from(z1).user('Z again');
+    assert.deepEqual(
+      run(t.text())
+        .findings.filter((f) => ['overlapping-executions', 'forked-session'].includes(f.rule))
+        .map((f) => `${f.rule}:${f.messageId}@${f.line}:${f.severity}`),
+      ['forked-session:forked@7:warning', 'overlapping-executions:interleaved@15:error'],
+    );
+  });
+
   void test('Claude Code: a rewind the user chose (the old branch stops) is not a fork', () => {
     const t = new ClaudeTranscript().user('start').say('m1', 'ok');
     const a1 = t.uuidAt(2);
@@ -450,6 +473,27 @@ void describe('stalled-call', () => {
     stream.tick(now);
     assert.equal(findings.size, 1);
   });
+
+  void test('a limit that is no positive number of minutes is the default, ten', () => {
+    let now = Date.parse('2026-02-12T14:00:00.000Z');
+    const findings = new Map<string, Finding>();
+    const stream = new TranscriptStream({
+      file: '/tmp/s.jsonl',
+      adapters,
+      rules: [stalledCall],
+      config: { levels: {}, options: { 'stalled-call': { minutes: 0 } } },
+      mode: 'live',
+      clock: () => now,
+      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+    });
+    stream.push(new TextEncoder().encode(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text()));
+    now = Date.parse('2026-02-12T14:09:00.000Z');
+    stream.tick(now);
+    assert.equal(findings.size, 0, 'not yet: 9 minutes');
+    now = Date.parse('2026-02-12T14:10:05.000Z');
+    stream.tick(now);
+    assert.equal(findings.size, 1);
+  });
 });
 
 void describe('calls bound to what the guard hook approved', () => {
@@ -496,6 +540,38 @@ void describe('calls bound to what the guard hook approved', () => {
     approve(ledger, 'toolu_OK', 'Edit', edit);
     const t = new ClaudeTranscript(sid).user('go').call('m1', 'toolu_OK', 'Edit', edit).result('toolu_OK', 'ok').result('toolu_GHOST', 'swapped in');
     assert.deepEqual(bound(t.text(), ledger), [`unbound-result:unbound@${t.lineOf('toolu_GHOST')}`]);
+    // An error, and the rules that judge calls pass the result with no call by (none fails on it).
+    assert.deepEqual(
+      run(t.text(), { services: { hookLedger: ledger } })
+        .findings.filter((f) => f.rule === 'unbound-result' || f.rule === 'internal-error')
+        .map((f) => `${f.rule}@${f.line}:${f.severity}`),
+      [`unbound-result@${t.lineOf('toolu_GHOST')}:error`],
+    );
+  });
+
+  void test('Gemini: the hook names no call id, so a call is bound by its input alone', () => {
+    // A Gemini CLI session file: the call's line holds its result too.
+    const gemini = (args: Record<string, unknown>): string =>
+      [
+        JSON.stringify({ sessionId: 'g1', projectHash: 'p', startTime: '2026-03-02T09:14:02.311Z', lastUpdated: '2026-03-02T09:14:02.311Z' }),
+        JSON.stringify({ id: 'u1', timestamp: '2026-03-02T09:14:05.120Z', type: 'user', content: [{ text: 'go' }] }),
+        JSON.stringify({
+          id: 'm1',
+          timestamp: '2026-03-02T09:14:09.480Z',
+          type: 'gemini',
+          content: '',
+          toolCalls: [{ id: 'write_file-1', name: 'write_file', args, result: [{ functionResponse: { id: 'write_file-1', name: 'write_file', response: { output: 'ok' } } }], status: 'success', timestamp: '2026-03-02T09:14:09.501Z' }],
+        }),
+      ].join('\n') + '\n';
+    const approved = { file_path: file, content: 'approved' };
+    const ledger = HookLedger.memory();
+    ledger.record({ kind: 'pre', at: 5, agent: 'gemini', sessionId: 'g1', tool: 'write_file', inputHash: inputHash(approved), seq: ledger.nextSeq(), paths: [{ path: file, op: 'write' }] });
+    const judged = (args: Record<string, unknown>): string[] =>
+      run(gemini(args), { services: { hookLedger: ledger }, agent: 'gemini', mode: 'live' })
+        .findings.filter((f) => f.rule === 'unapproved-call' || f.rule === 'unbound-result')
+        .map((f) => `${f.rule}:${f.messageId}@${f.line}:${f.severity}`);
+    assert.deepEqual(judged(approved), []);
+    assert.deepEqual(judged({ file_path: file, content: 'something else' }), ['unapproved-call:changed@3:error']);
   });
 
   void test('sessions without hooks are not judged, and neither is check without a ledger', () => {
