@@ -291,6 +291,30 @@ void describe('overlapping-executions and forked-session', () => {
     assert.match(findings[0]!.message, /started on line 2 was still running with tool call toolu_SLEEP \(bash\) still pending/);
   });
 
+  void test("Amplifier: the first's tool ends while the new process has a tool without a call id open: the end is still the first's", () => {
+    // The new process's scrubbed tool:pre could account for an unnamed tool end, not for the end
+    // of a call the first process started.
+    const text = amplifierEvents([
+      ['session:start'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
+      ['session:resume'],
+      ['prompt:submit'],
+      ['execution:start'],
+      ['llm:request'],
+      ['llm:response'],
+      ['tool:pre', { scrubbed: '[payload removed for fixture]' }],
+      ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
+      ['orchestrator:complete'],
+    ]);
+    assert.deepEqual(
+      run(text, { file: '/x/sessions/s/events.jsonl' }).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['overlapping-executions:amplifier@7'],
+    );
+  });
+
   /**
    * What amplifier 2026.07 (core 1.6.0) writes for one prompt, as in danshapiro/freshell's
    * captures (`test/fixtures/coding-cli/amplifier/events/resume-append.jsonl`): the session-naming
