@@ -10,7 +10,7 @@ class PartialView {
   constructor(
     /** 1-based first line */
     readonly start: number,
-    private readonly content: string,
+    readonly content: string,
     readonly at: Span,
     /**
      * Lines a search printed (Grep output, a diff): enough to show the session saw them as they
@@ -458,7 +458,7 @@ export class FileKnowledge {
       k.partials = [];
       k.opaqueSince = undefined;
     } else if (snapshot.numLines > 0) {
-      k.partials.push(new PartialView(snapshot.startLine, snapshot.content, at));
+      addPartial(k, new PartialView(snapshot.startLine, snapshot.content, at));
     }
   }
 
@@ -472,7 +472,7 @@ export class FileKnowledge {
     if (!glimpse) {
       k.lastRead = at;
     }
-    k.partials.push(new PartialView(start, lines.join('\n'), at, glimpse));
+    addPartial(k, new PartialView(start, lines.join('\n'), at, glimpse));
   }
 
   noteWrite(path: string, at: Span, after: string | undefined): void {
@@ -774,6 +774,25 @@ export function touchesAny(unseen: readonly { start: number; count: number }[], 
     }
     return lo > 0 && furthest[lo - 1]! > u.start;
   });
+}
+
+/**
+ * Adds a partial view, replacing the newest one when the new one shows the same lines the same
+ * way, from a later line: a session that reads one window of a file (`sed -n 1,200p`, a Read with an offset) or
+ * greps it again and again, with no whole read or write between, would otherwise keep every copy
+ * of the same text until its next write. The replaced view can change no verdict: `judge` reads a
+ * view's lines and start (the same), and a view's place only to find, among the views that
+ * showed an unseen line, the newest, and else the first non-glimpse view. The new view is the
+ * newest either way, and when the old one was the first non-glimpse view it was also the only
+ * other one, so every unseen line was shown by the new one and it is chosen either way.
+ */
+function addPartial(k: PathKnowledge, view: PartialView): void {
+  const last = k.partials[k.partials.length - 1];
+  if (last !== undefined && view.at.line > last.at.line && last.start === view.start && last.glimpse === view.glimpse && last.content === view.content) {
+    k.partials[k.partials.length - 1] = view;
+    return;
+  }
+  k.partials.push(view);
 }
 
 /** Removes lines a later partial read showed the session exactly as they are now. */

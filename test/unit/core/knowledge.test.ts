@@ -293,3 +293,51 @@ void describe('file knowledge: which unseen change a write overwrote', () => {
     assert.equal(k.judge({ path: '/w/a.ts', type: 'update', before: 'a\nB\nc\n', replaced: [{ start: 2, count: 1 }] })?.overlaps, true);
   });
 });
+
+void describe('file knowledge: one window of a file read again and again', () => {
+  const f = '/w/big.ts';
+  const file = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
+  /** Lines `from`..`to` (1-based) of `lines`, as a partial read returns them. */
+  const window = (from: number, to: number, lines = file): ReadSnapshot => ({ path: f, content: lines.slice(from - 1, to).join('\n'), startLine: from, numLines: to - from + 1, totalLines: lines.length });
+  const changed = (at: number[]): string => file.map((l, i) => (at.includes(i + 1) ? `${l} changed` : l)).join('\n') + '\n';
+  const write = (before: string): WriteSnapshot => ({ path: f, type: 'update', before, replaced: [{ start: 2, count: 1 }] });
+
+  void test('the same lines read a thousand times are kept once, and judged as when every read was kept', () => {
+    const k = new FileKnowledge();
+    for (let i = 0; i < 1000; i++) {
+      k.noteRead(f, at(2 + i), window(1, 3));
+    }
+    assert.equal(k.get(f)?.partials.length, 1);
+    // Line 2 changed unseen since the reads: seen last by the newest one.
+    assert.deepEqual(k.judge(write(changed([2]))), { unseen: [{ start: 2, count: 1 }], overlaps: true, seenAt: at(1001), seenBy: 'lines' });
+  });
+
+  void test('search output repeated, between windows read again: the verdicts of every view kept', () => {
+    const k = new FileKnowledge();
+    for (let i = 0; i < 300; i++) {
+      k.noteShown(f, at(2 + i), 5, ['line 5', 'line 6'], true);
+    }
+    k.noteRead(f, at(400), window(1, 3));
+    k.noteRead(f, at(401), window(7, 9));
+    // Not the newest view: kept again.
+    k.noteRead(f, at(402), window(1, 3));
+    k.noteRead(f, at(403), window(1, 3));
+    for (let i = 0; i < 300; i++) {
+      k.noteShown(f, at(500 + i), 5, ['line 5', 'line 6'], true);
+    }
+    assert.equal(k.get(f)?.partials.length, 5);
+    assert.deepEqual(k.judge(write(changed([2]))), { unseen: [{ start: 2, count: 1 }], overlaps: true, seenAt: at(403), seenBy: 'lines' });
+    assert.deepEqual(k.judge(write(changed([8]))), { unseen: [{ start: 8, count: 1 }], overlaps: false, seenAt: at(401), seenBy: 'lines' });
+    // Line 5 changed: the search output showed it as it was, which clears nothing.
+    assert.deepEqual(k.judge(write(changed([5]))), undefined);
+    assert.deepEqual(k.judge(write(changed([2, 8]))), { unseen: [{ start: 2, count: 1 }, { start: 8, count: 1 }], overlaps: true, seenAt: at(403), seenBy: 'lines' });
+  });
+
+  void test('a view repeated on its own line is kept as it came (its span may differ)', () => {
+    const k = new FileKnowledge();
+    k.noteRead(f, { line: 2, start: 0, end: 10 }, window(1, 3));
+    k.noteRead(f, { line: 2, start: 20, end: 30 }, window(1, 3));
+    assert.equal(k.get(f)?.partials.length, 2);
+    assert.deepEqual(k.judge(write(changed([2])))?.seenAt, { line: 2, start: 0, end: 10 });
+  });
+});
