@@ -1,13 +1,15 @@
 /** The branch tracker forked-session and overlapping-executions share: each rule judges as it would alone. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { RuleModule } from '../../../src/core/engine/rule';
 import { forkedSession } from '../../../src/core/rules/forked-session';
 import { overlappingExecutions } from '../../../src/core/rules/overlapping-executions';
 import { BranchTracker } from '../../../src/core/rules/support/branches';
 import type { Span } from '../../../src/core/model/events';
 import { ClaudeTranscript } from '../support/claude';
-import { run } from '../support/run';
+import { prng, run } from '../support/run';
 
 const found = (text: string, rules: RuleModule[]): string[] =>
   run(text, { rules })
@@ -209,5 +211,68 @@ void describe('BranchTracker.entersBefore: where in an API message a record hang
     assert.equal(t.entersBefore('text', 'msg:m1', 3), true);
     newer(255, 1);
     assert.equal(t.entersBefore('text', 'msg:m1', 3), false);
+  });
+});
+
+void describe('branch tracker: a random tree', () => {
+  void test('descent, forks and where each branch started are those of the tree as written', () => {
+    const random = prng(28);
+    const t = new BranchTracker();
+    const parentOf = new Map<string, string | undefined>();
+    const children = new Map<string, number>();
+    const nodes: string[] = [];
+    const at = (line: number): Span => ({ line, start: 0, end: 0 });
+    for (let i = 0; i < 3000; i++) {
+      // Mostly the newest node (a chain), sometimes an older one (a fork), sometimes a new root.
+      const r = random();
+      const parent = nodes.length === 0 || r < 0.02 ? undefined : r < 0.85 ? nodes[nodes.length - 1] : nodes[Math.floor(random() * nodes.length)];
+      const node = `m${i}`;
+      const growth = t.add(`u${i}`, parent === undefined ? null : `u${parent.slice(1)}`, node, at(i + 1));
+      const siblings = parent === undefined ? 0 : (children.get(parent) ?? 0);
+      assert.equal(growth?.forkedAt?.node, siblings > 0 ? parent : undefined);
+      if (growth?.forkedAt) {
+        assert.equal(growth.forkedAt.at.line, Number(parent!.slice(1)) + 1);
+      }
+      if (parent !== undefined) {
+        children.set(parent, siblings + 1);
+      }
+      parentOf.set(node, parent);
+      nodes.push(node);
+    }
+    const descends = (from: string, ancestor: string): boolean => {
+      for (let n: string | undefined = from; n !== undefined; n = parentOf.get(n)) {
+        if (n === ancestor) {
+          return true;
+        }
+      }
+      return false;
+    };
+    for (let k = 0; k < 20000; k++) {
+      const from = nodes[Math.floor(random() * nodes.length)]!;
+      const ancestor = nodes[Math.floor(random() * nodes.length)]!;
+      assert.equal(t.descends(`u${from.slice(1)}`, ancestor), descends(from, ancestor), `${from} under ${ancestor}`);
+    }
+  });
+
+  void test('a node costs one record, not one entry in each of six maps', () => {
+    // Nodes are as many as a session's API messages and prompts: a long Claude Code session
+    // places hundreds of thousands. (A record and its map entry take about 130 bytes; six maps
+    // took about 250.)
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const n = 100_000;
+    const ids = Array.from({ length: n }, (_, i) => `m${i}`);
+    const uuids = Array.from({ length: n }, (_, i) => `u${i}`);
+    const spans = Array.from({ length: n }, (_, i): Span => ({ line: i + 1, start: 0, end: 0 }));
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const t = new BranchTracker();
+    for (let i = 0; i < n; i++) {
+      t.add(uuids[i], i === 0 ? null : uuids[i - 1], ids[i], spans[i]!);
+    }
+    gc();
+    const perNode = (process.memoryUsage().heapUsed - before) / n;
+    assert.ok(t.descends(uuids[n - 1], ids[0]!));
+    assert.ok(perNode < 190, `${perNode.toFixed(0)} bytes a node`);
   });
 });

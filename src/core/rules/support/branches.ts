@@ -31,6 +31,25 @@ const maxTextLinesKept = 256;
 /** API messages whose last call line is remembered (the newest), for the same reason. */
 const maxCallMessagesKept = 256;
 
+/** A node of the tree, once placed. */
+interface NodeInfo {
+  /** Its parent node; undefined for a root. */
+  parent: string | undefined;
+  /**
+   * Its depth (a root is 0) and a jump to one of its ancestors (Myers' skew-binary pointers:
+   * `ancestorAt` climbs any distance in O(log depth) steps). A session's chain of messages is as
+   * long as the session: walking it parent by parent for every question of descent made a file
+   * of thousands of calls with one id, or of results hung far below their calls, cost the square
+   * (or cube) of its length.
+   */
+  depth: number;
+  jump: string | undefined;
+  /** Child nodes placed under it so far: a second one is a fork. */
+  children: number;
+  /** The line that placed it. */
+  at: Span;
+}
+
 interface Branch {
   id: number;
   tip: string;
@@ -43,23 +62,15 @@ export class BranchTracker {
   private readonly nodeOfUuid = new Map<string, string>();
   /** A message's copies written elsewhere in the tree (see `add`), by the message's node. */
   private readonly copies = new Map<string, Set<string>>();
-  /** Each node's parent node (undefined for a root), and the order nodes were placed in. */
-  private readonly parentNode = new Map<string, string | undefined>();
-  private readonly order = new Map<string, number>();
   /**
-   * Each node's depth (a root is 0) and a jump to one of its ancestors (Myers' skew-binary
-   * pointers: `ancestorAt` climbs any distance in O(log depth) steps). A session's chain of
-   * messages is as long as the session: walking it parent by parent for every question of
-   * descent made a file of thousands of calls with one id, or of results hung far below their
-   * calls, cost the square (or cube) of its length.
+   * What is known of each node placed: one record per node rather than one map per field. A
+   * session's nodes are as many as its API messages and prompts, and six maps of them were a
+   * fifth of the heap a long Claude Code session retains.
    */
-  private readonly depth = new Map<string, number>();
-  private readonly jump = new Map<string, string>();
-  private readonly childCount = new Map<string, number>();
+  private readonly nodes = new Map<string, NodeInfo>();
   /** Nodes a result or another line hangs from. */
   private readonly followed = new Set<string>();
   private readonly branchOfTip = new Map<string, Branch>();
-  private readonly nodeAt = new Map<string, Span>();
   private readonly branches: Branch[] = [];
   private lastBranch: number | undefined;
   /**
@@ -104,12 +115,13 @@ export class BranchTracker {
       }
       return undefined;
     }
-    if (this.nodeAt.has(node)) {
+    const placed = this.nodes.get(node);
+    if (placed !== undefined) {
       const copy = this.copies.get(node);
       // A block hung beside the message's first one continues it only while nothing hangs from
       // the message yet: Claude Code 2.0.x wrote a message's blocks in one record, and its copy
       // written again after a crash splits them, the first block hung from the original's parent.
-      const beside = parentNode === this.parentNode.get(node) && !this.followed.has(node);
+      const beside = parentNode === placed.parent && !this.followed.has(node);
       if (parentNode === undefined || parentNode === node || beside || (copy !== undefined && copy.has(parentNode))) {
         // Another block of a message already placed (or of a copy of it, below).
         if (uuid !== undefined) {
@@ -128,15 +140,16 @@ export class BranchTracker {
     if (uuid !== undefined) {
       this.nodeOfUuid.set(uuid, node);
     }
-    this.nodeAt.set(node, at);
-    this.parentNode.set(node, parentNode);
-    this.order.set(node, this.order.size);
-    this.link(node, parentNode);
+    const info = this.link(parentNode, parentNode !== undefined ? this.nodes.get(parentNode) : undefined, at);
+    // (A copy's name met again, a line written twice, is placed again and keeps its children.)
+    info.children = this.nodes.get(node)?.children ?? 0;
+    this.nodes.set(node, info);
+    const parentInfo = parentNode !== undefined ? this.nodes.get(parentNode) : undefined;
     let branch: Branch;
     let forkedAt: BranchGrowth['forkedAt'];
-    const siblings = parentNode === undefined ? 0 : (this.childCount.get(parentNode) ?? 0);
-    if (parentNode !== undefined) {
-      this.childCount.set(parentNode, siblings + 1);
+    const siblings = parentInfo?.children ?? 0;
+    if (parentInfo !== undefined) {
+      parentInfo.children = siblings + 1;
     }
     const extending = parentNode !== undefined ? this.branchOfTip.get(parentNode) : undefined;
     if (extending && siblings === 0) {
@@ -148,7 +161,7 @@ export class BranchTracker {
       branch = { id: this.branches.length, tip: node, firstAt: at, grown: 0 };
       this.branches.push(branch);
       if (parentNode !== undefined && siblings > 0) {
-        forkedAt = { node: parentNode, at: this.nodeAt.get(parentNode) ?? at };
+        forkedAt = { node: parentNode, at: parentInfo?.at ?? at };
       }
     }
     this.branchOfTip.set(node, branch);
@@ -177,7 +190,7 @@ export class BranchTracker {
     }
     const from = parentUuid ? this.textLine.get(parentUuid) : undefined;
     if (newNode && from !== undefined) {
-      const parent = this.parentNode.get(node);
+      const parent = this.nodes.get(node)?.parent;
       const lastCall = parent !== undefined ? this.lastCallLine.get(parent) : undefined;
       if (lastCall !== undefined && lastCall > from) {
         this.entryLine.set(node, from);
@@ -209,8 +222,8 @@ export class BranchTracker {
    * file's): what hangs from it does not descend from anything here.
    */
   descends(parentUuid: string | null | undefined, ancestor: string): boolean | undefined {
-    const limit = this.order.get(ancestor);
-    if (limit === undefined || !parentUuid) {
+    const placed = this.nodes.get(ancestor);
+    if (placed === undefined || !parentUuid) {
       return undefined;
     }
     const node = this.nodeOfUuid.get(parentUuid);
@@ -218,7 +231,7 @@ export class BranchTracker {
       return false;
     }
     // (The ancestor at the ancestor's depth is the ancestor itself, or the line is elsewhere.)
-    return this.ancestorAt(node, this.depth.get(ancestor) ?? 0) === ancestor;
+    return this.ancestorAt(node, placed.depth) === ancestor;
   }
 
   /**
@@ -233,9 +246,9 @@ export class BranchTracker {
    * (it keeps the newest few hundred; a resume hangs from one of the last messages).
    */
   entersBefore(parentUuid: string | null | undefined, node: string, line: number): boolean {
-    const limit = this.order.get(node);
+    const placed = this.nodes.get(node);
     const at = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
-    if (limit === undefined || at === undefined) {
+    if (placed === undefined || at === undefined) {
       return false;
     }
     // Where the chain sits in the node it is in: the parent line's own place when that is the
@@ -244,46 +257,46 @@ export class BranchTracker {
       const entry = this.textLine.get(parentUuid!);
       return entry !== undefined && entry < line;
     }
-    const child = this.ancestorAt(at, (this.depth.get(node) ?? 0) + 1);
-    if (child === undefined || this.parentNode.get(child) !== node) {
+    const child = this.ancestorAt(at, placed.depth + 1);
+    if (child === undefined || this.nodes.get(child)?.parent !== node) {
       return false;
     }
     const entry = this.entryLine.get(child);
     return entry !== undefined && entry < line;
   }
 
-  /** Places `node` under `parent` in the depth and jump maps (see `depth`). */
-  private link(node: string, parent: string | undefined): void {
+  /** The record of a node placed under `parent` (see NodeInfo.depth). */
+  private link(parent: string | undefined, parentInfo: NodeInfo | undefined, at: Span): NodeInfo {
     if (parent === undefined) {
-      this.depth.set(node, 0);
-      this.jump.delete(node);
-      return;
+      return { parent, depth: 0, jump: undefined, children: 0, at };
     }
-    const d = (this.depth.get(parent) ?? 0) + 1;
-    this.depth.set(node, d);
-    const j = this.jump.get(parent);
-    const jj = j !== undefined ? this.jump.get(j) : undefined;
+    const d = (parentInfo?.depth ?? 0) + 1;
+    const j = parentInfo?.jump;
+    const jInfo = j !== undefined ? this.nodes.get(j) : undefined;
+    const jj = jInfo?.jump;
     // Two jumps of equal length above the parent merge into one twice as long.
-    if (j !== undefined && jj !== undefined && d - 1 - this.depth.get(j)! === this.depth.get(j)! - this.depth.get(jj)!) {
-      this.jump.set(node, jj);
-    } else {
-      this.jump.set(node, parent);
+    if (jInfo !== undefined && jj !== undefined && d - 1 - jInfo.depth === jInfo.depth - (this.nodes.get(jj)?.depth ?? 0)) {
+      return { parent, depth: d, jump: jj, children: 0, at };
     }
+    return { parent, depth: d, jump: parent, children: 0, at };
   }
 
   /** The ancestor of `node` (or `node` itself) at depth `target`; undefined when `node` is shallower. */
   private ancestorAt(node: string, target: number): string | undefined {
     let at = node;
-    let d = this.depth.get(at) ?? 0;
+    let info = this.nodes.get(at);
+    let d = info?.depth ?? 0;
     while (d > target) {
-      const j = this.jump.get(at);
-      const next = j !== undefined && (this.depth.get(j) ?? 0) >= target ? j : this.parentNode.get(at);
-      const nextDepth = next !== undefined ? (this.depth.get(next) ?? 0) : -1;
+      const j = info?.jump;
+      const next = j !== undefined && (this.nodes.get(j)?.depth ?? 0) >= target ? j : info?.parent;
+      const nextInfo = next !== undefined ? this.nodes.get(next) : undefined;
+      const nextDepth = next !== undefined ? (nextInfo?.depth ?? 0) : -1;
       if (next === undefined || nextDepth >= d) {
         // A root above the target depth (or, never seen, a depth that does not fall).
         return undefined;
       }
       at = next;
+      info = nextInfo;
       d = nextDepth;
     }
     return d === target ? at : undefined;
