@@ -12,8 +12,7 @@
  * It must start fast: node built-ins only, no zod, no chokidar, no rules engine (see
  * esbuild.config.mjs, and the bundle test in test/unit/guard).
  */
-import { readFileSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, readFileSync } from 'node:fs';
 import { allowAnswer, answerFor, answerInvalid, answerNoService, type HookAnswer } from '../core/guard/answer';
 import { guardPaths, parseHookPayload, transcriptInput, type HookEvent } from '../core/guard/payload';
 import type { GuardWireRequest } from '../core/guard/protocol';
@@ -108,12 +107,13 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
   }
   const target = paths.map((p) => displayPath(p.path, e.cwd)).join(', ');
   // Loaded only for calls the guard judges: VS Code runs the hook for every tool call, and
-  // most of those leave above without loading crypto or net.
-  const [{ checkGuardDir, findServiceSocket, guardDir }, { askService }, { inputHash }, { createHash }] = await Promise.all([
+  // most of those leave above without loading crypto or net. (Modules of this bundle, started
+  // when first imported; a built-in is required by them, not imported here: a dynamic import
+  // of a built-in goes through Node's ESM loader, a few milliseconds of every judged call.)
+  const [{ checkGuardDir, findServiceSocket, guardDir }, { askService }, { inputHash, sha256 }] = await Promise.all([
     import('../io/guard/socketPath'),
     import('../io/guard/client'),
     import('../core/lib/hash'),
-    import('node:crypto'),
   ]);
   const dir = guardDir(env);
   const problem = checkGuardDir(dir);
@@ -138,7 +138,7 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
   }
   const hash = (path: string): string | null => {
     try {
-      return createHash('sha256').update(readFileSync(path)).digest('hex');
+      return sha256(readFileSync(path));
     } catch {
       return null;
     }
@@ -232,7 +232,9 @@ async function readInput(source: HookIo['stdin'], timeoutMs: number): Promise<st
     return source;
   }
   if (source === undefined) {
-    if (isatty(0)) {
+    // Asked of node:tty only for a character device: loading it loads net and streams, ~7 ms of
+    // every hook run, and the agents pipe the payload in.
+    if (isCharacterDevice(0) && (await import('node:tty')).isatty(0)) {
       throw new Error('stdin is a terminal; the agent pipes the payload in');
     }
     try {
@@ -276,4 +278,13 @@ if (require.main === module && /(^|[\\/])hook\.js$/.test(process.argv[1] ?? ''))
   }).then((code) => {
     process.exitCode = code;
   });
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    // No stdin at all: reading it fails below, with its own message.
+    return false;
+  }
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+/** SHA-256 in hex, of a text's UTF-8 or of bytes as they are (a file as the working tree hashes it). */
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /**

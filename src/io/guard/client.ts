@@ -1,7 +1,9 @@
 /**
  * The hook's side of the guard socket: one request, one response line, within a deadline.
- * Loaded by dist/hook.js, so node built-ins only.
+ * Loaded by dist/hook.js, so node built-ins only; the hook loads this module (and so node:net)
+ * only for the calls it asks about.
  */
+import { createConnection } from 'node:net';
 import { readResponse, type GuardWireRequest, type GuardWireResponse } from '../../core/guard/protocol';
 
 export type AskResult =
@@ -11,8 +13,6 @@ export type AskResult =
   | { kind: 'timeout'; ms: number };
 
 export async function askService(socket: string, request: GuardWireRequest, timeoutMs: number): Promise<AskResult> {
-  // Loaded here, not at start-up: the hook only needs it for calls it asks about.
-  const { createConnection } = await import('node:net');
   return new Promise((resolve) => {
     let settled = false;
     let buf = '';

@@ -3,7 +3,7 @@
  * and `agent-guard watch` owns a guard service the hook finds from the workspace path.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -42,6 +42,36 @@ void describe('dist/hook.js', () => {
     });
     assert.equal(r.code, 1);
     assert.match(r.err, /hook input is not a hook payload \(stdin is not JSON/);
+  });
+
+  void test('a piped payload loads no tty module, and a judged call imports no built-in through the ESM loader', () => {
+    // Every hook run pays for what it loads: node:tty pulls in net and streams (~7 ms), and a
+    // dynamic import() of a built-in starts Node's ESM loader (a few ms more).
+    const text = readFileSync(hookScript(), 'utf8');
+    assert.deepEqual([...text.matchAll(/import\("(node:[^"]+)"\)/g)].map((m) => m[1]), ['node:tty'], 'only the terminal check imports a built-in');
+    const loaded = path.join(tmp, 'loaded.json');
+    const preload = path.join(tmp, 'record-modules.cjs');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)));`);
+    const cwd = path.join(tmp, 'piped');
+    mkdirSync(cwd, { recursive: true });
+    const payload = JSON.stringify({ session_id: 's', transcript_path: path.join(cwd, 't.jsonl'), cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_1' });
+    // (Output to /dev/null: a pipe for stdout or stderr is a net socket of its own.)
+    const r = spawnSync(process.execPath, ['--require', preload, hookScript(), '--agent', 'claude'], { input: payload, stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, AGENT_GUARD_DIR: path.join(tmp, 'none') } });
+    assert.equal(r.status, 0);
+    const modules = JSON.parse(readFileSync(loaded, 'utf8')) as string[];
+    assert.ok(modules.length > 0);
+    assert.deepEqual(
+      modules.filter((m) => /^NativeModule (tty|net)$/.test(m)),
+      [],
+    );
+  });
+
+  void test('a terminal on stdin is refused with a message, not waited on', { skip: process.platform === 'win32' || !existsSync('/usr/bin/script') }, () => {
+    // `script` gives the hook a pseudo-terminal for stdin, as when someone runs it by hand.
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(hookScript())} --agent claude`;
+    const r = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], { input: '', timeout: 30_000, env: { ...process.env, AGENT_GUARD_DIR: path.join(tmp, 'none') } });
+    assert.equal(r.status, 1, `${r.stdout.toString()}${r.stderr.toString()}`);
+    assert.match(r.stdout.toString(), /stdin is a terminal; the agent pipes the payload in/);
   });
 });
 
