@@ -480,43 +480,34 @@ void describe('stalled-call', () => {
     );
   });
 
-  void test('the limit is a setting', () => {
+  /** A live stream of one unanswered Bash call at 14:00 with the limit set to `minutes`: how many findings at each later time. */
+  const stalledAt = (minutes: number, times: readonly string[]): number[] => {
     let now = Date.parse('2026-02-12T14:00:00.000Z');
     const findings = new Map<string, Finding>();
     const stream = new TranscriptStream({
       file: '/tmp/s.jsonl',
       adapters,
       rules: [stalledCall],
-      config: { levels: {}, options: { 'stalled-call': { minutes: 2 } } },
+      config: { levels: {}, options: { 'stalled-call': { minutes } } },
       mode: 'live',
       clock: () => now,
       sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
     });
     stream.push(new TextEncoder().encode(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text()));
-    now = Date.parse('2026-02-12T14:02:30.000Z');
-    stream.tick(now);
-    assert.equal(findings.size, 1);
+    return times.map((t) => {
+      now = Date.parse(`2026-02-12T${t}.000Z`);
+      stream.tick(now);
+      return findings.size;
+    });
+  };
+
+  void test('the limit is a setting', () => {
+    assert.deepEqual(stalledAt(2, ['14:01:50', '14:02:30']), [0, 1]);
   });
 
   void test('a limit that is no positive number of minutes is the default, ten', () => {
-    let now = Date.parse('2026-02-12T14:00:00.000Z');
-    const findings = new Map<string, Finding>();
-    const stream = new TranscriptStream({
-      file: '/tmp/s.jsonl',
-      adapters,
-      rules: [stalledCall],
-      config: { levels: {}, options: { 'stalled-call': { minutes: 0 } } },
-      mode: 'live',
-      clock: () => now,
-      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
-    });
-    stream.push(new TextEncoder().encode(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text()));
-    now = Date.parse('2026-02-12T14:09:00.000Z');
-    stream.tick(now);
-    assert.equal(findings.size, 0, 'not yet: 9 minutes');
-    now = Date.parse('2026-02-12T14:10:05.000Z');
-    stream.tick(now);
-    assert.equal(findings.size, 1);
+    // Not yet at 9 minutes; at 10.
+    assert.deepEqual(stalledAt(0, ['14:09:00', '14:10:05']), [0, 1]);
   });
 });
 
