@@ -295,12 +295,7 @@ export class LiveMonitor implements Disposable {
     return this.track(
       this.limited(async () => {
         await first?.();
-        if (this.sessions.get(s.summary.file) !== s || this.disposed || s.tail.isSuspended) {
-          return false;
-        }
-        if (s.waking) {
-          return true;
-        }
+        // (Before the checks below: the folder is awaited, and the session may go meanwhile.)
         await this.lookUpFolder(s);
         if (this.sessions.get(s.summary.file) !== s || this.disposed || s.tail.isSuspended) {
           return false;

@@ -250,9 +250,8 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5]);
   });
 
-  void test('Amplifier: a session resumed in a new process after its first was killed during a tool is no overlap', () => {
-    // The kill -9 capture of danshapiro/freshell (amplifier 2026.07.06) joined to a resume.
-    const text = amplifierEvents([
+  /** A first process waits on a `bash` call (toolu_SLEEP) when a second takes the session up and asks the model. */
+  const resumedDuringSleep: Parameters<typeof amplifierEvents>[0] = [
       ['session:start'],
       ['prompt:submit'],
       ['execution:start'],
@@ -262,6 +261,12 @@ void describe('overlapping-executions and forked-session', () => {
       ['prompt:submit'],
       ['execution:start'],
       ['llm:request'],
+  ];
+
+  void test('Amplifier: a session resumed in a new process after its first was killed during a tool is no overlap', () => {
+    // The kill -9 capture of danshapiro/freshell (amplifier 2026.07.06) joined to a resume.
+    const text = amplifierEvents([
+      ...resumedDuringSleep,
       ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_LS' }],
       ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_LS' }],
       ['orchestrator:complete'],
@@ -271,15 +276,7 @@ void describe('overlapping-executions and forked-session', () => {
 
   void test("Amplifier: resumed in a new process while the first still runs: reported when the first's tool ends", () => {
     const text = amplifierEvents([
-      ['session:start'],
-      ['prompt:submit'],
-      ['execution:start'],
-      ['llm:request'],
-      ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
-      ['session:resume'],
-      ['prompt:submit'],
-      ['execution:start'],
-      ['llm:request'],
+      ...resumedDuringSleep,
       ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
       ['orchestrator:complete'],
     ]);
@@ -295,15 +292,7 @@ void describe('overlapping-executions and forked-session', () => {
     // The new process's scrubbed tool:pre could account for an unnamed tool end, not for the end
     // of a call the first process started.
     const text = amplifierEvents([
-      ['session:start'],
-      ['prompt:submit'],
-      ['execution:start'],
-      ['llm:request'],
-      ['tool:pre', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
-      ['session:resume'],
-      ['prompt:submit'],
-      ['execution:start'],
-      ['llm:request'],
+      ...resumedDuringSleep,
       ['llm:response'],
       ['tool:pre', { scrubbed: '[payload removed for fixture]' }],
       ['tool:post', { tool_name: 'bash', tool_call_id: 'toolu_SLEEP' }],
