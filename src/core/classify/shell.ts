@@ -2263,15 +2263,24 @@ function expandBraces(raw: string): string[] | undefined {
     return undefined;
   }
   const out: string[] = [];
-  return expandBracesInto(raw, out) ? (out.length === 1 && out[0] === raw ? undefined : out) : undefined;
+  return expandBracesInto(raw, out, { groups: maxBraceGroups }) ? (out.length === 1 && out[0] === raw ? undefined : out) : undefined;
 }
 
 /**
- * Appends the words of `raw` to `out`; false once they pass maxBraceWords. The count is shared
- * by the whole expansion: a group that would pass it stops everything at once, where a count
+ * Groups one expansion may open. Each group gives at least two words, so an expansion that stays
+ * within maxBraceWords opens at most maxBraceWords - 1 of them: past that the words are too many
+ * anyway, and giving up then changes no result. It bounds the walk down to the first word, which
+ * the word count alone did not: `{a,b}` ten thousand times over (or ten thousand groups nested)
+ * went ten thousand levels deep, each level reading the whole word again.
+ */
+const maxBraceGroups = maxBraceWords - 1;
+
+/**
+ * Appends the words of `raw` to `out`; false once they pass maxBraceWords. The counts are shared
+ * by the whole expansion: a group that would pass them stops everything at once, where a count
  * per level let `{a,b}` twenty times over make millions of calls to give up.
  */
-function expandBracesInto(raw: string, out: string[]): boolean {
+function expandBracesInto(raw: string, out: string[], budget: { groups: number }): boolean {
   const group = braceGroup(raw);
   if (!group) {
     if (out.length === maxBraceWords) {
@@ -2280,8 +2289,11 @@ function expandBracesInto(raw: string, out: string[]): boolean {
     out.push(raw);
     return true;
   }
+  if (budget.groups-- === 0) {
+    return false;
+  }
   for (const alt of group.alternatives) {
-    if (!expandBracesInto(group.prefix + alt + group.suffix, out)) {
+    if (!expandBracesInto(group.prefix + alt + group.suffix, out, budget)) {
       return false;
     }
   }

@@ -264,7 +264,7 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
   });
 
-  void test('commands whose reading was quadratic (open loops and braces, many variables, inline scripts, here-strings, lists) are read in bounded work', () => {
+  void test('commands whose reading was quadratic (open loops and braces, brace groups in a row or nested, many variables, inline scripts, here-strings, lists) are read in bounded work', () => {
     // Each of these took the old reader seconds to minutes on one line (a search to the end of the
     // line from each loop, brace, variable, call or here-string): past the 60 s this run is given.
     const vars = Array.from({ length: 16_000 }, (_, i) => `v${i}=x${i}`).join('; ') + '; cat ' + Array.from({ length: 16_000 }, (_, i) => `$w${i}`).join(' ');
@@ -276,6 +276,10 @@ void describe('agent-guard check', () => {
       .output('call_1', 'ok')
       .shell('call_2', 'cat ' + '{a'.repeat(40_000))
       .output('call_2', 'ok')
+      .shell('call_2b', 'cat x' + '{a,b}'.repeat(40_000) + '.txt')
+      .output('call_2b', 'ok')
+      .shell('call_2c', 'cat ' + '{'.repeat(20_000) + 'a' + ',b}'.repeat(20_000))
+      .output('call_2c', 'ok')
       .shell('call_3', vars)
       .output('call_3', 'ok')
       .shell('call_4', 'python3 -c "print(1)\n' + "p='a.txt'\nopen(p, 'w')\nfor q in ['a']:\n  open(q)\n".repeat(16_000) + '"')
