@@ -614,7 +614,8 @@ export function shellText(v: unknown): string | undefined {
   if (typeof v === 'string') {
     return v;
   }
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
+  // (An empty argv runs nothing: there is no program to name.)
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) {
     const argv = v;
     if (argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && /^-[a-z]*c[a-z]*$/.test(argv[1]!)) {
       return argv[2];

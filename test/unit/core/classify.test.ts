@@ -570,6 +570,9 @@ void describe('tool tables', () => {
       { path: '/w/sub/a.txt', op: 'read', viaShell: true },
     ]);
     assert.equal(shellText(['rg', '-n', 'a b', 'f.ts']), "rg -n 'a b' f.ts");
+    // An empty argv runs nothing (it threw: a finding of our own error on the line).
+    assert.equal(shellText([]), undefined);
+    assert.deepEqual(classifyToolCall('codex', 'shell', { command: [] }, '/w').accesses, []);
     // A pattern, made absolute; not on Windows, where its escapes would be separators.
     assert.deepEqual(classifyToolCall('codex', 'exec_command', { cmd: 'for f in "[x]"/*.json; do cat "$f"; done', workdir: '/w/sub' }, '/w').accesses, [
       { path: '/w/sub/\\[x\\]/*.json', op: 'read', glob: true, viaShell: true },

@@ -123,6 +123,8 @@ void describe('hook payloads', () => {
     assert.equal(event({ ...base, tool_input: { command: patch } }).agent, 'codex');
     // A shell command through PreToolUse: nothing to guard.
     assert.deepEqual(guardPaths(event({ ...base, tool_name: 'Bash', tool_input: { command: 'cat a' } })), []);
+    // An empty argv names nothing (it threw, and the hook failed instead of answering).
+    assert.deepEqual(guardPaths(event({ ...base, tool_name: 'shell', tool_input: { command: [] } })), []);
   });
 
   void test('not a payload, or not a tool event', () => {
