@@ -2044,8 +2044,11 @@ function tokenize(src: string, windows = false): Token[] {
       i++;
       continue;
     }
-    // (PowerShell continues a line with a backquote; its backslash is a folder separator.)
-    const continued = windows ? 0 : lineContinuation(src, i);
+    // (PowerShell continues a line with a backquote; its backslash is a folder separator. But a
+    // backslash standing alone before the line break is Git Bash's continuation: Claude Code runs
+    // its Bash tool there on Windows, `for f in \⏎ "a" \⏎ "b"; do`. Read as a word, it named a
+    // file `⏎` in every path built from the list.)
+    const continued = windows && !alone(src, i) ? 0 : lineContinuation(src, i);
     if (continued > 0) {
       i += continued;
       continue;
@@ -2331,6 +2334,12 @@ function braceGroup(raw: string): { prefix: string; alternatives: string[]; suff
  * The length of a line continuation at `i` (a backslash before the end of the line, which the
  * shell removes, joining the lines: `cd dir && \⏎ mv a b` is `cd dir && mv a b`), else 0.
  */
+/** Does the character at `i` begin the line or follow a space or tab (a word of its own begins there)? */
+function alone(src: string, i: number): boolean {
+  const before = src[i - 1];
+  return before === undefined || before === ' ' || before === '\t' || before === '\n';
+}
+
 function lineContinuation(src: string, i: number): number {
   if (src[i] !== '\\') {
     return 0;

@@ -359,6 +359,11 @@ void describe('PowerShell (Codex on Windows)', () => {
     ['Get-Content -LiteralPath "src\\$name\\page.tsx"', []],
     // No backslash escapes in PowerShell: a bare backslash separates a path's parts.
     ['Get-Content -Path src\\Ecommerce.API\\appsettings.json', ['read:src\\Ecommerce.API\\appsettings.json']],
+    // Claude Code's Bash tool is Git Bash on Windows: a backslash standing alone before the line
+    // break continues the line (twenty-eighth set: a loop's list over several lines named the
+    // file `⏎.md` once per item).
+    ['for f in \\\n  "2026-04-13_a" \\\n  "2026-04-10_b"; do\n  cat >> "${f}.md" << \'EOF\'\nx\nEOF\ndone', ['write:2026-04-13_a.md', 'write:2026-04-10_b.md']],
+    ['cat \\\n  notes.md', ['read:notes.md']],
     ['Get-Content .\\src\\a.json -Raw', ['read:.\\src\\a.json']],
     // A here-string holds any text, apostrophes included.
     ["@'\n# Report: it's done (see `a.ts`)\n'@ | Set-Content -Path .agent\\staging\\REPORT.md", ['write:.agent\\staging\\REPORT.md']],
