@@ -1738,13 +1738,20 @@ function formatterOperands(args: readonly Word[], r: Rewriter): { files: Word[];
 /** Python, as a venv or Windows names it: `python3.12`, `.venv/Scripts/python.exe`, the `py` launcher. */
 const pythonCommand = /^(?:python[0-9.]*|py)(?:\.exe)?$/i;
 
-/** `npx prettier …`, `pnpm exec eslint …`, `uv run ruff …`, `python -m black …`: the tool a runner starts, with its arguments. */
+/**
+ * `npx prettier …`, `pnpm exec eslint …`, `pnpm eslint …`, `uv run ruff …`, `python -m black …`:
+ * the tool a runner starts, with its arguments. (pnpm and yarn run a package's binary named
+ * right after them, as `exec` does, when no script of that name is defined: a formatter's name
+ * there is the formatter.)
+ */
 function throughRunner(cmd: string, args: readonly Word[]): { cmd: string; args: readonly Word[] } {
   let i: number;
   if (cmd === 'npx' || cmd === 'bunx' || cmd === 'pnpx' || cmd === 'uvx') {
     i = 0;
   } else if ((cmd === 'pnpm' || cmd === 'yarn') && (args[0]?.text === 'exec' || args[0]?.text === 'dlx')) {
     i = 1;
+  } else if ((cmd === 'pnpm' || cmd === 'yarn') && args[0] !== undefined && !args[0].dynamic && rewriters.has(args[0].text)) {
+    i = 0;
   } else if ((cmd === 'uv' || cmd === 'poetry') && args[0]?.text === 'run') {
     i = 1;
   } else if (pythonCommand.test(cmd) && args[0]?.text === '-m') {

@@ -157,6 +157,12 @@ void describe('shell classification', () => {
     ['npx --yes prettier@3 -w README.md', ['write:README.md']],
     ['prettier --check src/a.ts', []],
     ['pnpm exec eslint --fix -c eslint.config.js src/a.ts', ['write:src/a.ts']],
+    // pnpm and yarn run a package's binary named right after them (twenty-eighth set: the
+    // session's own `pnpm eslint --fix` on the files it had edited).
+    ['pnpm eslint --fix src/pages/Dialog.vue src/useHelper.js 2>&1', ['write:src/pages/Dialog.vue', 'write:src/useHelper.js']],
+    ['yarn prettier --write src/a.ts', ['write:src/a.ts']],
+    ['pnpm eslint src/pages/Dialog.vue', []],
+    ['pnpm lint --fix src/a.ts', []],
     ['npx @biomejs/biome check --write src/a.ts', ['write:src/a.ts']],
     ['uv run ruff format app/main.py', ['write:app/main.py']],
     ['ruff check app/main.py', []],
