@@ -18,6 +18,8 @@ export interface ShellAccess {
   followed?: true;
   /** Written by a formatter or fixer (see FileAccess.fixer). */
   fixer?: true;
+  /** Appended to (see FileAccess.append). */
+  append?: true;
   /** `path` is a directory: the command may rewrite any file in it, which ones unknown (`git checkout main`). */
   tree?: true;
   /** A move (`mv`, `git mv`): the path it came from, as written (relative to the same folder). */
@@ -284,7 +286,7 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
         i++;
         if (target?.kind === 'word' && !target.dynamic && t.text !== '<' && t.text !== '<<<') {
           if (isRealFile(target.text)) {
-            out.push(withCwd({ path: target.text, op: 'write' }, dir));
+            out.push(withCwd(t.text.endsWith('>>') ? { path: target.text, op: 'write', append: true } : { path: target.text, op: 'write' }, dir));
           }
         } else if (target?.kind === 'word' && target.glob !== undefined && (t.text === '>' || t.text === '>|')) {
           // Written whole, to a name the transcript does not spell out (a date): the session

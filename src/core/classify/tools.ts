@@ -528,6 +528,9 @@ function shellAccesses(command: string, base: string | undefined, home: string |
       if (s.fixer) {
         a.fixer = true;
       }
+      if (s.append) {
+        a.append = true;
+      }
       if (s.from !== undefined) {
         const from = access(s.from, 'read', dir, home)?.path;
         if (from !== undefined) {

@@ -37,6 +37,11 @@ export interface FileAccess {
    */
   fixer?: true;
   /**
+   * A shell append (`>>`): what the command wrote went after what the file held, whatever that
+   * was, rather than replacing it.
+   */
+  append?: true;
+  /**
    * `path` is a shell pathname pattern, made absolute (`/w/src/*.json`; a quoted wildcard is
    * escaped with a backslash), or a Windows one, which has no escapes (`C:\w\src\*.lua`, see
    * shellPattern): the call read every file it matched then, whichever they were.

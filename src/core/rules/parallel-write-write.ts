@@ -25,11 +25,12 @@ export const parallelWriteWrite = defineRule({
       onCall(rec) {
         // Where writes run one at a time in order, an edit replaces text in the file as the
         // earlier write left it, or fails where that text changed: nothing is lost silently, and
-        // an edit applied to content the session never saw is stale-write's finding. A
-        // whole-file write or a delete still undoes the earlier change.
+        // an edit applied to content the session never saw is stale-write's finding. A shell
+        // append (`>>`) adds to what the earlier write left. A whole-file write or a delete
+        // still undoes the earlier change.
         const serial = writesInOrder(ctx.agent, rec);
         for (const a of rec.call.accesses) {
-          if (!isWrite(a) || (serial && a.op === 'edit')) {
+          if (!isWrite(a) || (serial && (a.op === 'edit' || a.append === true))) {
             continue;
           }
           const first = batchSiblings(rec, a.path, isWrite)[0];

@@ -631,6 +631,12 @@ const codexPatches = new CodexRollout()
 /** Codex: two shell writes of one file in one batch. */
 const codexShellWrites = new CodexRollout().user('go').exec('c1', 'echo a > src/app.ts').exec('c2', 'echo b > src/app.ts').output('c1', 'Exit code: 0').output('c2', 'Exit code: 0');
 
+/** A Git Bash loop over notes, continued with lone backslashes, appending a section to each (a real 2.1.114 command's shape). */
+function appendLinks(notes: readonly string[]): string {
+  const list = notes.map((n) => `  "${n}"`).join(' \\\n');
+  return `cd "E:/notes"\n\nfor f in \\\n${list}; do\n  if [ -f "\${f}.md" ] && ! grep -q "Related" "\${f}.md" 2>/dev/null; then\n    cat >> "\${f}.md" << 'INNEREOF'\n\n## Related\n\n- [[2026-01-15_WhatsApp]]\nINNEREOF\n    echo "Done: $f"\n  fi\ndone`;
+}
+
 ruleTester(parallelWriteWrite, {
   valid: [
     // apply_patch runs alone, in order: the second patch applies to what the first left, or fails.
@@ -642,8 +648,34 @@ ruleTester(parallelWriteWrite, {
       name: 'Claude Code: two edits in one batch',
       input: cc().read('m0', 'toolu_read', f, v1).call('m1', A, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).call('m1', B, 'Edit', { file_path: f, old_string: 'four', new_string: '4' }).editResult(A, f, v1, 'two', '2').editResult(B, f, v1.replace('two', '2'), 'four', '4').text(),
     },
+    {
+      // Twenty-eighth set (Claude Code 2.1.114 on Windows, Git Bash): two loops in one batch
+      // append a links section to notes, one note in both lists. Run in order, the second
+      // append goes after the first's text: nothing is undone. (Each list is continued over
+      // lines with a lone backslash, which must not read as a word: `${f}.md` was `⏎.md`.)
+      name: 'Claude Code: two shell appends of one file in one batch',
+      input: new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000028', 'E:\\notes')
+        .user('link the notes')
+        .call('m1', A, 'Bash', { command: appendLinks(['2026-03-02_a', '2026-01-15_WhatsApp']) })
+        .call('m1', B, 'Bash', { command: appendLinks(['2025-09-15_b', '2026-01-15_WhatsApp']) })
+        .result(A, 'Done: 2026-03-02_a\nDone: 2026-01-15_WhatsApp')
+        .result(B, 'Done: 2025-09-15_b')
+        .text(),
+    },
   ],
   invalid: [
+    {
+      // The same batch with the second loop's append a `>`: it replaces what the first wrote.
+      name: 'Claude Code: a shell append, then a shell write of the file in one batch',
+      input: new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000028', 'E:\\notes')
+        .user('link the notes')
+        .call('m1', A, 'Bash', { command: appendLinks(['2026-03-02_a', '2026-01-15_WhatsApp']) })
+        .call('m1', B, 'Bash', { command: appendLinks(['2025-09-15_b', '2026-01-15_WhatsApp']).replace('cat >>', 'cat >') })
+        .result(A, 'Done: 2026-03-02_a\nDone: 2026-01-15_WhatsApp')
+        .result(B, 'Done: 2025-09-15_b')
+        .text(),
+      errors: [{ messageId: 'overwrite', line: 3, severity: 'error', message: /^Bash replaces 2026-01-15_WhatsApp\.md after the Bash call on line 2/ }],
+    },
     {
       name: 'Claude Code: an edit, then a whole-file write in one batch',
       input: cc()
