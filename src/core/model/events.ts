@@ -101,6 +101,11 @@ export interface TextEvent {
    * when it resumes a session whose process died, an API error it reports), not the model.
    */
   synthetic?: true;
+  /**
+   * Claude Code's "No response requested.": it wrote this reply itself without sending a
+   * request (a resumed session, nothing to ask). What it holds reached no provider yet.
+   */
+  unsent?: true;
 }
 
 export interface ToolCall {

@@ -131,6 +131,14 @@ export const missingResult = defineRule({
         }
       }
     };
+    /**
+     * The calls reported at the assistant message just opened, and, once its first block shows it
+     * is Claude Code's own "No response requested." (written without a request: a resumed
+     * session), those calls again: the request that carries them is the one after the next
+     * prompt, which the model may answer (see beforePrompt).
+     */
+    let lastTurn: { msg: MessageRecord; calls: CallRecord[] } | undefined;
+    let unsentTurn: { msg: MessageRecord; calls: CallRecord[] } | undefined;
     /** Lines that could not be read (a record lost there), the newest last. */
     const unreadable: number[] = [];
     /** Reports one call; returns the message it was reported with. */
@@ -208,9 +216,16 @@ export const missingResult = defineRule({
             reply.calls.push([call, { next: p.next, at: p.at }]);
           }
         }
+        lastTurn = undefined;
+        if (msg.role === 'assistant') {
+          unsentTurn = undefined;
+        }
         if (msg.role === 'assistant' && open.length > 0) {
-          sweep((c) => c.message !== msg && follows(c, msg.parentUuid, msg.at), 'beforeNext', 'next assistant turn', msg.at);
+          const reported = sweep((c) => c.message !== msg && follows(c, msg.parentUuid, msg.at), 'beforeNext', 'next assistant turn', msg.at);
           park();
+          if (ctx.agent === 'claude-code' && reported.length > 0) {
+            lastTurn = { msg, calls: reported };
+          }
         }
       },
       onRunning(call, e) {
@@ -227,6 +242,22 @@ export const missingResult = defineRule({
       onText(e, msg) {
         answered(msg, e.synthetic === true);
         branches.addText(e);
+        if (e.unsent === true && lastTurn?.msg === msg) {
+          unsentTurn = lastTurn;
+        }
+        lastTurn = undefined;
+        if (e.role === 'user' && !e.attached && unsentTurn !== undefined) {
+          // The prompt after Claude Code's own reply: its request is the first to carry the
+          // calls reported there.
+          if (unsentTurn.msg.index === msg.index - 1 && unsentTurn.msg.epoch === msg.epoch) {
+            for (const c of unsentTurn.calls) {
+              if (c.results.length === 0) {
+                beforePrompt.set(c, { msg, next: 'next assistant turn', at: unsentTurn.msg.at });
+              }
+            }
+          }
+          unsentTurn = undefined;
+        }
         if (e.role === 'user' && !e.attached && open.length > 0) {
           // A prompt typed while the call ran (hung from its progress output) goes to the model
           // after the call's result: nothing is missing yet; the next assistant turn judges.
@@ -266,6 +297,8 @@ export const missingResult = defineRule({
         tentative.clear();
         beforePrompt.clear();
         reply = undefined;
+        lastTurn = undefined;
+        unsentTurn = undefined;
       },
       onEnd() {
         // A call the conversation went on without is not waiting for its result: it was dropped.

@@ -10,6 +10,7 @@ import { ruleTester } from '../support/ruleTester';
 
 const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
 const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
+const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
 const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
 
 /** Two parallel calls answered in order, then the next turn: healthy for every pairing rule. */
@@ -122,6 +123,26 @@ function abortNoteAmidBatch(): string {
   t.lines[t.lines.length - 1] = JSON.stringify(rec);
   const refused = 'The user doesn\u2019t want to take this action right now. STOP what you are doing.';
   return t.result(A, refused, { isError: true }).result(B, refused, { isError: true }).user('[Request interrupted by user for tool use]').say('m2', 'Stopped.').text();
+}
+
+/**
+ * Claude Code 2.1.41 (twenty-eighth set): three calls in one message, only the first answered;
+ * the process died, and the resumed one wrote its own "No response requested." (model
+ * `<synthetic>`, no request sent) hung from that result. Then a prompt, answered or not.
+ */
+function unsentReplyAfterBatch(answered: boolean): string {
+  const t = cc()
+    .call('m1', A, 'Bash', { command: 'mkdir -p /w/memory' })
+    .call('m1', B, 'Bash', { command: 'cp -r /home/dev/.claude/projects/* /w/memory/ 2>&1' })
+    .call('m1', C, 'Bash', { command: 'ls /w/memory/ | head -10' })
+    .linkedResult(A, '')
+    .say('b81e8399-e62e-4dc6-9cfd-b533e7f886a8', 'No response requested.');
+  const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+  rec.message['model'] = '<synthetic>';
+  rec.isApiErrorMessage = false;
+  t.lines[t.lines.length - 1] = JSON.stringify(rec);
+  t.user('PS C:\\w> .\\setup.ps1 The string is missing the terminator: ".');
+  return (answered ? t.say('m2', 'There is a syntax error in the script I created.') : t).text();
 }
 
 /**
@@ -394,6 +415,24 @@ ruleTester(missingResult, {
       name: 'Claude Code: the next prompt hangs from the call, and the model answers with a call',
       input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').call('m2', B, 'Bash', { command: 'ls' }).result(B, 'a').text(),
       errors: [{ messageId: 'answered', line: 3, severity: 'warning' }],
+    },
+    {
+      // Claude Code's own "No response requested." sent no request: the first to carry the calls
+      // is the next prompt's, and the model answered it (a placeholder stood in for each result).
+      name: 'Claude Code: its own "No response requested." after a batch left unanswered, then a prompt the model answers',
+      input: unsentReplyAfterBatch(true),
+      errors: [
+        { messageId: 'answered', line: 3, severity: 'warning', message: /before the next assistant turn on line 6, yet the model answered on line 8/ },
+        { messageId: 'answered', line: 4, severity: 'warning' },
+      ],
+    },
+    {
+      name: 'Claude Code: its own "No response requested." after a batch left unanswered, then a prompt nothing answers',
+      input: unsentReplyAfterBatch(false),
+      errors: [
+        { messageId: 'beforeNext', line: 3, severity: 'error' },
+        { messageId: 'beforeNext', line: 4, severity: 'error' },
+      ],
     },
     {
       // With no answer (yet), nothing says the request went through.

@@ -532,6 +532,9 @@ class ClaudeParser implements FormatParser {
         const e: TextEvent = { kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid };
         if (synthetic) {
           e.synthetic = true;
+          if (isTextBlock(block) && block.text === 'No response requested.') {
+            e.unsent = true;
+          }
         }
         this.ctx.emit(e);
       }
