@@ -117,6 +117,18 @@ ruleTester(writeBeforeRead, {
       input: cc().edit('m1', A, '/home/dev/.claude/projects/-home-dev-proj/memory/MEMORY.md', '# Memory\n- a\n', '- a', '- b').text(),
     },
     {
+      // Claude Code 2.1.126 (twenty-eighth set): the CLAUDE.md of a folder the session worked in,
+      // put before the model whole as a `nested_memory` attachment, then edited.
+      name: "Claude Code: an edit of a folder's CLAUDE.md that Claude Code attached (nested_memory)",
+      input: (() => {
+        const md = '/home/dev/proj/crm/CLAUDE.md';
+        const text = '# CRM\n\n## Data\n\n1. start Chrome\n';
+        const t = cc().read('m1', A, '/home/dev/proj/crm/notes.md', 'x\n');
+        t.push({ ...JSON.parse(t.lines[t.lines.length - 1]!), type: 'attachment', uuid: 'aaaaaaaa-0000-4000-8000-0000000000a1', message: undefined, toolUseResult: undefined, attachment: { type: 'nested_memory', path: md, content: { path: md, type: 'Project', content: text, contentDiffersFromDisk: false }, displayPath: 'crm/CLAUDE.md' } });
+        return t.edit('m2', B, md, text, '1. start Chrome', '1. start Chrome on port 9222').text();
+      })(),
+    },
+    {
       // A session continued after a compaction: Claude Code attached the files it had been
       // working on, one with its content, one by reference (read before, not shown again).
       name: 'files Claude Code attached after a compaction',

@@ -750,13 +750,24 @@ class ClaudeParser implements FormatParser {
   }
 
   /**
-   * An attachment is not a message, but one kind shows the model a file: `edited_text_file`,
+   * An attachment is not a message, but some kinds show the model a file: `edited_text_file`,
    * written when a file the session knows changed under it (a formatter run by a hook, the
-   * user), with numbered lines of it (`N\ttext`, runs separated by `...`).
+   * user), with numbered lines of it (`N\ttext`, runs separated by `...`); a file attached after
+   * a compaction; a nested CLAUDE.md (`nested_memory`).
    */
   private attachment(a: unknown, raw: RawLine): void {
     if (isRecord(a) && (a['type'] === 'file' || a['type'] === 'compact_file_reference') && typeof a['filename'] === 'string') {
       this.attachedFile(a, a['filename'], raw);
+      return;
+    }
+    if (isRecord(a) && a['type'] === 'nested_memory' && typeof a['path'] === 'string') {
+      // A CLAUDE.md of a folder the session worked in, put before the model whole (Claude Code
+      // 2.1.x). Seen, its content not taken as the file's: Claude Code may have processed it
+      // (`contentDiffersFromDisk`).
+      const path = resolveAgainst(a['path'], this.cwd);
+      if (path !== undefined) {
+        this.ctx.emit({ kind: 'file-attached', at: lineSpan(raw), path });
+      }
       return;
     }
     if (!isRecord(a) || a['type'] !== 'edited_text_file' || typeof a['filename'] !== 'string' || typeof a['snippet'] !== 'string') {
