@@ -1,7 +1,7 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import { followsCall, sharedBranchTracker } from './support/branches';
-import { docsUrl } from './support/docs';
+import { docsUrl, isAnthropicModel } from './support/docs';
 
 /**
  * Earlier calls with a call's id examined for one it follows. Claude Code 2.0.x writes a crashed
@@ -98,8 +98,3 @@ export const duplicateCallId = defineRule({
     };
   },
 });
-
-/** Is this a Claude model (or unnamed, as in older transcripts)? Claude Code's own notes are `<synthetic>`. */
-function isAnthropicModel(model: string | undefined): boolean {
-  return model === undefined || /claude|anthropic|<synthetic>/i.test(model);
-}

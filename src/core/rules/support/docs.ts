@@ -47,3 +47,8 @@ function formatRangeList(ranges: readonly { start: number; count: number }[], ma
 export function at(span: Span): string {
   return `line ${span.line}`;
 }
+
+/** Is this a Claude model (or unnamed, as in older transcripts)? Claude Code's own notes are `<synthetic>`. */
+export function isAnthropicModel(model: string | undefined): boolean {
+  return model === undefined || /claude|anthropic|<synthetic>/i.test(model);
+}
