@@ -2,7 +2,7 @@ import type { CallRecord, MessageRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
 import { followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
-import { docsUrl, providerError } from './support/docs';
+import { docsUrl, isAnthropicModel, providerError } from './support/docs';
 
 /** Malformed lines that lose the record written there (a line read despite bad bytes loses nothing). */
 const lostRecord = new Set(['invalid-json', 'not-an-object', 'invalid-shape', 'line-too-long', 'truncated']);
@@ -18,6 +18,13 @@ const maxPassedByOpen = 64;
 
 /** Unreadable lines remembered (the newest): a call's result is due within a few lines of it. */
 const maxUnreadableKept = 64;
+
+/** What a call reported before its result waits on: what came first (and where), and whether that was a turn of another provider's model. */
+interface Waiting {
+  next: string;
+  at: Span;
+  turn?: true;
+}
 
 export const missingResult = defineRule({
   meta: {
@@ -38,6 +45,8 @@ export const missingResult = defineRule({
       gap: 'Tool call {{id}} ({{tool}}) has no result in this file: line {{nextLine}} hangs from a record the file does not hold, and the result may have been lost with it.',
       answered:
         'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}, yet the model answered on line {{replyLine}}: the request went through without the call\u2019s real result (Claude Code puts "[Tool result missing due to internal error]" in its place), so the model never learned what the call did.',
+      answeredTurn:
+        'Tool call {{id}} ({{tool}}) got no result before the next assistant turn on line {{nextLine}}, which {{model}} wrote: its provider took the history without the call\u2019s result (the Anthropic API refuses it), so the model never learned what the call did.',
       unreadable:
         'Tool call {{id}} ({{tool}}) has no readable result before {{theNext}}{{nextAt}}, but line {{unreadableLine}} between them cannot be read and may hold it.',
     },
@@ -116,18 +125,27 @@ export const missingResult = defineRule({
      * first block, since Claude Code writes its own note there when the request failed (a
      * `<synthetic>` "API Error: 400 …" message), which is no answer of the model.
      */
-    let reply: { msg: MessageRecord; calls: [CallRecord, { next: string; at: Span }][] } | undefined;
-    const answered = (msg: MessageRecord, synthetic: boolean): void => {
+    let reply: { msg: MessageRecord; calls: [CallRecord, Waiting][] } | undefined;
+    const answered = (msg: MessageRecord, synthetic: boolean, unsent: boolean): void => {
       if (reply?.msg !== msg) {
         return;
       }
       const { calls } = reply;
       reply = undefined;
+      if (unsent) {
+        // Claude Code's own "No response requested.": no request yet; the next prompt's carries them.
+        unsentTurn = { msg, calls: calls.filter(([, p]) => p.turn !== true) };
+        return;
+      }
       for (const [call, p] of synthetic ? [] : calls) {
         // (A result written after the prompt, in its message, went with it: misplaced-result's.)
         if (call.results.length === 0) {
           ctx.retract(call.call.callId + '@' + call.call.at.line);
-          report(call, 'answered', p.next, p.at, false, msg.at);
+          if (p.turn) {
+            report(call, 'answeredTurn', p.next, p.at, false, undefined, true);
+          } else {
+            report(call, 'answered', p.next, p.at, false, msg.at);
+          }
         }
       }
     };
@@ -138,11 +156,11 @@ export const missingResult = defineRule({
      * prompt, which the model may answer (see beforePrompt).
      */
     let lastTurn: { msg: MessageRecord; calls: CallRecord[] } | undefined;
-    let unsentTurn: { msg: MessageRecord; calls: CallRecord[] } | undefined;
+    let unsentTurn: { msg: MessageRecord; calls: [CallRecord, Waiting][] } | undefined;
     /** Lines that could not be read (a record lost there), the newest last. */
     const unreadable: number[] = [];
     /** Reports one call; returns the message it was reported with. */
-    const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false, replyAt?: Span): string => {
+    const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false, replyAt?: Span, warn = false): string => {
       const key = call.call.callId + '@' + call.call.at.line;
       if (call.runningAt !== undefined) {
         tentative.set(call, key);
@@ -160,6 +178,7 @@ export const missingResult = defineRule({
         nextAt: nextAt ? ` on line ${nextAt.line}` : '',
         unreadableLine: lost ?? 0,
         replyLine: replyAt?.line ?? 0,
+        model: call.call.model ?? '',
         provider: providerError(ctx.agent, 'missing-result'),
       };
       ctx.report({
@@ -168,7 +187,7 @@ export const missingResult = defineRule({
         key,
         callId: call.call.callId,
         demote,
-        ...(lost !== undefined || replyAt !== undefined ? { severity: 'warning' as const } : {}),
+        ...(lost !== undefined || replyAt !== undefined || warn ? { severity: 'warning' as const } : {}),
         data,
         related: [
           ...(nextAt ? [{ at: nextAt, message: next }] : []),
@@ -202,7 +221,7 @@ export const missingResult = defineRule({
     };
     return {
       onCall(rec) {
-        answered(rec.message, false);
+        answered(rec.message, false, false);
         branches.addCall(rec);
         open.push(rec);
       },
@@ -225,6 +244,15 @@ export const missingResult = defineRule({
           park();
           if (ctx.agent === 'claude-code' && reported.length > 0) {
             lastTurn = { msg, calls: reported };
+            // Claude Code running another provider's model (DeepSeek, through its Anthropic-style
+            // endpoint): a turn the model wrote shows the provider took the history without the
+            // result. Judged at the turn's first block (Claude Code's own API error is none).
+            for (const c of reported) {
+              if (!isAnthropicModel(c.call.model)) {
+                reply ??= { msg, calls: [] };
+                reply.calls.push([c, { next: 'next assistant turn', at: msg.at, turn: true }]);
+              }
+            }
           }
         }
       },
@@ -240,19 +268,23 @@ export const missingResult = defineRule({
         }
       },
       onText(e, msg) {
-        answered(msg, e.synthetic === true);
+        answered(msg, e.synthetic === true, e.unsent === true);
         branches.addText(e);
         if (e.unsent === true && lastTurn?.msg === msg) {
-          unsentTurn = lastTurn;
+          // Calls reported at this reply itself.
+          unsentTurn ??= { msg, calls: [] };
+          for (const c of lastTurn.calls) {
+            unsentTurn.calls.push([c, { next: 'next assistant turn', at: msg.at }]);
+          }
         }
         lastTurn = undefined;
         if (e.role === 'user' && !e.attached && unsentTurn !== undefined) {
           // The prompt after Claude Code's own reply: its request is the first to carry the
-          // calls reported there.
+          // calls reported at that reply or at the prompt before it.
           if (unsentTurn.msg.index === msg.index - 1 && unsentTurn.msg.epoch === msg.epoch) {
-            for (const c of unsentTurn.calls) {
+            for (const [c, p] of unsentTurn.calls) {
               if (c.results.length === 0) {
-                beforePrompt.set(c, { msg, next: 'next assistant turn', at: unsentTurn.msg.at });
+                beforePrompt.set(c, { msg, next: p.next, at: p.at });
               }
             }
           }

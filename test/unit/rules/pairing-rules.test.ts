@@ -145,6 +145,18 @@ function unsentReplyAfterBatch(answered: boolean): string {
   return (answered ? t.say('m2', 'There is a syntax error in the script I created.') : t).text();
 }
 
+/** The transcript's assistant records so far, as another provider's model wrote them (its model name). */
+function anotherModel(t: ClaudeTranscript, model = 'deepseek-v4-flash'): ClaudeTranscript {
+  for (let i = 0; i < t.lines.length; i++) {
+    const rec = JSON.parse(t.lines[i]!) as { type: string; message: Record<string, unknown> };
+    if (rec.type === 'assistant') {
+      rec.message['model'] = model;
+      t.lines[i] = JSON.stringify(rec);
+    }
+  }
+  return t;
+}
+
 /**
  * Claude Code 2.1.140: a Skill and a Glob in one message; the skill's instructions, a meta record
  * naming the Skill call (`sourceToolUseID`), are written before the Glob's result. They go to the
@@ -425,6 +437,51 @@ ruleTester(missingResult, {
         { messageId: 'answered', line: 3, severity: 'warning', message: /before the next assistant turn on line 6, yet the model answered on line 8/ },
         { messageId: 'answered', line: 4, severity: 'warning' },
       ],
+    },
+    {
+      // Claude Code 2.1.121 (twenty-eighth set): the process died during a batch's second call;
+      // the resumed one wrote a meta "Continue from where you left off.", its own "No response
+      // requested.", and the person's prompt, which the model answered.
+      name: 'Claude Code: resumed with "Continue from where you left off." and "No response requested.", then a prompt the model answers',
+      input: (() => {
+        const t = cc()
+          .call('m1', A, 'TodoWrite', { todos: [] })
+          .call('m1', B, 'Bash', { command: 'cp -r /home/dev/.claude/projects /w/archive/' })
+          .linkedResult(A, 'Todos have been modified successfully.')
+          .user('Continue from where you left off.', { isMeta: true })
+          .say('0d8b48bb-synthetic', 'No response requested.');
+        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+        rec.message['model'] = '<synthetic>';
+        rec.isApiErrorMessage = false;
+        t.lines[t.lines.length - 1] = JSON.stringify(rec);
+        return t.user('so the projects folder shows every project?').say('m2', 'Yes. Copying it now.').text();
+      })(),
+      errors: [{ messageId: 'answered', line: 3, severity: 'warning', message: /before the user message on line 5, yet the model answered on line 8/ }],
+    },
+    {
+      // Claude Code 2.1.120 running deepseek-v4-flash (twenty-eighth set): the first call of a
+      // two-call batch got no result; the model wrote the next turn, so its provider took the
+      // history. No Anthropic refusal is claimed.
+      name: "Claude Code with another provider's model: a call without a result, then the model's next turn",
+      input: anotherModel(cc().call('m1', 'call_00_uCAloBlXSh5i8VzfP3fycWaS', 'Read', { file_path: '/w/MEMORY.md' }).call('m1', 'call_01_OUmoTmOoyTQuwxZBEBo03YB4', 'Glob', { pattern: '/w/**/*' }))
+        .linkedResult('call_01_OUmoTmOoyTQuwxZBEBo03YB4', '/w/a.md')
+        .say('m2', 'Let me read the quote template first.')
+        .text(),
+      errors: [{ messageId: 'answeredTurn', line: 2, severity: 'warning', message: /which deepseek-v4-flash wrote: its provider took the history/ }],
+    },
+    {
+      // The same with Claude Code's own API error as the next turn: the request was refused.
+      name: "Claude Code with another provider's model: a call without a result, then Claude Code's API error",
+      input: (() => {
+        const t = anotherModel(cc().call('m1', 'call_00_a', 'Read', { file_path: '/w/MEMORY.md' }).call('m1', 'call_01_b', 'Glob', { pattern: '/w/**/*' })).linkedResult('call_01_b', '/w/a.md');
+        t.say('5b0e2c1a-synthetic', 'API Error: 400 {"error":{"message":"Messages with role \'tool\' must be a response to a preceding message with \'tool_calls\'"}}');
+        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+        rec.message['model'] = '<synthetic>';
+        rec.isApiErrorMessage = true;
+        t.lines[t.lines.length - 1] = JSON.stringify(rec);
+        return t.text();
+      })(),
+      errors: [{ messageId: 'beforeNext', line: 2, severity: 'error' }],
     },
     {
       name: 'Claude Code: its own "No response requested." after a batch left unanswered, then a prompt nothing answers',
