@@ -1,7 +1,7 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { CallRunningEvent, ExecutionEvent, Span } from '../model/events';
-import { type BranchGrowth, sharedBranchTracker } from './support/branches';
+import { type BranchGrowth, followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
 import { docsUrl } from './support/docs';
 
 interface OpenExecution {
@@ -124,6 +124,15 @@ export const overlappingExecutions = defineRule({
     const turnsWhileRunning = new Map<CallRecord, Span>();
     /** Line of the last turn reported or covered: one finding per stretch of overlap. */
     let lastOverlapLine = -Infinity;
+    /**
+     * Calls without a result that the next assistant turn went on from, on their own branch and
+     * not from their progress output: the model answered past them (a result Claude Code never
+     * wrote; another provider took the history). They wait on nothing, so a fork later is no
+     * second execution beside them. Each call is judged once, at the first assistant message
+     * after its own.
+     */
+    const passed = new Set<CallRecord>();
+    let unjudged: CallRecord[] = [];
 
     const confirm = (call: CallRecord): void => {
       const at = turnsWhileRunning.get(call);
@@ -289,7 +298,7 @@ export const overlappingExecutions = defineRule({
       // (Over the map itself, oldest first: a copy of every pending call per question made a
       // session of many unanswered calls cost the square of their number.)
       for (const c of ctx.conversation.pending.values()) {
-        if (c.message.epoch === ctx.conversation.epoch && c.message.index < index) {
+        if (c.message.epoch === ctx.conversation.epoch && c.message.index < index && !passed.has(c)) {
           return c;
         }
       }
@@ -366,6 +375,17 @@ export const overlappingExecutions = defineRule({
         }
       },
       onMessage(msg) {
+        if (msg.role === 'assistant' && unjudged.length > 0 && ctx.agent === 'claude-code') {
+          const later: CallRecord[] = [];
+          for (const c of unjudged) {
+            if (c.message.epoch !== msg.epoch || c.message.index >= msg.index) {
+              later.push(c);
+            } else if (c.results.length === 0 && c.runningAt === undefined && followsCall(branches, msg.parentUuid, c.call) && !hangsBeforeCall(branches, msg.parentUuid, c.call)) {
+              passed.add(c);
+            }
+          }
+          unjudged = later;
+        }
         if (msg.role !== 'assistant' || hungFrom.length === 0) {
           return;
         }
@@ -378,6 +398,9 @@ export const overlappingExecutions = defineRule({
       },
       onCall(rec) {
         note(() => branches.addCall(rec), rec.call.at, 'assistant turn', rec.message.index);
+        if (ctx.agent === 'claude-code') {
+          unjudged.push(rec);
+        }
       },
       onText(e, msg) {
         note(() => branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index, e.synthetic === true);
@@ -392,6 +415,8 @@ export const overlappingExecutions = defineRule({
         branches.reset();
         hungFrom = [];
         turnsWhileRunning.clear();
+        unjudged = [];
+        passed.clear();
       },
     };
   },

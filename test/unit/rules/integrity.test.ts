@@ -205,6 +205,21 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(every(direct), ['forked-session:forked@10', 'overlapping-executions:branch@6', 'overlapping-executions:interleaved@13']);
   });
 
+  void test('Claude Code: a call the model answered past is not pending at a later fork', () => {
+    // Claude Code 2.1.120 running deepseek-v4-flash (twenty-eighth set): the first call of a
+    // batch got no result and the model's next turn went on; much later the person forked the
+    // session by typing again from an earlier reply. No execution was waiting on the call.
+    const t = new ClaudeTranscript().user('look at the quote workflow');
+    t.call('m1', A, 'Read', { file_path: '/w/MEMORY.md' }).call('m1', B, 'Glob', { pattern: '/w/**/*' }).linkedResult(B, '/w/a.md'); // 2-4
+    t.say('m2', 'Let me read the quote template.').user('make the PI').say('m3', 'Done.'); // 5-7
+    const fork = t.uuidAt(7);
+    t.user('the format is wrong').say('m4', 'API Error: 400 thinking must be passed back').from(fork).user('hello'); // 8-10
+    assert.deepEqual(
+      rules(t.text()).filter((r) => r.startsWith('overlapping-executions')),
+      [],
+    );
+  });
+
   void test("Claude Code: the call's own next block, written between its progress lines, is not another turn", () => {
     const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'npm test' }).bashProgress(A);
     t.call('m1', B, 'Bash', { command: 'npm run lint' }).bashProgress(A).linkedResult(A, 'ok').linkedResult(B, 'ok').say('m2', 'done');
