@@ -285,7 +285,7 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
         const target = next?.kind === 'word' && next.dynamic && vars.size > 0 ? withVariables(next, vars, patternVars, work) : next;
         i++;
         if (target?.kind === 'word' && !target.dynamic && t.text !== '<' && t.text !== '<<<') {
-          if (isRealFile(target.text)) {
+          if (isRealFile(target.text) && !(windows && isNulDevice(target.text))) {
             out.push(withCwd(t.text.endsWith('>>') ? { path: target.text, op: 'write', append: true } : { path: target.text, op: 'write' }, dir));
           }
         } else if (target?.kind === 'word' && target.glob !== undefined && (t.text === '>' || t.text === '>|')) {
@@ -1016,6 +1016,17 @@ function withCwd(a: ShellAccess, cwd: string | undefined): ShellAccess {
 
 function isRealFile(p: string): boolean {
   return p !== '' && !p.startsWith('/dev/') && !p.startsWith('&') && p !== '-';
+}
+
+/**
+ * `nul`, Windows' null device, as a redirection's target (`2>nul`, `> NUL`): output thrown away.
+ * PowerShell and cmd write nothing; Git Bash, where Claude Code runs its Bash tool on Windows,
+ * makes a stray file of that name, which holds nothing anyone reads. Either way no file's
+ * content is at stake (twenty-eighth set: two `find … 2>nul` of one batch were taken for two
+ * writes of one file).
+ */
+function isNulDevice(p: string): boolean {
+  return /^nul:?$/i.test(p);
 }
 
 /** Deepest folder level a `find` is followed to, as pathname patterns (one per level). */

@@ -370,6 +370,10 @@ void describe('PowerShell (Codex on Windows)', () => {
     // file `⏎.md` once per item).
     ['for f in \\\n  "2026-04-13_a" \\\n  "2026-04-10_b"; do\n  cat >> "${f}.md" << \'EOF\'\nx\nEOF\ndone', ['write:2026-04-13_a.md', 'write:2026-04-10_b.md']],
     ['cat \\\n  notes.md', ['read:notes.md']],
+    // `nul` is the null device (Git Bash makes a stray file of it that nobody reads): no write.
+    ['find . -name "*.json" 2>nul | head -50', []],
+    ['Get-ChildItem src > NUL', []],
+    ['cat a.txt > nul.txt', ['write:nul.txt', 'read:a.txt']],
     ['Get-Content .\\src\\a.json -Raw', ['read:.\\src\\a.json']],
     // A here-string holds any text, apostrophes included.
     ["@'\n# Report: it's done (see `a.ts`)\n'@ | Set-Content -Path .agent\\staging\\REPORT.md", ['write:.agent\\staging\\REPORT.md']],
