@@ -178,6 +178,29 @@ function shapeOf(v: Json): string {
 
 const wrongTypes: readonly Json[] = [null, true, 0, '', [], {}];
 
+/**
+ * The fields the sweep damages: those of the record to depth 3, and those of a Codex call's
+ * arguments to depth 2 (a JSON document inside a string, which damage to the record never
+ * reaches: `{"command": []}` there threw in the shell reader).
+ */
+function fieldsOf(record: Json): { at: string[]; inArguments: boolean }[] {
+  const out = valuePaths(record)
+    .filter((p) => p.length >= 1 && p.length <= 3)
+    .map((at) => ({ at, inArguments: false }));
+  const payload = record !== null && typeof record === 'object' && !Array.isArray(record) ? record['payload'] : undefined;
+  const args = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload?.['arguments'] : undefined;
+  if (typeof args === 'string') {
+    let doc: Json;
+    try {
+      doc = JSON.parse(args) as Json;
+    } catch {
+      return out;
+    }
+    out.push(...valuePaths(doc).filter((p) => p.length >= 1 && p.length <= 2).map((at) => ({ at, inArguments: true })));
+  }
+  return out;
+}
+
 void describe('damaged real records', () => {
   const files = transcripts(fixture('real'));
 
@@ -199,23 +222,32 @@ void describe('damaged real records', () => {
           return;
         }
         seen.add(shape);
-        for (const at of valuePaths(record).filter((p) => p.length >= 1 && p.length <= 3)) {
+        for (const { at, inArguments } of fieldsOf(record)) {
           for (const wrong of wrongTypes) {
             const copy = structuredClone(record);
-            const parent = valueAt(copy, at.slice(0, -1)) as Record<string, Json>;
-            parent[at[at.length - 1]!] = structuredClone(wrong);
+            if (inArguments) {
+              // A field of a Codex call's arguments, a JSON document of its own inside a string.
+              const payload = (copy as Record<string, Record<string, Json>>)['payload']!;
+              const args = JSON.parse(payload['arguments'] as string) as Json;
+              (valueAt(args, at.slice(0, -1)) as Record<string, Json>)[at[at.length - 1]!] = structuredClone(wrong);
+              payload['arguments'] = JSON.stringify(args);
+            } else {
+              const parent = valueAt(copy, at.slice(0, -1)) as Record<string, Json>;
+              parent[at[at.length - 1]!] = structuredClone(wrong);
+            }
             // The first line (a rollout's session_meta), the 20 before it (its call) and two
             // after (what pairs with it).
             const before = i > 21 ? [lines[0]!, ...lines.slice(i - 20, i)] : lines.slice(0, i);
             const text = [...before, JSON.stringify(copy), ...lines.slice(i + 1, i + 3)].join('\n');
             runs++;
+            const field = `${inArguments ? 'payload.arguments→' : ''}${at.join('.')}`;
             try {
               const internal = run(text, { file }).findings.filter((f) => f.rule === ruleCrashedId);
               if (internal.length > 0) {
-                failures.push(`${path.basename(file)}:${i + 1} ${at.join('.')} = ${JSON.stringify(wrong)}: ${internal[0]!.message}`);
+                failures.push(`${path.basename(file)}:${i + 1} ${field} = ${JSON.stringify(wrong)}: ${internal[0]!.message}`);
               }
             } catch (e) {
-              failures.push(`${path.basename(file)}:${i + 1} ${at.join('.')} = ${JSON.stringify(wrong)} threw: ${e instanceof Error ? e.message : String(e)}`);
+              failures.push(`${path.basename(file)}:${i + 1} ${field} = ${JSON.stringify(wrong)} threw: ${e instanceof Error ? e.message : String(e)}`);
             }
           }
         }
