@@ -111,16 +111,25 @@ function copySplitsMessage(): string {
 }
 
 /**
+ * Claude Code's own note as the next assistant line (model `<synthetic>`): its API error
+ * (`apiError`) or a reply it wrote without a request ("No response requested.").
+ */
+function ownNote(t: ClaudeTranscript, messageId: string, text: string, apiError: boolean): ClaudeTranscript {
+  t.say(messageId, text);
+  const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+  rec.message['model'] = '<synthetic>';
+  rec.isApiErrorMessage = apiError;
+  t.lines[t.lines.length - 1] = JSON.stringify(rec);
+  return t;
+}
+
+/**
  * Claude Code 1.0.29: the person pressed Esc while two calls waited for approval; Claude Code
  * wrote its own "API Error: Request was aborted." (model `<synthetic>`) before the calls' refused
  * results. The next request went through: the note is no turn of the model.
  */
 function abortNoteAmidBatch(): string {
-  const t = cc().call('m1', A, 'Bash', { command: 'mkdir -p /w/x' }).call('m1', B, 'Bash', { command: 'cd /w/x && git init' }).say('3f0c8f1e-synthetic', 'API Error: Request was aborted.');
-  const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
-  rec.message['model'] = '<synthetic>';
-  rec.isApiErrorMessage = true;
-  t.lines[t.lines.length - 1] = JSON.stringify(rec);
+  const t = ownNote(cc().call('m1', A, 'Bash', { command: 'mkdir -p /w/x' }).call('m1', B, 'Bash', { command: 'cd /w/x && git init' }), '3f0c8f1e-synthetic', 'API Error: Request was aborted.', true);
   const refused = 'The user doesn\u2019t want to take this action right now. STOP what you are doing.';
   return t.result(A, refused, { isError: true }).result(B, refused, { isError: true }).user('[Request interrupted by user for tool use]').say('m2', 'Stopped.').text();
 }
@@ -135,12 +144,8 @@ function unsentReplyAfterBatch(answered: boolean): string {
     .call('m1', A, 'Bash', { command: 'mkdir -p /w/memory' })
     .call('m1', B, 'Bash', { command: 'cp -r /home/dev/.claude/projects/* /w/memory/ 2>&1' })
     .call('m1', C, 'Bash', { command: 'ls /w/memory/ | head -10' })
-    .linkedResult(A, '')
-    .say('b81e8399-e62e-4dc6-9cfd-b533e7f886a8', 'No response requested.');
-  const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
-  rec.message['model'] = '<synthetic>';
-  rec.isApiErrorMessage = false;
-  t.lines[t.lines.length - 1] = JSON.stringify(rec);
+    .linkedResult(A, '');
+  ownNote(t, 'b81e8399-e62e-4dc6-9cfd-b533e7f886a8', 'No response requested.', false);
   t.user('PS C:\\w> .\\setup.ps1 The string is missing the terminator: ".');
   return (answered ? t.say('m2', 'There is a syntax error in the script I created.') : t).text();
 }
@@ -413,11 +418,7 @@ ruleTester(missingResult, {
       name: 'Claude Code: the next prompt hangs from the call, and the API refuses the request',
       input: (() => {
         const t = cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING');
-        t.say('5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}');
-        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
-        rec.message['model'] = '<synthetic>';
-        rec.isApiErrorMessage = true;
-        t.lines[t.lines.length - 1] = JSON.stringify(rec);
+        ownNote(t, '5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}', true);
         return t.text();
       })(),
       errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
@@ -448,13 +449,8 @@ ruleTester(missingResult, {
           .call('m1', A, 'TodoWrite', { todos: [] })
           .call('m1', B, 'Bash', { command: 'cp -r /home/dev/.claude/projects /w/archive/' })
           .linkedResult(A, 'Todos have been modified successfully.')
-          .user('Continue from where you left off.', { isMeta: true })
-          .say('0d8b48bb-synthetic', 'No response requested.');
-        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
-        rec.message['model'] = '<synthetic>';
-        rec.isApiErrorMessage = false;
-        t.lines[t.lines.length - 1] = JSON.stringify(rec);
-        return t.user('so the projects folder shows every project?').say('m2', 'Yes. Copying it now.').text();
+          .user('Continue from where you left off.', { isMeta: true });
+        return ownNote(t, '0d8b48bb-synthetic', 'No response requested.', false).user('so the projects folder shows every project?').say('m2', 'Yes. Copying it now.').text();
       })(),
       errors: [{ messageId: 'answered', line: 3, severity: 'warning', message: /before the user message on line 5, yet the model answered on line 8/ }],
     },
@@ -474,11 +470,7 @@ ruleTester(missingResult, {
       name: "Claude Code with another provider's model: a call without a result, then Claude Code's API error",
       input: (() => {
         const t = anotherModel(cc().call('m1', 'call_00_a', 'Read', { file_path: '/w/MEMORY.md' }).call('m1', 'call_01_b', 'Glob', { pattern: '/w/**/*' })).linkedResult('call_01_b', '/w/a.md');
-        t.say('5b0e2c1a-synthetic', 'API Error: 400 {"error":{"message":"Messages with role \'tool\' must be a response to a preceding message with \'tool_calls\'"}}');
-        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
-        rec.message['model'] = '<synthetic>';
-        rec.isApiErrorMessage = true;
-        t.lines[t.lines.length - 1] = JSON.stringify(rec);
+        ownNote(t, '5b0e2c1a-synthetic', 'API Error: 400 {"error":{"message":"Messages with role \'tool\' must be a response to a preceding message with \'tool_calls\'"}}', true);
         return t.text();
       })(),
       errors: [{ messageId: 'beforeNext', line: 2, severity: 'error' }],
