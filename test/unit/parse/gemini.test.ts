@@ -669,6 +669,31 @@ void describe('legacy sessions of tool-heavy runs (shapes of the nineteenth real
     assert.deepEqual(check(session([read, replace('xb7gtb#5-0', 'a'), replace('xb7gtb#6-0', 'b')])), []);
   });
 
+  void test('older ids `<tool>-<ms>-<hex>`: a call made after one of its record had finished is a later turn', () => {
+    // mischa-thisness/M-Gemini, December 2025: the `replace` of /etc/pam.d/sudo is refused (outside
+    // the workspace) at once; 3 s later the model copies the file into the workspace, edits the
+    // copy and copies it back. One record holds the four turns.
+    const etc = '/etc/pam.d/sudo';
+    const tmp = '/home/jules/.gemini/tmp/sudo_modify';
+    const calls = [
+      call('replace-1766614807237-7d29a4a4d9e07', 'replace', { file_path: etc, old_string: 'required', new_string: 'sufficient' }, '2025-12-24T22:20:07.238Z'),
+      call('run_shell_command-1766614810605-ea09a2e16d89c', 'run_shell_command', { command: `cp ${etc} ${tmp}` }, '2025-12-24T22:22:18.107Z'),
+      call('replace-1766614941885-93c88372c062', 'replace', { file_path: tmp, old_string: 'required', new_string: 'sufficient' }, '2025-12-24T22:22:21.892Z'),
+      call('run_shell_command-1766614944936-d615573eb5a048', 'run_shell_command', { command: `sudo cp ${tmp} ${etc}` }, '2025-12-24T22:22:42.291Z'),
+    ];
+    const refused = (text: string): string => {
+      const doc = JSON.parse(text) as { messages: { toolCalls?: { status: string; result: { functionResponse: { response: unknown } }[] }[] }[] };
+      const first = doc.messages[1]!.toolCalls![0]!;
+      first.status = 'error';
+      first.result[0]!.functionResponse.response = { error: 'File path must be within one of the workspace directories: /home/jules' };
+      return JSON.stringify(doc, null, 2);
+    };
+    assert.deepEqual(check(refused(session(calls))), []);
+    // Both made before either finished (the same millisecond): one response, one batch.
+    const batch = [calls[0]!, { ...calls[3]!, id: 'run_shell_command-1766614807237-d615573eb5a048' }];
+    assert.deepEqual(check(refused(session(batch))), ['parallel-write-write:error']);
+  });
+
   void test('files Gemini CLI put into the prompt (memory files, `@` references) were seen: writing them is no unread write', () => {
     const memory = '/home/jules/.gemini/GEMINI.md';
     const edit = (path: string): Call => call('replace_1776379522519_0', 'replace', { file_path: path, old_string: 'x', new_string: 'y' }, '2026-04-16T22:45:22.519Z');

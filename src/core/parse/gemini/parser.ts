@@ -148,19 +148,40 @@ function rootOfHash(projectHash: string, text: string): string | undefined {
 const callIdIndex = /(?:_\d{10,}_|#\d+-)(\d+)$/;
 
 /**
+ * An older call id, `<tool>-<epoch ms>-<random hex>`: made as the model's response streamed in,
+ * before any call of that response ran (the scheduler takes the calls once the stream ends).
+ */
+const legacyCallId = /-(\d{13})-[0-9a-f]+$/;
+
+/**
  * The model turns among a record's calls. Gemini CLI appends the calls of a tool-only turn to
  * the last `gemini` record (ChatRecordingService.recordToolCalls, when no thoughts are queued),
  * so one record can hold turns minutes apart, each run after the results of the one before. The
  * index at the end of a call id counts within one response: a call numbered 0 after others
- * starts the next turn.
+ * starts the next turn. An older id has no index but the time it was made; and a legacy session
+ * (one JSON document, rewritten as calls finish) holds a finished call's `timestamp` as when it
+ * finished (a shell command's is minutes after its id's, the time its approval took). A call made
+ * after one of the turn had finished was made by a later response, one that had that call's
+ * result (a `replace` refused outside the workspace, then a `cp` of the file into it, 3 s later:
+ * December 2025). Only there: a JSONL record may keep a call's start time after it finished.
  */
-function turnsOf(calls: ValidCall[]): ValidCall[][] {
+function turnsOf(calls: ValidCall[], finishTimes: boolean): ValidCall[][] {
   const turns: ValidCall[][] = [];
+  /** When the first call of the current turn to finish did. */
+  let firstDone = Infinity;
   for (const c of calls) {
-    if (turns.length === 0 || callIdIndex.exec(c.tc.id)?.[1] === '0') {
+    const made = Number(legacyCallId.exec(c.tc.id)?.[1]);
+    if (turns.length === 0 || callIdIndex.exec(c.tc.id)?.[1] === '0' || made > firstDone) {
       turns.push([]);
+      firstDone = Infinity;
     }
     turns[turns.length - 1]!.push(c);
+    if (finishTimes && c.tc.timestamp !== undefined && c.tc.status !== undefined && terminalStatuses.has(c.tc.status)) {
+      const done = Date.parse(c.tc.timestamp);
+      if (done < firstDone) {
+        firstDone = done;
+      }
+    }
   }
   return turns;
 }
@@ -182,6 +203,8 @@ class GeminiParser implements FormatParser {
   private readonly answeredIds = new Map<string, number>();
   /** The pairs of the line being read, found once (see StringPairs). */
   private placed: { raw: RawLine; pairs: StringPairs } | undefined;
+  /** The session is a legacy one: one JSON document, its calls' times when they finished (see turnsOf). */
+  private wholeDocument = false;
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -207,6 +230,7 @@ class GeminiParser implements FormatParser {
       // A legacy session (`session-*.json`) is the metadata with every message in it.
       const messages = value['messages'];
       if (Array.isArray(messages)) {
+        this.wholeDocument = true;
         this.messagesOf(messages, raw);
       }
       return;
@@ -396,7 +420,7 @@ class GeminiParser implements FormatParser {
     const calls = this.validCalls(rec, state, raw, place.from);
     const ends = callEnds(calls, place.to);
     // One record can hold several model turns (see turnsOf): each is a message, a batch of its own.
-    turnsOf(calls).forEach((turn, t) => {
+    turnsOf(calls, this.wholeDocument).forEach((turn, t) => {
       const turnKey = t === 0 ? key : `${key}~${t + 1}`;
       for (const c of turn) {
         if (state.calls.has(c.key)) {
