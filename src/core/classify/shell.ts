@@ -1456,6 +1456,15 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       }
       return undefined;
     }
+    case 'npm': {
+      // `npm init` (`-y`: no questions) writes package.json in the folder it runs in, and prints
+      // what it wrote: the file is the session's own. (`npm init <initializer>` runs the
+      // initializer's create- package instead, which writes what it writes.)
+      if (args[0]?.text === 'init' && args.slice(1).every((a) => !a.dynamic && a.text.startsWith('-'))) {
+        push({ path: 'package.json', op: 'write' });
+      }
+      return undefined;
+    }
     case 'touch': {
       // `touch f` makes f, empty, when it is not there: a file the session made is its own
       // (its later patch of nothing but added lines is no write to an unread file). Of a file

@@ -16,6 +16,8 @@ interface ToolSpec {
   pathList?: { field: string; op: AccessOp };
   /** Input field holding a shell command (string or argv array). */
   shell?: string;
+  /** Input fields naming the folder the shell command runs in, the first set (Codex's `workdir` unless named). */
+  workdir?: readonly string[];
   /** Input field holding an apply_patch envelope. */
   patch?: string;
   /**
@@ -121,7 +123,8 @@ const gemini: Record<string, ToolSpec> = {
   replace: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
   // Older builds and third-party samples call the edit tool edit_file.
   edit_file: { category: 'edit', paths: [{ field: 'file_path', op: 'edit', existed: true }] },
-  run_shell_command: { category: 'exec', shell: 'command' },
+  // `dir_path` (`directory` in older builds): the folder to run in, relative to the project's.
+  run_shell_command: { category: 'exec', shell: 'command', workdir: ['dir_path', 'directory'] },
 };
 
 const amplifier: Record<string, ToolSpec> = {
@@ -228,7 +231,8 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   }
   let scaffold: Classification['scaffold'];
   if (spec.shell) {
-    const base = typeof obj['workdir'] === 'string' ? resolveAgainst(obj['workdir'], cwd, home) : cwd;
+    const dir = (spec.workdir ?? ['workdir']).map((f) => obj[f]).find((v): v is string => typeof v === 'string');
+    const base = dir !== undefined ? resolveAgainst(dir, cwd, home) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
       shellAccesses(command, base, home, accesses, rewrites);

@@ -694,6 +694,18 @@ void describe('legacy sessions of tool-heavy runs (shapes of the nineteenth real
     assert.deepEqual(check(refused(session(batch))), ['parallel-write-write:error']);
   });
 
+  void test('`npm init -y` in `dir_path` writes that folder\'s package.json: the session\'s own file', () => {
+    // mischa-thisness/M-Gemini, December 2025: npm prints the package.json it wrote; the model then
+    // adds scripts to it.
+    const init = (command: string, dir?: string): Call =>
+      call('run_shell_command-1767077750814-40bb7462e604c', 'run_shell_command', { command, ...(dir !== undefined ? { dir_path: dir } : {}) }, '2025-12-30T06:57:29.841Z');
+    const edit = call('replace-1767077857634-ff9d77c9ebffe', 'replace', { file_path: '/home/jules/Gemini-Playground/package.json', old_string: '"scripts": {', new_string: '"scripts": {\n    "dev": "vite",' }, '2025-12-30T06:57:37.670Z');
+    assert.deepEqual(check(session([init('npm init -y && npm install vite --save-dev', 'Gemini-Playground'), edit])), []);
+    // Run in the project's folder, it wrote another package.json; an initializer writes what it writes.
+    assert.deepEqual(check(session([init('npm init -y'), edit])), ['write-before-read:warning']);
+    assert.deepEqual(check(session([init('npm init vite', 'Gemini-Playground'), edit])), ['write-before-read:warning']);
+  });
+
   void test('files Gemini CLI put into the prompt (memory files, `@` references) were seen: writing them is no unread write', () => {
     const memory = '/home/jules/.gemini/GEMINI.md';
     const edit = (path: string): Call => call('replace_1776379522519_0', 'replace', { file_path: path, old_string: 'x', new_string: 'y' }, '2026-04-16T22:45:22.519Z');
