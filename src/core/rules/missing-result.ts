@@ -1,7 +1,7 @@
 import type { CallRecord, MessageRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
-import { followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
+import { followsCall, hangsBeforeCall, inDroppedRun, sharedBranchTracker } from './support/branches';
 import { docsUrl, isAnthropicModel, providerError } from './support/docs';
 
 /** Malformed lines that lose the record written there (a line read despite bad bytes loses nothing). */
@@ -333,9 +333,12 @@ export const missingResult = defineRule({
         unsentTurn = undefined;
       },
       onEnd() {
+        // The calls of a run Claude Code dropped when it started the conversation over never ran,
+        // and nothing goes on from them: no result is due.
+        open = open.filter((c) => !inDroppedRun(branches, c.call));
         // A call the conversation went on without is not waiting for its result: it was dropped.
         // (In the order they were passed by; one pass over the open calls, not one per call.)
-        const stillOpen = new Set([...parked, ...open]);
+        const stillOpen = new Set([...[...parked].filter((c) => !inDroppedRun(branches, c.call)), ...open]);
         for (const [c, { at, gap }] of passedBy) {
           if (stillOpen.delete(c) && c.results.length === 0) {
             report(c, gap ? 'gap' : 'abandoned', 'the session going on without it', at, true);

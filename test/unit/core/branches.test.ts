@@ -108,6 +108,57 @@ void describe("Claude Code's own note when it resumes a session whose process di
   });
 });
 
+void describe('a sub-agent moved to the background: Claude Code runs it again from its prompt, in the same file', () => {
+  /**
+   * Claude Code 2.1.39–2.1.42 (13562964800/claude-skills, twenty-ninth set): the main session's
+   * Task result says "Async agent launched"; the agent's file gets a second branch from its
+   * prompt, and the first run's request in flight is answered there seconds later (`late`: a call
+   * that never ran, or a text block that falls between two blocks of the new run's message).
+   * `goesOn`: the first run then writes on after all.
+   */
+  function restarted(late: 'call' | 'text', goesOn = false): string {
+    const t = new ClaudeTranscript();
+    t.sidechain = true;
+    t.user('Refactor the data layer: data/repository/ …');
+    const prompt = t.uuidAt(1);
+    t.say('m1', 'I will create the directories first.').call('m1', 'toolu_MKDIR', 'Bash', { command: 'mkdir -p data/repository' }).result('toolu_MKDIR', '');
+    t.call('m2', 'toolu_TASK', 'TaskCreate', { subject: 'Create Result.kt' }).result('toolu_TASK', 'Task #17 created');
+    const firstRun = t.uuidAt(t.lines.length);
+    t.from(prompt).say('m3', 'Let me look at the project first.').call('m3', 'toolu_GLOB', 'Glob', { pattern: '**/*.kt' }).result('toolu_GLOB', '/home/dev/proj/Daos.kt');
+    t.say('m4', 'Now the DAOs:').call('m4', 'toolu_READ1', 'Read', { file_path: '/home/dev/proj/Daos.kt' });
+    const read1 = t.uuidAt(t.lines.length);
+    let lateLine: string;
+    if (late === 'call') {
+      // Between two messages of the new run (the first run's Write was never carried out).
+      t.call('m4', 'toolu_READ2', 'Read', { file_path: '/home/dev/proj/Entities.kt' });
+      t.from(read1).result('toolu_READ1', 'dao').result('toolu_READ2', 'entities');
+      const newRun = t.uuidAt(t.lines.length);
+      t.from(firstRun).call('m9', 'toolu_WRITE', 'Write', { file_path: '/home/dev/proj/core/result/Result.kt', content: 'sealed class Result' });
+      lateLine = t.uuidAt(t.lines.length);
+      t.from(newRun);
+    } else {
+      t.from(firstRun).say('m9', 'Now I will create the files.');
+      lateLine = t.uuidAt(t.lines.length);
+      t.from(read1).call('m4', 'toolu_READ2', 'Read', { file_path: '/home/dev/proj/Entities.kt' });
+      t.from(read1).result('toolu_READ1', 'dao').result('toolu_READ2', 'entities');
+    }
+    t.say('m5', 'The repository files are next.');
+    if (goesOn) {
+      t.from(lateLine).say('m10', 'Created Result.kt.').say('m11', 'Next file.');
+    }
+    return t.text();
+  }
+
+  void test('the first run\'s late answer is no second writer, and its call no missing result', () => {
+    assert.deepEqual(run(restarted('call')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+  });
+
+  void test('if the first run writes on after its late answer, two writers are reported', () => {
+    const rules = found(restarted('call', true), [forkedSession, overlappingExecutions]);
+    assert.ok(rules.some((r) => r.startsWith('forked-session:')), rules.join(', '));
+  });
+});
+
 void describe('BranchTracker.entersBefore: where in an API message a record hangs', () => {
   const at = (line: number): Span => ({ line, start: 0, end: 0 });
   /**

@@ -18,6 +18,12 @@ export interface BranchGrowth {
   switchedFrom?: number;
   /** The node is an API message written again, elsewhere in the tree (see BranchTracker.add). */
   copy?: true;
+  /**
+   * The node is the answer to the request a replaced execution had in flight (see
+   * BranchTracker.restart): the older branch's one node after the restart, which neither switches
+   * branches nor shows a second writer.
+   */
+  late?: true;
 }
 
 /** What a line is in an assistant API message, where that matters to `entersBefore`. */
@@ -87,6 +93,20 @@ export class BranchTracker {
    * are kept, so this grows with those resumes, not with the file.
    */
   private readonly entryLine = new Map<string, number>();
+  /** Root nodes that are prompts (a sub-agent file's first record): where a restart starts over. */
+  private readonly rootPrompts = new Set<string>();
+  /**
+   * A conversation started over from its root prompt while the older branch was being written:
+   * Claude Code 2.1.39–2.1.42 moving a running sub-agent to the background ("Async agent
+   * launched", the main session's Task result) runs it again from its prompt, under the same
+   * agent id and in the same file, and drops the first run; the request that run had in flight
+   * is still answered, and its answer written, seconds to minutes later, on the older branch (a
+   * tool call that never ran, or "API Error: Unable to connect to API"). That one node is no
+   * second writer; more growth of the older branch is.
+   */
+  private restart: { older: number; answered: boolean } | undefined;
+  /** Nodes that are such a late answer (their calls never ran). */
+  private readonly lateNodes = new Set<string>();
 
   /**
    * Records one line. `node` is the line's node id when it is a conversation node (assistant
@@ -94,7 +114,7 @@ export class BranchTracker {
    * line is in an assistant message, for `entersBefore`.
    */
   add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind): BranchGrowth | undefined {
-    const growth = this.place(uuid, parentUuid, node, at);
+    const growth = this.place(uuid, parentUuid, node, at, block);
     if (uuid !== undefined) {
       this.noteEntry(uuid, parentUuid, at, block, growth !== undefined);
     }
@@ -102,7 +122,7 @@ export class BranchTracker {
   }
 
   /** `add` without the entries: places the line in the tree of nodes. */
-  private place(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span): BranchGrowth | undefined {
+  private place(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block: BlockKind | undefined): BranchGrowth | undefined {
     const parentNode = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
     let copied = false;
     if (node === undefined) {
@@ -151,21 +171,39 @@ export class BranchTracker {
     if (parentInfo !== undefined) {
       parentInfo.children = siblings + 1;
     }
+    if (parentNode === undefined && block === undefined) {
+      this.rootPrompts.add(node);
+    }
     const extending = parentNode !== undefined ? this.branchOfTip.get(parentNode) : undefined;
+    let late = false;
     if (extending && siblings === 0) {
       branch = extending;
       this.branchOfTip.delete(parentNode!);
       branch.tip = node;
       branch.grown++;
+      if (this.restart?.older === branch.id && !this.restart.answered) {
+        // The older branch's first node since the restart: the answer to its request in flight,
+        // if it is an assistant message; anything else shows the older run alive.
+        this.restart.answered = true;
+        late = block !== undefined;
+      }
     } else {
       branch = { id: this.branches.length, tip: node, firstAt: at, grown: 0 };
       this.branches.push(branch);
       if (parentNode !== undefined && siblings > 0) {
         forkedAt = { node: parentNode, at: parentInfo?.at ?? at };
+        if (siblings === 1 && block !== undefined && this.rootPrompts.has(parentNode) && this.lastBranch !== undefined && this.restart === undefined) {
+          this.restart = { older: this.lastBranch, answered: false };
+        }
       }
     }
     this.branchOfTip.set(node, branch);
     const previous = this.lastBranch;
+    if (late) {
+      // Written by the run that was dropped: the newer branch is still the one being written.
+      this.lateNodes.add(node);
+      return { branch: branch.id, late: true };
+    }
     this.lastBranch = branch.id;
     // Optional fields are set only when present (no spread of a conditional literal: this
     // runs for every message of a Claude Code transcript).
@@ -209,6 +247,11 @@ export class BranchTracker {
   /** The node a line belongs to, once added. */
   nodeOfLine(uuid: string): string | undefined {
     return this.nodeOfUuid.get(uuid);
+  }
+
+  /** Is the node the late answer of a run dropped when its conversation started over (see `restart`)? */
+  isLate(node: string): boolean {
+    return this.lateNodes.has(node);
   }
 
   firstAt(branch: number): Span | undefined {
@@ -360,6 +403,10 @@ export class SharedBranchTracker {
     return this.tracker.nodeOfLine(uuid);
   }
 
+  isLate(node: string): boolean {
+    return this.tracker.isLate(node);
+  }
+
   entersBefore(parentUuid: string | null | undefined, node: string, line: number): boolean {
     return this.tracker.entersBefore(parentUuid, node, line);
   }
@@ -418,6 +465,15 @@ export function followsCall(branches: SharedBranchTracker, parentUuid: string | 
 export function hangsBeforeCall(branches: SharedBranchTracker, parentUuid: string | null | undefined, call: ToolCall): boolean {
   const node = callNodeOf(branches, call);
   return node !== undefined && branches.entersBefore(parentUuid, node, call.at.line);
+}
+
+/**
+ * Is the call in the late answer of a run Claude Code dropped when it started the conversation
+ * over (see BranchTracker.restart)? Such a call never ran, and no conversation goes on from it.
+ */
+export function inDroppedRun(branches: SharedBranchTracker, call: ToolCall): boolean {
+  const node = callNodeOf(branches, call);
+  return node !== undefined && branches.isLate(node);
 }
 
 /** The node of a call's own line in the tree: a copy of its message written elsewhere is a node of its own. */
