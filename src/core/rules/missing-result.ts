@@ -240,7 +240,15 @@ export const missingResult = defineRule({
           unsentTurn = undefined;
         }
         if (msg.role === 'assistant' && open.length > 0) {
-          const reported = sweep((c) => c.message !== msg && follows(c, msg.parentUuid, msg.at), 'beforeNext', 'next assistant turn', msg.at);
+          // A later block of the call's own API message (same id, hung below the call) is no next
+          // turn: Claude Code writes a message block by block, and another branch's line can come
+          // between them (a run it dropped, answered late).
+          const reported = sweep(
+            (c) => c.message !== msg && !(msg.key !== undefined && c.message.key === msg.key && followsCall(branches, msg.parentUuid, c.call)) && follows(c, msg.parentUuid, msg.at),
+            'beforeNext',
+            'next assistant turn',
+            msg.at,
+          );
           park();
           if (ctx.agent === 'claude-code' && reported.length > 0) {
             lastTurn = { msg, calls: reported };

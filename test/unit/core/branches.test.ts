@@ -153,6 +153,10 @@ void describe('a sub-agent moved to the background: Claude Code runs it again fr
     assert.deepEqual(run(restarted('call')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
   });
 
+  void test('a late answer between two blocks of the new run\'s message: the second block is no next turn', () => {
+    assert.deepEqual(run(restarted('text')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+  });
+
   void test('if the first run writes on after its late answer, two writers are reported', () => {
     const rules = found(restarted('call', true), [forkedSession, overlappingExecutions]);
     assert.ok(rules.some((r) => r.startsWith('forked-session:')), rules.join(', '));
