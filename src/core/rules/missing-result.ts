@@ -126,6 +126,15 @@ export const missingResult = defineRule({
      * `<synthetic>` "API Error: 400 …" message), which is no answer of the model.
      */
     let reply: { msg: MessageRecord; calls: [CallRecord, Waiting][] } | undefined;
+    /**
+     * Claude Code calls reported at the next assistant turn, until a later message of the model on
+     * their branch: its request carried the call (Claude Code builds the history from the chain),
+     * so if the model answered it the API took the history without the result, and the finding
+     * says so instead (see `answered`). That turn itself may answer a request sent again without
+     * the call (a stream cut short, then retried: the same call written twice, eight seconds
+     * apart, Claude Code 2.1.47), so it tells nothing.
+     */
+    const sentOn = new Map<CallRecord, { msg: MessageRecord; waiting: Waiting }>();
     const answered = (msg: MessageRecord, synthetic: boolean, unsent: boolean): void => {
       if (reply?.msg !== msg) {
         return;
@@ -239,6 +248,17 @@ export const missingResult = defineRule({
         if (msg.role === 'assistant') {
           unsentTurn = undefined;
         }
+        if (msg.role === 'assistant' && sentOn.size > 0) {
+          for (const [call, p] of sentOn) {
+            if (call.results.length > 0) {
+              sentOn.delete(call);
+            } else if (p.msg !== msg && p.msg.key !== msg.key && followsCall(branches, msg.parentUuid, call.call) && !hangsBeforeCall(branches, msg.parentUuid, call.call)) {
+              sentOn.delete(call);
+              reply ??= { msg, calls: [] };
+              reply.calls.push([call, p.waiting]);
+            }
+          }
+        }
         if (msg.role === 'assistant' && open.length > 0) {
           // A later block of the call's own API message (same id, hung below the call) is no next
           // turn: Claude Code writes a message block by block, and another branch's line can come
@@ -259,6 +279,10 @@ export const missingResult = defineRule({
               if (!isAnthropicModel(c.call.model)) {
                 reply ??= { msg, calls: [] };
                 reply.calls.push([c, { next: 'next assistant turn', at: msg.at, turn: true }]);
+              } else if (c.runningAt === undefined) {
+                // (A turn hung from the call's progress output came while it ran: that finding is
+                // tentative, an overlap if the call shows it ran on, and is judged so.)
+                sentOn.set(c, { msg, waiting: { next: 'next assistant turn', at: msg.at } });
               }
             }
           }
@@ -336,6 +360,7 @@ export const missingResult = defineRule({
         parked.clear();
         tentative.clear();
         beforePrompt.clear();
+        sentOn.clear();
         reply = undefined;
         lastTurn = undefined;
         unsentTurn = undefined;

@@ -376,6 +376,13 @@ function ownBranchFindings(n: number, judged: (i: number) => boolean): { message
   return Array.from({ length: n }, (_, i) => ({ messageId: judged(i) ? 'beforeNext' : 'abandoned', line: 2 + i }));
 }
 
+/** A message cut short after its call (line 3); the retried request's answer, hung from it, repeats the call, which runs (lines 4–6); then `next`. */
+function retriedAfterCut(next: (t: ClaudeTranscript) => ClaudeTranscript): string {
+  const t = cc().say('m1', 'Let me find the project files another way.').call('m1', A, 'Bash', { command: 'ls -R /w | head -80' });
+  t.say('m2', 'Let me find them a different way.').call('m2', B, 'Bash', { command: 'ls -R /w | head -80' }).result(B, '/w: node_modules');
+  return next(t).text();
+}
+
 ruleTester(missingResult, {
   valid: [
     { name: 'Claude Code: a call whose process died, then the history written again from a new root', input: replayedHistory },
@@ -421,6 +428,27 @@ ruleTester(missingResult, {
         ownNote(t, '5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}', true);
         return t.text();
       })(),
+      errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
+    },
+    {
+      // Claude Code 2.1.47 (twenty-ninth set): a streamed message cut short after its Bash call;
+      // the request sent again was answered with the same call (which ran), hung from the first.
+      // The next request carried the first call too, and the model answered it.
+      name: 'Claude Code: a call cut short, the retry\'s answer repeats it, and the model answers the next request',
+      input: retriedAfterCut((t) => t.say('m3', 'Only node_modules is left.')),
+      errors: [{ messageId: 'answered', line: 3, severity: 'warning', message: /before the next assistant turn on line 4, yet the model answered on line 7/ }],
+    },
+    {
+      // The same, the next request refused: Claude Code's own API error, no answer of the model.
+      name: 'Claude Code: a call cut short, the retry\'s answer repeats it, and the API refuses the next request',
+      input: retriedAfterCut((t) => {
+        t.say('5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}');
+        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
+        rec.message['model'] = '<synthetic>';
+        rec.isApiErrorMessage = true;
+        t.lines[t.lines.length - 1] = JSON.stringify(rec);
+        return t;
+      }),
       errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
     },
     {
