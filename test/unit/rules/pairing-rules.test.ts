@@ -441,14 +441,9 @@ ruleTester(missingResult, {
     {
       // The same, the next request refused: Claude Code's own API error, no answer of the model.
       name: 'Claude Code: a call cut short, the retry\'s answer repeats it, and the API refuses the next request',
-      input: retriedAfterCut((t) => {
-        t.say('5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}');
-        const rec = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown>; isApiErrorMessage?: boolean };
-        rec.message['model'] = '<synthetic>';
-        rec.isApiErrorMessage = true;
-        t.lines[t.lines.length - 1] = JSON.stringify(rec);
-        return t;
-      }),
+      input: retriedAfterCut((t) =>
+        ownNote(t, '5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}', true),
+      ),
       errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
     },
     {
