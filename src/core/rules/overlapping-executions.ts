@@ -114,6 +114,14 @@ export const overlappingExecutions = defineRule({
     let forked = false;
     /** The last fork reported, until its branch shows what it is. */
     let reportedFork: { key: string; branch: number } | undefined;
+    /**
+     * Forks that started the conversation over from its root prompt (see BranchTracker.restart),
+     * or answered again the request of the older branch's one message (BranchTracker.replaced),
+     * while calls of the older branch were pending: Claude Code dropped that run or message, so
+     * each is reported only once its older branch grows again, which shows it alive. By that
+     * branch.
+     */
+    const held = new Map<number, () => void>();
     /** Records hung from the progress output of calls still without a result. */
     let hungFrom: { call: CallRecord; e: CallRunningEvent }[] = [];
     /**
@@ -310,6 +318,16 @@ export const overlappingExecutions = defineRule({
         return;
       }
       const g = add();
+      if (held.size > 0) {
+        // A held fork whose older branch grew again, took a result, or turned out to be one of
+        // many answers side by side: it was a second writer after all.
+        for (const [older, release] of held) {
+          if (!branches.branchDropped(older)) {
+            held.delete(older);
+            release();
+          }
+        }
+      }
       if (!g) {
         return;
       }
@@ -331,18 +349,25 @@ export const overlappingExecutions = defineRule({
         // fork it makes in the tree is the same overlap.
         if (pending && at.line - lastOverlapLine > overlapGapLines) {
           lastOverlapLine = at.line;
-          reportedFork = { key: `branch@${at.line}`, branch: g.branch };
-          ctx.report({
-            messageId: 'branch',
-            at,
-            key: `branch@${at.line}`,
-            callId: pending.call.callId,
-            data: { what, forkLine: g.forkedAt.at.line, callId: pending.call.callId, tool: pending.call.tool, callLine: pending.call.at.line },
-            related: [
-              { at: g.forkedAt.at, message: 'where the branches split' },
-              { at: pending.call.at, message: 'the call still pending' },
-            ],
-          });
+          const forkAt = g.forkedAt.at;
+          const report = (): void =>
+            ctx.report({
+              messageId: 'branch',
+              at,
+              key: `branch@${at.line}`,
+              callId: pending.call.callId,
+              data: { what, forkLine: forkAt.line, callId: pending.call.callId, tool: pending.call.tool, callLine: pending.call.at.line },
+              related: [
+                { at: forkAt, message: 'where the branches split' },
+                { at: pending.call.at, message: 'the call still pending' },
+              ],
+            });
+          if (g.restart && g.switchedFrom !== undefined) {
+            held.set(g.switchedFrom, report);
+          } else {
+            reportedFork = { key: `branch@${at.line}`, branch: g.branch };
+            report();
+          }
         }
       }
       if (g.switchedFrom !== undefined && forked) {

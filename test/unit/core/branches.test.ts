@@ -161,6 +161,88 @@ void describe('a sub-agent moved to the background: Claude Code runs it again fr
     const rules = found(restarted('call', true), [forkedSession, overlappingExecutions]);
     assert.ok(rules.some((r) => r.startsWith('forked-session:')), rules.join(', '));
   });
+
+  /**
+   * The first run dropped with its calls in flight (13562964800/claude-skills, thirtieth set; the
+   * session's debug log shows the agents started again 18 seconds after they were first):
+   * `running`, Claude Code 2.1.41–2.1.49, its `find` still writing progress output and two Globs
+   * waiting; `answered`, 2.1.39, the answer to its request in flight (a Write that was never
+   * carried out) written before the new run's first message. `goesOn`: the first run's last call
+   * gets its result and the run writes on after all.
+   */
+  function droppedInFlight(shape: 'running' | 'answered', goesOn = false): string {
+    const t = new ClaudeTranscript();
+    t.sidechain = true;
+    t.user('Create PdfWebViewActivity.java and PdfParser.java for the court app.');
+    const prompt = t.uuidAt(1);
+    let lastCall: string;
+    if (shape === 'running') {
+      lastCall = 'call_GLOB2';
+      t.say('m1', 'Let me explore the project structure first.').call('m1', 'call_FIND', 'Bash', { command: 'find . -type f -name "*.java" | head -20' });
+      t.call('m1', 'call_GLOB1', 'Glob', { pattern: '**/CourtAssistant/**/*.java' });
+      t.call('m1', 'call_GLOB2', 'Glob', { pattern: '**/CourtAssistant/**/build.gradle*' });
+      t.bashProgress('call_FIND').bashProgress('call_FIND').bashProgress('call_FIND');
+    } else {
+      lastCall = 'call_WRITE2';
+      t.call('m1', 'call_WRITE1', 'Write', { file_path: 'C:\\proj\\util\\DateUtils.kt', content: 'object DateUtils' }).result('call_WRITE1', 'File created successfully');
+      t.call('m2', 'call_WRITE2', 'Write', { file_path: 'C:\\proj\\util\\Logger.kt', content: 'object Logger' });
+    }
+    const firstRun = t.uuidAt(t.lines.length);
+    t.from(prompt).say('m4', 'I will check the project structure, then create the files.').call('m4', 'call_PWD', 'Bash', { command: 'pwd' }).result('call_PWD', '/c/Users/dev');
+    t.say('m5', 'The project is here.');
+    if (goesOn) {
+      t.from(firstRun).result(lastCall, 'done').say('m6', 'Going on with the first run.');
+    }
+    return t.text();
+  }
+
+  void test('a run dropped while its tools ran: no second writer, and its calls are due no result', () => {
+    assert.deepEqual(run(droppedInFlight('running')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+  });
+
+  void test('a run dropped with its late answer written before the new run\'s first message: its call is due no result', () => {
+    assert.deepEqual(run(droppedInFlight('answered')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+  });
+
+  void test('if the run dropped in flight writes on after all, the second execution is reported at the restart', () => {
+    const t = droppedInFlight('running', true);
+    const restart = t.split('\n').findIndex((l) => l.includes('I will check the project structure')) + 1;
+    assert.deepEqual(found(t, [overlappingExecutions]), [`overlapping-executions:branch@${restart}`]);
+  });
+});
+
+void describe('a streamed answer cut short and the request sent again: the new answer replaces the message', () => {
+  /**
+   * Claude Code 2.1.44 through another provider (`glm-4.7`; 13562964800/claude-skills, thirtieth
+   * set): the stream failed after a WebSearch call ("Error streaming, falling back to
+   * non-streaming mode", its debug log), and the answer to the same request sent again, 42
+   * seconds later, hangs from the same result; the WebSearch never ran. `goesOn`: the cut-short
+   * message's call gets its result and its branch writes on after all.
+   */
+  function answeredAgain(goesOn = false): string {
+    const t = new ClaudeTranscript().user('Find how WeChat chat exports are parsed.');
+    t.call('m1', 'call_SEARCH1', 'WebSearch', { query: 'wechat chat history import' }).result('call_SEARCH1', 'Web search results …');
+    const request = t.uuidAt(t.lines.length);
+    t.say('m2', 'Let me search for known parsers:').call('m2', 'call_SEARCH2', 'WebSearch', { query: 'wx-dump github wechat android backup' });
+    const cutShort = t.uuidAt(t.lines.length);
+    t.from(request).say('m3', 'The search failed; let me read the projects directly.').call('m3', 'call_FETCH', 'WebFetch', { url: 'https://github.com/LC044/WeChatMsg', prompt: 'summary' });
+    t.result('call_FETCH', 'WeChatMsg: export WeChat chats');
+    t.say('m4', 'WeChatMsg exports the database.');
+    if (goesOn) {
+      t.from(cutShort).result('call_SEARCH2', 'wx-dump results').say('m5', 'Found wx-dump as well.');
+    }
+    return t.text();
+  }
+
+  void test('the cut-short message is no second writer, and its call is due no result', () => {
+    assert.deepEqual(run(answeredAgain()).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+  });
+
+  void test('if the cut-short message\'s branch writes on after all, the second execution is reported where it forked', () => {
+    const t = answeredAgain(true);
+    const fork = t.split('\n').findIndex((l) => l.includes('let me read the projects directly')) + 1;
+    assert.deepEqual(found(t, [overlappingExecutions]), [`overlapping-executions:branch@${fork}`]);
+  });
 });
 
 void describe('BranchTracker.entersBefore: where in an API message a record hangs', () => {

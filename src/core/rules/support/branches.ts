@@ -24,6 +24,11 @@ export interface BranchGrowth {
    * branches nor shows a second writer.
    */
   late?: true;
+  /**
+   * The node starts a conversation over from its root prompt (see BranchTracker.restart), or
+   * answers again the request the older branch's one message answered (see BranchTracker.replaced).
+   */
+  restart?: true;
 }
 
 /** What a line is in an assistant API message, where that matters to `entersBefore`. */
@@ -102,19 +107,31 @@ export class BranchTracker {
    * agent id and in the same file, and drops the first run; the request that run had in flight
    * is still answered, and its answer written, seconds to minutes later, on the older branch (a
    * tool call that never ran, or "API Error: Unable to connect to API"). That one node is no
-   * second writer; more growth of the older branch is.
+   * second writer; more growth of the older branch is. The first run may also be dropped with
+   * its calls in flight: its tools running (Claude Code 2.1.41–2.1.49), or the late answer
+   * written before the new run's first message (2.1.39): those calls are the older branch's
+   * tip and what leads to it, and nothing goes on from them either.
    */
-  private restart: { older: number; answered: boolean } | undefined;
+  private restart: { older: number; olderTip: string; prompt: string; answered: boolean; alive: boolean } | undefined;
   /** Nodes that are such a late answer (their calls never ran). */
   private readonly lateNodes = new Set<string>();
+  /**
+   * Assistant messages answered again: a branch of one API message, and a second answer to the
+   * same request hung beside it. Claude Code 2.1.44 whose stream failed ("Error streaming, falling
+   * back to non-streaming mode", its debug log) keeps the blocks already written and sends the
+   * request again; the answer replaces the message, whose calls never ran. By branch, until the
+   * older branch grows again (then it was a second writer after all).
+   */
+  private readonly replaced = new Map<number, { node: string; alive: boolean }>();
 
   /**
    * Records one line. `node` is the line's node id when it is a conversation node (assistant
    * message id, user prompt uuid), undefined for results and other lines. `block` says what the
-   * line is in an assistant message, for `entersBefore`.
+   * line is in an assistant message, for `entersBefore`. `resumed`: the line is Claude Code's own
+   * "No response requested." (a session resumed after its process died), which answers nothing.
    */
-  add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind): BranchGrowth | undefined {
-    const growth = this.place(uuid, parentUuid, node, at, block);
+  add(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind, resumed = false): BranchGrowth | undefined {
+    const growth = this.place(uuid, parentUuid, node, at, block, resumed);
     if (uuid !== undefined) {
       this.noteEntry(uuid, parentUuid, at, block, growth !== undefined);
     }
@@ -122,7 +139,7 @@ export class BranchTracker {
   }
 
   /** `add` without the entries: places the line in the tree of nodes. */
-  private place(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block: BlockKind | undefined): BranchGrowth | undefined {
+  private place(uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block: BlockKind | undefined, resumed: boolean): BranchGrowth | undefined {
     const parentNode = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
     let copied = false;
     if (node === undefined) {
@@ -176,6 +193,7 @@ export class BranchTracker {
     }
     const extending = parentNode !== undefined ? this.branchOfTip.get(parentNode) : undefined;
     let late = false;
+    let restarted = false;
     if (extending && siblings === 0) {
       branch = extending;
       this.branchOfTip.delete(parentNode!);
@@ -186,6 +204,13 @@ export class BranchTracker {
         // if it is an assistant message; anything else shows the older run alive.
         this.restart.answered = true;
         late = block !== undefined;
+        this.restart.alive = !late;
+      } else if (this.restart?.older === branch.id) {
+        this.restart.alive = true;
+      }
+      const r = this.replaced.get(branch.id);
+      if (r !== undefined) {
+        r.alive = true;
       }
     } else {
       branch = { id: this.branches.length, tip: node, firstAt: at, grown: 0 };
@@ -193,7 +218,22 @@ export class BranchTracker {
       if (parentNode !== undefined && siblings > 0) {
         forkedAt = { node: parentNode, at: parentInfo?.at ?? at };
         if (siblings === 1 && block !== undefined && this.rootPrompts.has(parentNode) && this.lastBranch !== undefined && this.restart === undefined) {
-          this.restart = { older: this.lastBranch, answered: false };
+          const older = this.branches[this.lastBranch];
+          if (older !== undefined) {
+            this.restart = { older: this.lastBranch, olderTip: older.tip, prompt: parentNode, answered: false, alive: false };
+            restarted = true;
+          }
+        } else if (this.restart !== undefined && parentNode === this.restart.prompt) {
+          // A third answer to the prompt: answers side by side, not a run started over.
+          this.restart.alive = true;
+        } else if (siblings === 1 && block !== undefined && !resumed && node.startsWith('msg:') && this.lastBranch !== undefined) {
+          // (A resumed session's own note hangs beside a message whose calls may have run: that
+          // message is not answered again, the session went on without it.)
+          const older = this.branches[this.lastBranch];
+          if (older !== undefined && older.tip.startsWith('msg:') && this.nodes.get(older.tip)?.parent === parentNode) {
+            this.replaced.set(older.id, { node: older.tip, alive: false });
+            restarted = true;
+          }
         }
       }
     }
@@ -210,6 +250,9 @@ export class BranchTracker {
     const growth: BranchGrowth = { branch: branch.id };
     if (forkedAt) {
       growth.forkedAt = forkedAt;
+    }
+    if (restarted) {
+      growth.restart = true;
     }
     if (previous !== undefined && previous !== branch.id) {
       growth.switchedFrom = previous;
@@ -252,6 +295,60 @@ export class BranchTracker {
   /** Is the node the late answer of a run dropped when its conversation started over (see `restart`)? */
   isLate(node: string): boolean {
     return this.lateNodes.has(node);
+  }
+
+  /**
+   * A tool result written below the older branch after a restart: the first run's tool ended
+   * and was carried on, so that run is alive (its next answer is no late answer either).
+   */
+  resultLanded(parentUuid: string | null | undefined): void {
+    const node = parentUuid ? this.nodeOfUuid.get(parentUuid) : undefined;
+    if (node === undefined || !this.inDroppedRun(node) || this.lateNodes.has(node)) {
+      return;
+    }
+    for (const r of this.replaced.values()) {
+      if (r.node === node) {
+        r.alive = true;
+        return;
+      }
+    }
+    if (this.restart !== undefined) {
+      this.restart.alive = true;
+      this.restart.answered = true;
+    }
+  }
+
+  /** Is the branch the older one of a restart or of a message answered again, never grown since? */
+  branchDropped(branch: number): boolean {
+    const r = this.replaced.get(branch);
+    if (r !== undefined) {
+      return !r.alive;
+    }
+    return this.restart?.older === branch && !this.restart.alive;
+  }
+
+  /**
+   * Is the node part of the run dropped at such a restart: its late answer, or the older branch
+   * up to its tip at the restart (the root prompt is the new run's too), the older branch never
+   * growing again? Its calls in flight never ran or were cut off with the run. (A late answer
+   * shows the run was waiting on the model, its calls all answered: then only that answer's
+   * calls are the dropped run's.) Or a message answered again (see `replaced`).
+   */
+  inDroppedRun(node: string): boolean {
+    if (this.lateNodes.has(node)) {
+      return true;
+    }
+    for (const x of this.replaced.values()) {
+      if (x.node === node) {
+        return !x.alive;
+      }
+    }
+    const r = this.restart;
+    const placed = this.nodes.get(node);
+    if (r === undefined || r.alive || r.answered || placed === undefined || placed.parent === undefined) {
+      return false;
+    }
+    return this.ancestorAt(r.olderTip, placed.depth) === node;
   }
 
   firstAt(branch: number): Span | undefined {
@@ -383,10 +480,10 @@ export class SharedBranchTracker {
   private lastGrowth: BranchGrowth | undefined;
 
   /** `BranchTracker.add` for the line of `event`; the same event again returns the same answer. */
-  add(event: object, uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind): BranchGrowth | undefined {
+  add(event: object, uuid: string | undefined, parentUuid: string | null | undefined, node: string | undefined, at: Span, block?: BlockKind, resumed = false): BranchGrowth | undefined {
     if (event !== this.lastEvent) {
       this.lastEvent = event;
-      this.lastGrowth = this.tracker.add(uuid, parentUuid, node, at, block);
+      this.lastGrowth = this.tracker.add(uuid, parentUuid, node, at, block, resumed);
     }
     return this.lastGrowth;
   }
@@ -405,6 +502,14 @@ export class SharedBranchTracker {
 
   isLate(node: string): boolean {
     return this.tracker.isLate(node);
+  }
+
+  inDroppedRun(node: string): boolean {
+    return this.tracker.inDroppedRun(node);
+  }
+
+  branchDropped(branch: number): boolean {
+    return this.tracker.branchDropped(branch);
   }
 
   entersBefore(parentUuid: string | null | undefined, node: string, line: number): boolean {
@@ -427,11 +532,16 @@ export class SharedBranchTracker {
     }
     const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
     // (A block of an API message only: an assistant line without a message id is a node of its own.)
-    return this.add(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' && e.messageKey ? 'text' : undefined);
+    return this.add(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' && e.messageKey ? 'text' : undefined, e.unsent === true);
   }
 
   addResult(rec: ResultRecord): BranchGrowth | undefined {
-    return rec.result.uuid === undefined ? undefined : this.add(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+    if (rec.result.uuid === undefined) {
+      return undefined;
+    }
+    const growth = this.add(rec, rec.result.uuid, rec.result.parentUuid, undefined, rec.result.at);
+    this.tracker.resultLanded(rec.result.parentUuid);
+    return growth;
   }
 }
 
@@ -468,12 +578,13 @@ export function hangsBeforeCall(branches: SharedBranchTracker, parentUuid: strin
 }
 
 /**
- * Is the call in the late answer of a run Claude Code dropped when it started the conversation
- * over (see BranchTracker.restart)? Such a call never ran, and no conversation goes on from it.
+ * Is the call in a run Claude Code dropped when it started the conversation over (see
+ * BranchTracker.restart): its late answer, or the older branch that never grew again? Such a
+ * call never ran or was cut off with its run, and no conversation goes on from it.
  */
 export function inDroppedRun(branches: SharedBranchTracker, call: ToolCall): boolean {
   const node = callNodeOf(branches, call);
-  return node !== undefined && branches.isLate(node);
+  return node !== undefined && branches.inDroppedRun(node);
 }
 
 /** The node of a call's own line in the tree: a copy of its message written elsewhere is a node of its own. */
