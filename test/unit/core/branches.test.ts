@@ -11,8 +11,9 @@ import type { Span } from '../../../src/core/model/events';
 import { ClaudeTranscript } from '../support/claude';
 import { prng, run } from '../support/run';
 
-const found = (text: string, rules: RuleModule[]): string[] =>
-  run(text, { rules })
+/** The findings of `rules` (every rule when not given), as `rule:messageId@line`. */
+const found = (text: string, rules?: RuleModule[]): string[] =>
+  run(text, rules ? { rules } : {})
     .findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`)
     .sort();
 
@@ -150,11 +151,11 @@ void describe('a sub-agent moved to the background: Claude Code runs it again fr
   }
 
   void test('the first run\'s late answer is no second writer, and its call no missing result', () => {
-    assert.deepEqual(run(restarted('call')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+    assert.deepEqual(found(restarted('call')), []);
   });
 
   void test('a late answer between two blocks of the new run\'s message: the second block is no next turn', () => {
-    assert.deepEqual(run(restarted('text')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+    assert.deepEqual(found(restarted('text')), []);
   });
 
   void test('if the first run writes on after its late answer, two writers are reported', () => {
@@ -197,11 +198,11 @@ void describe('a sub-agent moved to the background: Claude Code runs it again fr
   }
 
   void test('a run dropped while its tools ran: no second writer, and its calls are due no result', () => {
-    assert.deepEqual(run(droppedInFlight('running')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+    assert.deepEqual(found(droppedInFlight('running')), []);
   });
 
   void test('a run dropped with its late answer written before the new run\'s first message: its call is due no result', () => {
-    assert.deepEqual(run(droppedInFlight('answered')).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+    assert.deepEqual(found(droppedInFlight('answered')), []);
   });
 
   void test('if the run dropped in flight writes on after all, the second execution is reported at the restart', () => {
@@ -235,7 +236,7 @@ void describe('a streamed answer cut short and the request sent again: the new a
   }
 
   void test('the cut-short message is no second writer, and its call is due no result', () => {
-    assert.deepEqual(run(answeredAgain()).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`), []);
+    assert.deepEqual(found(answeredAgain()), []);
   });
 
   void test('if the cut-short message\'s branch writes on after all, the second execution is reported where it forked', () => {
