@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { noticeBatchMaxMs } from '../../src/vscode/guard/notices';
 import { workspaceDir } from './support/transcripts';
 import { uiCheck, waitFor } from './support/ui';
 
@@ -101,6 +102,10 @@ suite('guard', () => {
         fs.writeFileSync(file, 'export const owner = "the agent";\n');
       }
       await waitFor(async () => (await api.quarantine()).filter((e) => files.includes(e.path)).length === files.length, 10_000, 'the three versions set aside');
+      // The burst is told about once its batch closes, at the latest this long after its first
+      // write. Opened before, the notification list is empty and VS Code closes it again, and
+      // the notice then comes as a toast that hides itself (a CI run saw exactly that).
+      await new Promise((r) => setTimeout(r, noticeBatchMaxMs));
       await vscode.commands.executeCommand('notifications.showList');
       await uiCheck({ id: 'editor-guard-burst', selector: '.notifications-center .notification-list-item', text: 'Agents wrote 3 times', screenshot: 'editor-guard-burst.png' });
       await vscode.commands.executeCommand('notifications.hideList');
