@@ -20,6 +20,13 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 const healthy = fixture('real', 'claude-code', 'spotter', 'tool_heavy.jsonl');
 const codexBroken = fixture('real', 'codex', 'kvsankar-agent-history', 'rejections-codex_with_escalation.jsonl');
 
+/** `check --format json` of `target`, which must find no error (exit 0): its findings as `rule@line`. */
+function findingsAt(target: string): string[] {
+  const r = cli(['check', '--format', 'json', target]);
+  assert.equal(r.code, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings.map((f) => `${f.rule}@${f.line}`);
+}
+
 void describe('agent-guard check', () => {
   void test('a healthy transcript: exit 0', () => {
     const r = cli(['check', healthy]);
@@ -257,11 +264,8 @@ void describe('agent-guard check', () => {
     const win = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fb7', 'C:\\w').user('go').shell('call_3', ps).output('call_3', 'ok').shell('call_4', 'ls');
     writeFileSync(file, posix.text());
     writeFileSync(file.replace('fb6.jsonl', 'fb7.jsonl'), win.text());
-    const r = cli(['check', '--format', 'json', path.dirname(file)]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call of the second file has no output.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
+    assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${win.lines.length}`]);
   });
 
   void test('commands whose reading was quadratic (open loops and braces, brace groups in a row or nested, many variables, inline scripts, here-strings, lists) are read in bounded work', () => {
@@ -295,11 +299,8 @@ void describe('agent-guard check', () => {
       .shell('call_8', 'ls');
     writeFileSync(file, posix.text());
     writeFileSync(file.replace('fc6.jsonl', 'fc7.jsonl'), win.text());
-    const r = cli(['check', '--format', 'json', path.dirname(file)]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call of the second file has no output.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
+    assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${win.lines.length}`]);
   });
 
   void test('listings piped to ForEach-Object blocks left open, or read by many statements, are read in bounded work', () => {
@@ -315,11 +316,8 @@ void describe('agent-guard check', () => {
       .output('call_2', 'ok')
       .shell('call_3', 'ls');
     writeFileSync(file, win.text());
-    const r = cli(['check', '--format', 'json', path.dirname(file)]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call has no output.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${win.lines.length}`]);
+    assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${win.lines.length}`]);
   });
 
   void test('a pathname pattern of many stars is matched against a long name in bounded work', () => {
@@ -334,10 +332,7 @@ void describe('agent-guard check', () => {
       .output('call_2', 'ok')
       .shell('call_3', 'ls');
     writeFileSync(file, rollout.text());
-    const r = cli(['check', '--format', 'json', path.dirname(file)]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
+    assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${rollout.lines.length}`]);
   });
 
   void test('a long call id found in a line full of its characters is placed in bounded work', () => {
@@ -353,11 +348,8 @@ void describe('agent-guard check', () => {
       .output(id, 'ok')
       .shell('call_last', 'ls');
     writeFileSync(file, rollout.text());
-    const r = cli(['check', '--format', 'json', path.dirname(file)]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call has no result.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${rollout.lines.length}`]);
+    assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${rollout.lines.length}`]);
   });
 
   void test('a legacy Gemini session whose ids and paths are spelled with JSON escapes is placed in bounded work', () => {
@@ -461,11 +453,8 @@ void describe('agent-guard check', () => {
     }
     t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
     writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000b101.jsonl'), t.text());
-    const r = cli(['check', '--format', 'json', dir]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call has no result.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+    assert.deepEqual(findingsAt(dir), [`missing-result@${t.lines.length}`]);
   });
 
   void test('results after thousands of compactions of another branch are judged in bounded work', () => {
@@ -566,11 +555,8 @@ void describe('agent-guard check', () => {
     }
     t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
     writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000e001.jsonl'), t.text());
-    const r = cli(['check', '--format', 'json', dir]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call has no result.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+    assert.deepEqual(findingsAt(dir), [`missing-result@${t.lines.length}`]);
   });
 
   void test('thousands of rewrites of the whole tree and moves of files are taken in, in bounded work', () => {
@@ -594,11 +580,8 @@ void describe('agent-guard check', () => {
     }
     t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
     writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000f001.jsonl'), t.text());
-    const r = cli(['check', '--format', 'json', dir]);
-    assert.equal(r.code, 0, r.stderr);
-    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings;
     // Checked to the end: the last call has no result.
-    assert.deepEqual(findings.map((f) => `${f.rule}@${f.line}`), [`missing-result@${t.lines.length}`]);
+    assert.deepEqual(findingsAt(dir), [`missing-result@${t.lines.length}`]);
   });
 
   void test('a folder of links to transcripts is read through the links', () => {

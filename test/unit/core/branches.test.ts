@@ -8,7 +8,7 @@ import { forkedSession } from '../../../src/core/rules/forked-session';
 import { overlappingExecutions } from '../../../src/core/rules/overlapping-executions';
 import { BranchTracker } from '../../../src/core/rules/support/branches';
 import type { Span } from '../../../src/core/model/events';
-import { ClaudeTranscript } from '../support/claude';
+import { alternateBranches, ClaudeTranscript } from '../support/claude';
 import { prng, run } from '../support/run';
 
 /** The findings of `rules` (every rule when not given), as `rule:messageId@line`. */
@@ -19,14 +19,7 @@ const found = (text: string, rules?: RuleModule[]): string[] =>
 
 /** Two branches of one file written alternately, and a prompt on another branch while a call is pending. */
 function forkedTranscript(): string {
-  const t = new ClaudeTranscript().user('start').say('m1', 'ok');
-  const fork = t.uuidAt(2);
-  t.user('branch X goes on').say('m2', 'x1');
-  const x1 = t.uuidAt(4);
-  t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
-  const y1 = t.uuidAt(6);
-  t.from(x1).user('X again').say('m4', 'x2');
-  const x2 = t.uuidAt(8);
+  const { t, y1, x2 } = alternateBranches();
   t.from(y1).user('Y again').say('m5', 'y2');
   t.from(x2).user('X once more').call('m6', 'toolu_SLOW', 'Task', { prompt: 'slow' });
   t.from(x2).user('meanwhile, something else');

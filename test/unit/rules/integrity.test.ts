@@ -8,7 +8,7 @@ import { inputHash } from '../../../src/core/lib/hash';
 import { allRules } from '../../../src/core/rules/all';
 import { stalledCall } from '../../../src/core/rules/stalled-call';
 import { HookLedger } from '../../../src/io/guard/ledger';
-import { ClaudeTranscript } from '../support/claude';
+import { alternateBranches, ClaudeTranscript } from '../support/claude';
 import { run } from '../support/run';
 
 const rules = (text: string): string[] =>
@@ -25,27 +25,14 @@ function amplifierEvents(lines: [string, Record<string, unknown>?][]): string {
 
 void describe('overlapping-executions and forked-session', () => {
   void test('Claude Code: two branches of one file written alternately', () => {
-    const t = new ClaudeTranscript().user('start').say('m1', 'ok');
-    const fork = t.uuidAt(2);
-    t.user('branch X goes on').say('m2', 'x1');
-    const x1 = t.uuidAt(4);
-    t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
-    const y1 = t.uuidAt(6);
-    t.from(x1).user('X again').say('m4', 'x2');
-    const x2 = t.uuidAt(8);
+    const { t, y1, x2 } = alternateBranches();
     t.from(y1).user('Y again').say('m5', 'y2');
     t.from(x2).user('X once more');
     assert.deepEqual(rules(t.text()), ['forked-session:forked@7', 'overlapping-executions:interleaved@9']);
   });
 
   void test('Claude Code: a file forked twice, both times both branches growing: the fork is reported once, as a warning', () => {
-    const t = new ClaudeTranscript().user('start').say('m1', 'ok');
-    const fork = t.uuidAt(2);
-    t.user('branch X goes on').say('m2', 'x1');
-    const x1 = t.uuidAt(4);
-    t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
-    t.from(x1).user('X again').say('m4', 'x2');
-    const x2 = t.uuidAt(8);
+    const { t, x2 } = alternateBranches();
     // X forks again, and both of its branches grow too.
     t.from(x2).user('X goes on').say('m5', 'x3');
     const x3 = t.uuidAt(10);

@@ -295,3 +295,18 @@ function catN(text: string, start: number): string {
     .map((l, i) => `${String(start + i).padStart(6)}→${l}`)
     .join('\n');
 }
+
+/**
+ * One file written by two writers in turn: a reply forked (line 2), branch X (lines 3-4), branch Y
+ * from the fork (5-6), X again (7-8). The uuids to hang more from.
+ */
+export function alternateBranches(): { t: ClaudeTranscript; fork: string; x1: string; y1: string; x2: string } {
+  const t = new ClaudeTranscript().user('start').say('m1', 'ok');
+  const fork = t.uuidAt(2);
+  t.user('branch X goes on').say('m2', 'x1');
+  const x1 = t.uuidAt(4);
+  t.from(fork).user('branch Y (a second writer)').say('m3', 'y1');
+  const y1 = t.uuidAt(6);
+  t.from(x1).user('X again').say('m4', 'x2');
+  return { t, fork, x1, y1, x2: t.uuidAt(8) };
+}
