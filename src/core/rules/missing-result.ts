@@ -366,12 +366,11 @@ export const missingResult = defineRule({
         unsentTurn = undefined;
       },
       onEnd() {
-        // The calls of a run Claude Code dropped when it started the conversation over never ran,
-        // and nothing goes on from them: no result is due.
-        open = open.filter((c) => !inDroppedRun(branches, c.call));
         // A call the conversation went on without is not waiting for its result: it was dropped.
         // (In the order they were passed by; one pass over the open calls, not one per call.)
-        const stillOpen = new Set([...[...parked].filter((c) => !inDroppedRun(branches, c.call)), ...open]);
+        // The calls of a run Claude Code dropped when it started the conversation over never ran,
+        // and nothing goes on from them: no result is due at all.
+        const stillOpen = new Set([...parked, ...open].filter((c) => !inDroppedRun(branches, c.call)));
         for (const [c, { at, gap }] of passedBy) {
           if (stillOpen.delete(c) && c.results.length === 0) {
             report(c, gap ? 'gap' : 'abandoned', 'the session going on without it', at, true);
