@@ -159,6 +159,9 @@ export class RuleEngine {
       case 'paths-aliased':
         this.knowledge.alias(e.from, e.to);
         return;
+      case 'history-gap':
+        this.knowledge.noteGap(e.at);
+        return;
       case 'worktree-entered':
         for (const path of this.knowledge.copiesInto(e.from, e.to)) {
           this.knowledge.noteSeen(path, e.at);

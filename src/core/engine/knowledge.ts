@@ -143,9 +143,24 @@ export class FileKnowledge {
    * which files it has seen is no longer known, and no file counts as never read (see hasTried).
    */
   private lostTrack = false;
+  /** The last line that hangs from records the file does not hold (see noteGap). */
+  private gapAt: Span | undefined;
 
   get(path: string): PathKnowledge | undefined {
     return this.lookup(path);
+  }
+
+  /**
+   * The line at `at` hangs from records the file does not hold: what the session read and wrote
+   * there is unknown, so what it knew of any file may be short of what it saw.
+   */
+  noteGap(at: Span): void {
+    this.gapAt = at;
+  }
+
+  /** The last line hung from lost records (see noteGap), if one came after line `after`. */
+  gapAfter(after: number): Span | undefined {
+    return this.gapAt !== undefined && this.gapAt.line > after ? this.gapAt : undefined;
   }
 
   /** Has the session read or written this path (before now)? */

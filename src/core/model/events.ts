@@ -366,7 +366,19 @@ export interface PathsAliasedEvent {
   to: string;
 }
 
+/**
+ * A record of the conversation hangs from one the file does not hold, after the file's start:
+ * records were lost in between (Claude Code 2.1.4x whose stream failed carried out the
+ * non-streaming fallback's answer and never wrote it). What the session did there, its own
+ * reads and writes among it, is not in the transcript.
+ */
+export interface HistoryGapEvent {
+  kind: 'history-gap';
+  at: Span;
+}
+
 export type NormalizedEvent =
+  | HistoryGapEvent
   | PathsAliasedEvent
   | WorktreeEnteredEvent
   | FileCreatedEvent

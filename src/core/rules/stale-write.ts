@@ -27,6 +27,7 @@ export const staleWrite = defineRule({
         '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
       reverted:
         '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
+      gap: '{{tool}} was applied to {{path}} on top of a change this transcript does not show: {{change}} after the session last {{seen}} (transcript line {{seenLine}}){{who}}, but line {{gapLine}} hangs from a record the file does not hold, so what the session itself did in between, this change perhaps, is missing from it.',
       live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
   },
@@ -51,7 +52,36 @@ export const staleWrite = defineRule({
             key: `${call.call.callId}:${access.path}`,
             callId: call.call.callId,
           };
-          if (snapshot && verdict?.revertedTo) {
+          // Records lost since the session last saw the file (a line hangs from one the file
+          // does not hold) may be the session's own write of it: the change is not shown to be
+          // another writer's, so the finding says so, a step softer.
+          const gap = verdict ? ctx.knowledge.gapAfter(verdict.seenAt.line) : undefined;
+          if (snapshot && verdict && gap) {
+            const who = live ? ` (changed by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
+            const back = verdict.revertedTo;
+            const unseen = back ? undefined : verdict.unseen;
+            ctx.report({
+              ...base,
+              messageId: 'gap',
+              severity: verdict.overlaps && !back ? 'warning' : 'info',
+              data: {
+                tool: call.call.tool,
+                path: shortPath(ctx, access.path),
+                change: back ? `the file went back to the version the session ${didText[back.source]} on line ${back.at.line}` : `file ${formatRanges(verdict.unseen)} changed`,
+                seen: seenText[verdict.seenBy],
+                seenLine: verdict.seenAt.line,
+                who,
+                gapLine: gap.line,
+              },
+              related: [
+                { at: verdict.seenAt, message: `the session last ${seenText[verdict.seenBy]} here` },
+                { at: gap, message: 'this line hangs from a record the file does not hold' },
+                { at: rec.result.at, message: 'the result recording what the file held before this write' },
+                ...liveRelated(live, access),
+              ],
+              subject: { path: access.path, ...(unseen ? { lines: unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) })) } : {}) },
+            });
+          } else if (snapshot && verdict?.revertedTo) {
             // The file held nothing the session never saw: only its own later view was undone.
             const who = live ? ` (by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
             ctx.report({

@@ -161,6 +161,7 @@ export class TimelineBuilder {
       case 'file-created':
       case 'worktree-entered':
       case 'paths-aliased':
+      case 'history-gap':
         return;
     }
   }

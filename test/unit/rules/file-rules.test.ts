@@ -22,6 +22,8 @@ const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
 const f = '/home/dev/proj/src/app.ts';
 const v1 = 'one\ntwo\nthree\nfour\nfive\n';
 const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
+/** A record no test file holds: a line hung from it follows records that were lost. */
+const lostUuid = 'aaaaaaaa-0000-4000-8000-00000010057a';
 /** A Codex patch envelope that changes one line of `path`. */
 const updatePatch = (path: string, from = 'two', to = '2'): string => `*** Begin Patch\n*** Update File: ${path}\n@@\n-${from}\n+${to}\n*** End Patch`;
 
@@ -246,6 +248,13 @@ ruleTester(writeBeforeRead, {
       name: 'Claude Code: an edit in a file that starts partway through its session',
       input: new ClaudeTranscript().from('aaaaaaaa-0000-4000-8000-0000000f0e11').user('go on with the plan').edit('m1', A, f, v1, 'two', '2').text(),
     },
+    {
+      // Claude Code 2.1.44 whose stream failed carried out the non-streaming fallback's answer and
+      // never wrote it: the next message hangs from a record the file does not hold, and the read
+      // of the file may have been among those lost.
+      name: 'Claude Code: an edit after records the file does not hold',
+      input: cc().bash('m1', A, 'ls src', 'app.ts').from(lostUuid).say('m2', 'Now the fix.').edit('m3', B, f, v1, 'two', '2').text(),
+    },
     { name: 'create a new file', input: cc().write('m1', A, f, 'new\n', null).text() },
     { name: 'write, then edit what it wrote', input: cc().write('m1', A, f, v1, null).edit('m2', B, f, v1, 'two', '2').text() },
     {
@@ -417,6 +426,22 @@ ruleTester(writeBeforeRead, {
     },
   ],
   invalid: [
+    {
+      // Claude Code 2.1.119 writes the blocks of one message with parallel calls out of order:
+      // the second call hangs from the first call's result, written the line after it. Nothing
+      // was lost, and an edit of a file never read is still one.
+      name: 'Claude Code: blocks of one message written out of order are no lost records',
+      input: cc()
+        .say('m1', 'Listing first.')
+        .call('m2', A, 'Bash', { command: 'ls' })
+        .from('aaaaaaaa-0000-4000-8000-000000000005')
+        .call('m2', B, 'Bash', { command: 'pwd' })
+        .result(A, 'src')
+        .result(B, '/home/dev/proj')
+        .edit('m3', C, f, v1, 'two', '2')
+        .text(),
+      errors: [{ messageId: 'unread', line: 7 }],
+    },
     {
       // The date covers dates only: another report of that folder is still a file never read.
       name: 'Codex: an update of another report than the one written through `$(date +%F)`',
@@ -1164,6 +1189,33 @@ void describe('stale-write: which read the message names', () => {
       found[0]!.related.map((r) => `${r.line}: ${r.message}`),
       ['3: the session last read those lines here', '7: the result recording what the file held before this write'],
     );
+  });
+});
+
+void describe('stale-write after records the file does not hold', () => {
+  const theirs = 'one\nTWO\nthree\nfour\nfive\n';
+  const found = (t: ClaudeTranscript): string[] => run(t.text(), { rules: [staleWrite] }).findings.map((x) => `${x.messageId}:${x.severity}@${x.line}`);
+
+  void test('a change made while records were lost may be the session’s own: said so, a step softer', () => {
+    // Read (line 3), a message hung from a lost record (line 4), an edit on top of line 2 changed.
+    const aside = run(cc().read('m1', A, f, v1).from(lostUuid).say('m2', 'Carrying on.').edit('m3', B, f, theirs, 'four', '4').text(), { rules: [staleWrite] }).findings;
+    assert.deepEqual(aside.map((x) => `${x.messageId}:${x.severity}@${x.line}`), ['gap:info@5']);
+    assert.match(aside[0]!.message, /file line 2 changed after the session last read the file \(transcript line 3\), but line 4 hangs from a record the file does not hold/);
+    assert.deepEqual(
+      aside[0]!.related.map((r) => `${r.line}: ${r.message}`),
+      ['3: the session last read the file here', '4: this line hangs from a record the file does not hold', '6: the result recording what the file held before this write'],
+    );
+    // A Write over the changed line: a lost update is no longer likely, only possible.
+    const mine = 'one\n2\nthree\nfour\nfive\n';
+    assert.deepEqual(found(cc().read('m1', A, f, v1).from(lostUuid).say('m2', 'Carrying on.').write('m3', B, f, mine, theirs)), ['gap:warning@5']);
+    // The same without the lost records, as before.
+    assert.deepEqual(found(cc().read('m1', A, f, v1).say('m2', 'Carrying on.').edit('m3', B, f, theirs, 'four', '4')), ['aside:warning@5']);
+    assert.deepEqual(found(cc().read('m1', A, f, v1).say('m2', 'Carrying on.').write('m3', B, f, mine, theirs)), ['overlap:error@5']);
+  });
+
+  void test('records lost before the session last saw the file change nothing', () => {
+    const t = cc().say('m0', 'Hello.').from(lostUuid).say('m1', 'Resumed.').read('m2', A, f, v1).write('m3', B, f, 'one\n2\nthree\nfour\nfive\n', theirs);
+    assert.deepEqual(found(t), ['overlap:error@6']);
   });
 });
 

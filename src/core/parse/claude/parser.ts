@@ -161,6 +161,8 @@ class ClaudeParser implements FormatParser {
   private answered = false;
   /** A message record was read (see `record`: a first one hung from outside the file). */
   private started = false;
+  /** The API message of the last assistant record read (see gapBefore). */
+  private lastMessageKey: string | undefined;
   /** The first message hung from outside the file, until the model speaks or a root comes first. */
   private partwayAt: Span | undefined;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
@@ -316,6 +318,9 @@ class ClaudeParser implements FormatParser {
       return;
     }
     this.noteSession(value, raw);
+    if (type === 'assistant') {
+      this.gapBefore(value, parent, raw);
+    }
     if (!this.started && type !== 'system') {
       // The first message hangs from a record this file does not hold: the file starts partway
       // through the session (a copy cut short, a session continued from another file), and what
@@ -352,6 +357,26 @@ class ClaudeParser implements FormatParser {
         return this.user(value, raw);
       case 'system':
         return this.system(value, raw);
+    }
+  }
+
+  /**
+   * A new API message past the file's start that hangs from a record the file does not hold:
+   * records were lost before it. Only a message's first block is judged so: the blocks of one
+   * message with parallel calls are written out of order, one hung from a result written a line
+   * later (2.1.119–2.1.122), and a result may precede the call it answers.
+   */
+  private gapBefore(value: Record<string, unknown>, parent: unknown, raw: RawLine): void {
+    const message = value['message'];
+    const key = isRecord(message) && typeof message['id'] === 'string' ? message['id'] : undefined;
+    const started = this.lastMessageKey !== undefined;
+    if (key === undefined || key === this.lastMessageKey) {
+      return;
+    }
+    this.lastMessageKey = key;
+    const up = typeof parent === 'string' ? this.parentOf(parent) : undefined;
+    if (started && typeof up === 'string' && !this.compactHelper && !this.seenUuids.has(up) && !this.chainLinks.has(up)) {
+      this.ctx.emit({ kind: 'history-gap', at: lineSpan(raw) });
     }
   }
 
