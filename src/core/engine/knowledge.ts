@@ -155,7 +155,10 @@ export class FileKnowledge {
    * there is unknown, so what it knew of any file may be short of what it saw.
    */
   noteGap(at: Span): void {
-    this.gapAt = at;
+    // (A gap is said late when the line hung from the lost record may come before it: the latest line wins.)
+    if (this.gapAt === undefined || at.line > this.gapAt.line) {
+      this.gapAt = at;
+    }
   }
 
   /** The last line hung from lost records (see noteGap), if one came after line `after`. */

@@ -367,10 +367,11 @@ export interface PathsAliasedEvent {
 }
 
 /**
- * A record of the conversation hangs from one the file does not hold, after the file's start:
- * records were lost in between (Claude Code 2.1.4x whose stream failed carried out the
- * non-streaming fallback's answer and never wrote it). What the session did there, its own
- * reads and writes among it, is not in the transcript.
+ * A record of the conversation hangs from one the file does not hold, past the file's start, not
+ * even a few lines later: records were lost in between (Claude Code 2.1.4x whose stream failed
+ * carried out the non-streaming fallback's answer and never wrote it; 2.1.49 dropped an `Edit`
+ * and its result before a compaction). What the session did there, its own reads and writes
+ * among it, is not in the transcript.
  */
 export interface HistoryGapEvent {
   kind: 'history-gap';

@@ -27,7 +27,7 @@ export const staleWrite = defineRule({
         '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
       reverted:
         '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
-      gap: '{{tool}} was applied to {{path}} on top of a change this transcript does not show: {{change}} after the session last {{seen}} (transcript line {{seenLine}}){{who}}, but line {{gapLine}} hangs from a record the file does not hold, so what the session itself did in between, this change perhaps, is missing from it.',
+      gap: '{{tool}} was applied to {{path}} on top of a change this transcript does not show: {{change}} after the session last {{seen}} (transcript line {{seenLine}}), but line {{gapLine}} hangs from a record the file does not hold, so the change may be the session\u2019s own, lost with that record.',
       live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
   },
@@ -53,11 +53,11 @@ export const staleWrite = defineRule({
             callId: call.call.callId,
           };
           // Records lost since the session last saw the file (a line hangs from one the file
-          // does not hold) may be the session's own write of it: the change is not shown to be
-          // another writer's, so the finding says so, a step softer.
-          const gap = verdict ? ctx.knowledge.gapAfter(verdict.seenAt.line) : undefined;
+          // does not hold) may hold its own write of it (Claude Code 2.1.49 dropped an `Edit` and
+          // its result before a compaction; 2.1.4x, the answer of a retried request it carried
+          // out): the change is not shown to be another writer's, unless the working tree saw one.
+          const gap = verdict && !live ? ctx.knowledge.gapAfter(verdict.seenAt.line) : undefined;
           if (snapshot && verdict && gap) {
-            const who = live ? ` (changed by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
             const back = verdict.revertedTo;
             const unseen = back ? undefined : verdict.unseen;
             ctx.report({
@@ -70,14 +70,12 @@ export const staleWrite = defineRule({
                 change: back ? `the file went back to the version the session ${didText[back.source]} on line ${back.at.line}` : `file ${formatRanges(verdict.unseen)} changed`,
                 seen: seenText[verdict.seenBy],
                 seenLine: verdict.seenAt.line,
-                who,
                 gapLine: gap.line,
               },
               related: [
                 { at: verdict.seenAt, message: `the session last ${seenText[verdict.seenBy]} here` },
                 { at: gap, message: 'this line hangs from a record the file does not hold' },
                 { at: rec.result.at, message: 'the result recording what the file held before this write' },
-                ...liveRelated(live, access),
               ],
               subject: { path: access.path, ...(unseen ? { lines: unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) })) } : {}) },
             });

@@ -1171,6 +1171,66 @@ function codeModeRead(exitCodes: number[]): string {
     .text();
 }
 
+/**
+ * Records of the conversation missing between the session's last look at a file and its next
+ * write, in the shapes of the thirty-first set (Claude Code 2.1.49 through Entire: a progress line
+ * hung from a record the file never holds, just before a compaction, where the session had edited
+ * the file) and of the thirtieth (2.1.39: an assistant line hung from the unwritten answer of a
+ * non-streaming retry, which had carried out an edit). The session's own edit is in what was lost.
+ */
+const lostRecord = 'ffffffff-0000-4000-8000-000000000999';
+const D = 'toolu_01DDDDDDDDDDDDDDDDDDDDDD';
+/** v1 after the session's edit of line 2, then line 4 changed by an edit the file lost. */
+const ownLostEdit = 'one\n2\nthree\nFOUR\nfive\n';
+
+function lostThenEdit(lost: (t: ClaudeTranscript) => ClaudeTranscript): string {
+  return lost(cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2'))
+    .edit('m9', C, f, ownLostEdit, 'one', '1')
+    .text();
+}
+
+/** `n` prompts and answers: a stretch of the session with nothing about the file. */
+function chat(t: ClaudeTranscript, n: number): ClaudeTranscript {
+  for (let i = 0; i < n; i++) {
+    t.user(`question ${i}`).say(`mc${i}`, `answer ${i}`);
+  }
+  return t;
+}
+
+ruleTester(staleWrite, {
+  valid: [],
+  invalid: [
+    {
+      name: 'an assistant line hung from a record the file does not hold, between the last write and a stale edit: info, maybe its own',
+      input: lostThenEdit((t) => t.from(lostRecord).say('m3', 'Done.')),
+      errors: [{ messageId: 'gap', line: 7, severity: 'info' }],
+    },
+    {
+      name: 'a progress line hung from a record the file never holds, then a compaction, then a stale edit: info',
+      input: lostThenEdit((t) => chat(t.from(lostRecord).progress(B).compact().user('This session is being continued from a previous conversation.', { isCompactSummary: true }), 35)),
+      errors: [{ messageId: 'gap', line: 79, severity: 'info' }],
+    },
+    {
+      // Claude Code 2.1.91–2.1.172 writes a result a line before its call's record: nothing is
+      // lost, and the change is still another writer's.
+      name: "a Bash result written a line before its call's record, between the last write and a stale edit: still aside",
+      input: (() => {
+        const t = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').call('m3', D, 'Bash', { command: 'ls' }).result(D, 'app.ts');
+        const [call, result] = t.lines.splice(-2, 2);
+        t.lines.push(result!, call!);
+        return t.edit('m9', C, f, ownLostEdit, 'one', '1').text();
+      })(),
+      errors: [{ messageId: 'aside', line: 8, severity: 'warning' }],
+    },
+    {
+      // Lost records before the session's last look at the file say nothing of the change after it.
+      name: 'records lost before the last read: still aside',
+      input: cc().from(lostRecord).say('m0', 'Resumed.').read('m1', A, f, v1).edit('m2', B, f, ownLostEdit, 'one', '1').text(),
+      errors: [{ messageId: 'aside', line: 5, severity: 'warning' }],
+    },
+  ],
+});
+
 void describe('stale-write: which read the message names', () => {
   void test('with partial reads only, the read that showed the changed line as it was, not the last read', () => {
     // Lines 1–2 read (line 3 of the transcript), then lines 4–5 (line 5); line 2 changes; the

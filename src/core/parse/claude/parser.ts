@@ -117,6 +117,22 @@ const maxChainLinks = 256;
 /** Progress lines remembered per running call (the newest ones). */
 const maxProgressKept = 8;
 
+/** A user record carrying a tool's result (which Claude Code may write before its call's record). */
+function holdsResult(value: Record<string, unknown>): boolean {
+  const content = (value['message'] as { content?: unknown } | undefined)?.content;
+  return Array.isArray(content) && content.some((b) => (b as { type?: unknown } | null)?.type === 'tool_result');
+}
+
+/**
+ * A compact key for a record's uuid: its first 48 bits as a number (a random UUID's are as good
+ * as the whole for telling a file's lines apart), or the text itself when it is no UUID. Two
+ * uuids sharing a key only hide a lost record, never invent one.
+ */
+function uuidKey(uuid: string): number | string {
+  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-/i.exec(uuid);
+  return m ? parseInt(m[1]!, 16) * 0x10000 + parseInt(m[2]!, 16) : uuid;
+}
+
 /** A result record held until the record it answers (named by its parent uuid) is read. */
 interface EarlyResult {
   value: Record<string, unknown>;
@@ -153,6 +169,16 @@ class ClaudeParser implements FormatParser {
    * hangs from a line written just before it.
    */
   private readonly chainLinks = new Map<string, string | null>();
+  /** Every chain-only line's uuid (see uuidKey), kept past `chainLinks`' limit: what a record may hang from. */
+  private readonly linkKeys = new Set<number | string>();
+  /**
+   * Parents no line of the file has held yet, by uuid → the first line hung from each. Claude
+   * Code writes a record a line or two before the one it hangs from at times (see `early`), so
+   * a parent is given up for lost only when it has not come within `maxEarlyResultLines`.
+   */
+  private readonly orphans = new Map<string, Span>();
+  /** Parents already said to be lost (see noteParent), so that a second line hung from one is not news. */
+  private readonly lostParents = new Set<string>();
   /** Progress line uuid → the running call it reports on. */
   private readonly progressOf = new Map<string, { callId: string; at: Span }>();
   /** The file of Claude Code's compaction helper, by its name or its records' `agentId` (see `record`). */
@@ -161,7 +187,7 @@ class ClaudeParser implements FormatParser {
   private answered = false;
   /** A message record was read (see `record`: a first one hung from outside the file). */
   private started = false;
-  /** The API message of the last assistant record read (see gapBefore). */
+  /** The API message of the last assistant record read (see noteParent). */
   private lastMessageKey: string | undefined;
   /** The first message hung from outside the file, until the model speaks or a root comes first. */
   private partwayAt: Span | undefined;
@@ -175,6 +201,12 @@ class ClaudeParser implements FormatParser {
   line(value: Record<string, unknown>, raw: RawLine): void {
     if (raw.lineNo - this.earliestHeld > maxEarlyResultLines) {
       this.releaseOld(raw.lineNo);
+    }
+    if (this.orphans.size > 0) {
+      if (typeof value['uuid'] === 'string') {
+        this.orphans.delete(value['uuid']);
+      }
+      this.loseOrphans(raw.lineNo - maxEarlyResultLines);
     }
     if (value['parentUuid'] === null && !this.answered) {
       // A root before the model has spoken: the conversation starts here, whatever came before.
@@ -199,12 +231,74 @@ class ClaudeParser implements FormatParser {
   /** End of the file: results still held never met their call; they are read as they are. */
   end(): void {
     this.releaseOld(Infinity);
+    this.loseOrphans(Infinity);
+  }
+
+  /**
+   * A line hung from a record the file does not hold (see HistoryGapEvent), noted once per
+   * missing parent. Not the file's first records (a file that starts partway is `partway`'s),
+   * nor a compaction helper's (its leading records hang from the main session by design). Only
+   * a tool's result and the lines about a running call (progress, a hook's attachment) may come
+   * before the record they hang from (see `early`): those wait; any other line says it at once,
+   * so that a write judged right after it knows.
+   */
+  private noteParent(value: Record<string, unknown>, raw: RawLine): void {
+    const parent = value['parentUuid'];
+    const type = value['type'];
+    // The blocks of one message with parallel calls are written out of order too (2.1.119–2.1.122:
+    // a call hung from the result of the call before it, written the line after): a block of the
+    // message before waits as a result does; a new message says it at once.
+    let sameMessage = false;
+    if (type === 'assistant') {
+      const message = value['message'];
+      const key = isRecord(message) && typeof message['id'] === 'string' ? message['id'] : undefined;
+      sameMessage = key !== undefined && key === this.lastMessageKey;
+      this.lastMessageKey = key;
+    }
+    if (
+      typeof parent !== 'string' ||
+      !this.started ||
+      this.compactHelper ||
+      this.seenUuids.has(parent) ||
+      this.chainLinks.has(parent) ||
+      this.orphans.has(parent) ||
+      this.lostParents.has(parent) ||
+      this.linkKeys.has(uuidKey(parent))
+    ) {
+      return;
+    }
+    if ((type === 'assistant' && !sameMessage) || type === 'system' || (type === 'user' && !holdsResult(value))) {
+      this.lostParents.add(parent);
+      this.ctx.emit({ kind: 'history-gap', at: lineSpan(raw) });
+      return;
+    }
+    this.orphans.set(parent, lineSpan(raw));
+  }
+
+  /** Parents waited for since before line `before` (all, at the end) are lost: said in line order. */
+  private loseOrphans(before: number): void {
+    const lost: Span[] = [];
+    for (const [parent, at] of this.orphans) {
+      if (at.line < before) {
+        this.orphans.delete(parent);
+        this.lostParents.add(parent);
+        lost.push(at);
+      }
+    }
+    lost.sort((a, b) => a.line - b.line);
+    for (const at of lost) {
+      this.ctx.emit({ kind: 'history-gap', at });
+    }
   }
 
   /** A quiet file: its call would have come within the same write (see `maxEarlyResultLines`). */
   settle(): void {
     if (this.early.size > 0) {
       this.releaseOld(Infinity);
+    }
+    if (this.orphans.size > 0) {
+      // Nor would a missing parent come later: what hangs from it was written in the same burst.
+      this.loseOrphans(Infinity);
     }
   }
 
@@ -272,12 +366,12 @@ class ClaudeParser implements FormatParser {
       return;
     }
     if (type === 'progress') {
-      this.link(value);
+      this.link(value, raw);
       this.progress(value, raw);
       return;
     }
     if (type === 'attachment') {
-      this.link(value);
+      this.link(value, raw);
       // Of this file's conversation only: in a main file, sidechain lines are another one; in a
       // sub-agent file every line is a sidechain line.
       const sidechain = value['isSidechain'] === true;
@@ -290,7 +384,7 @@ class ClaudeParser implements FormatParser {
     if (typeof type !== 'string' || !chainTypes.has(type)) {
       // progress, attachment, file-history-snapshot, queue-operation and unknown kinds
       // are not messages: tolerated, skipped.
-      this.link(value);
+      this.link(value, raw);
       return;
     }
     const uuid = typeof value['uuid'] === 'string' ? value['uuid'] : undefined;
@@ -314,13 +408,11 @@ class ClaudeParser implements FormatParser {
     if (typeof from === 'string' && !this.seenUuids.has(from) && !this.chainLinks.has(from)) {
       // A compaction helper's file (`agent-acompact-*`) starts with the main conversation's last
       // records, hung from that conversation: its context, not this file's (it is never resumed).
-      this.link(value);
+      this.link(value, raw);
       return;
     }
     this.noteSession(value, raw);
-    if (type === 'assistant') {
-      this.gapBefore(value, parent, raw);
-    }
+    this.noteParent(value, raw);
     if (!this.started && type !== 'system') {
       // The first message hangs from a record this file does not hold: the file starts partway
       // through the session (a copy cut short, a session continued from another file), and what
@@ -360,28 +452,8 @@ class ClaudeParser implements FormatParser {
     }
   }
 
-  /**
-   * A new API message past the file's start that hangs from a record the file does not hold:
-   * records were lost before it. Only a message's first block is judged so: the blocks of one
-   * message with parallel calls are written out of order, one hung from a result written a line
-   * later (2.1.119–2.1.122), and a result may precede the call it answers.
-   */
-  private gapBefore(value: Record<string, unknown>, parent: unknown, raw: RawLine): void {
-    const message = value['message'];
-    const key = isRecord(message) && typeof message['id'] === 'string' ? message['id'] : undefined;
-    const started = this.lastMessageKey !== undefined;
-    if (key === undefined || key === this.lastMessageKey) {
-      return;
-    }
-    this.lastMessageKey = key;
-    const up = typeof parent === 'string' ? this.parentOf(parent) : undefined;
-    if (started && typeof up === 'string' && !this.compactHelper && !this.seenUuids.has(up) && !this.chainLinks.has(up)) {
-      this.ctx.emit({ kind: 'history-gap', at: lineSpan(raw) });
-    }
-  }
-
   /** A chain line that emits no event: records hanging from it hang from its nearest eventful ancestor. */
-  private link(value: Record<string, unknown>): void {
+  private link(value: Record<string, unknown>, raw: RawLine): void {
     const uuid = value['uuid'];
     const parent = value['parentUuid'];
     if (typeof uuid !== 'string' || (typeof parent !== 'string' && parent !== null)) {
@@ -391,7 +463,11 @@ class ClaudeParser implements FormatParser {
       // Oldest first: a Map iterates in insertion order.
       this.chainLinks.delete(this.chainLinks.keys().next().value!);
     }
+    if ((value['isSidechain'] === true) === (this.sidechainFile ?? false)) {
+      this.noteParent(value, raw);
+    }
     this.chainLinks.set(uuid, this.parentOf(parent) ?? null);
+    this.linkKeys.add(uuidKey(uuid));
   }
 
   /** The line a record hanging from `parent` hangs from in the conversation: past chain-only lines. */
@@ -600,7 +676,7 @@ class ClaudeParser implements FormatParser {
       return;
     }
     if (line.isVisibleInTranscriptOnly && !line.isCompactSummary) {
-      this.link(value);
+      this.link(value, raw);
       return;
     }
     // Early builds (1.0.17 in the twentieth set) marked no summary with `isCompactSummary`: there its
@@ -919,7 +995,7 @@ class ClaudeParser implements FormatParser {
       }
       this.ctx.emit(reset);
     }
-    this.link(value);
+    this.link(value, raw);
   }
 
   private invalid(raw: RawLine, what: string): void {
