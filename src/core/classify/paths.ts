@@ -10,6 +10,16 @@ export function isAbsolutePath(p: string): boolean {
   return p.startsWith('/') || isWindowsPath(p);
 }
 
+/**
+ * A path whose file name holds a redaction placeholder (`/Users/x/app/.REDACTED.md`): whoever
+ * copied the transcript replaced what looked like a secret with `REDACTED` (Entire's checkpoints
+ * do, in paths too), so several files may share that name, and it is none of their names. (A
+ * placeholder in a folder's name, a home folder replaced throughout, still keeps files apart.)
+ */
+export function isRedactedPath(p: string): boolean {
+  return /(?:^|[^A-Za-z])REDACTED(?:[^A-Za-z\\/][^\\/]*)?$/.test(p);
+}
+
 /** The home folder a path is inside, when its path says so (`/Users/NAME`, `/home/NAME`, `/root`, `C:\\Users\\NAME`). */
 export function homeOf(path: string): string | undefined {
   // (`/root`: root's home, where agents run in containers and on servers.)

@@ -2,7 +2,7 @@ import type { AgentKind } from '../model/agent';
 import type { AccessOp, FileAccess, ToolCategory } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
 import { type Scaffold, scaffoldOf } from './scaffolds';
-import { hasWildcard, isWindowsPath, patternRoot, resolveAgainst } from './paths';
+import { hasWildcard, isRedactedPath, isWindowsPath, patternRoot, resolveAgainst } from './paths';
 import { classifyShell, type ShellAccess } from './shell';
 
 /** How to find the files a tool touches, by input field. Data, not code paths. */
@@ -292,7 +292,12 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
       }
     }
   }
-  const out: Classification = { category: spec.category, accesses };
+  // A redacted name stands for no one file: nothing the session did under it can be compared
+  // (two files Entire redacted to one `.REDACTED.md` looked like one file changed behind its back).
+  const named = accesses.some((a) => isRedactedPath(a.path) || (a.from !== undefined && isRedactedPath(a.from)))
+    ? accesses.filter((a) => !isRedactedPath(a.path) && (a.from === undefined || !isRedactedPath(a.from)))
+    : accesses;
+  const out: Classification = { category: spec.category, accesses: named };
   if (rewrites.length > 0) {
     out.rewrites = rewrites;
   }

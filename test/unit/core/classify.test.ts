@@ -246,6 +246,18 @@ void describe('cd into the home folder', () => {
     assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: '/w/a.sh', old_string: 'x', new_string: 'y' }, '/w').accesses, [{ path: '/w/a.sh', op: 'edit', existed: true }]);
   });
 
+  void test('a file name Entire redacted (`.REDACTED.md`) names no file; a redacted folder name still keeps files apart', () => {
+    // Thirty-first set: Entire's checkpoint of a Claude Code 2.1.49 session gave a plan and a
+    // summary of one task the same name, /Users/michael/Code/cipher-box/.REDACTED.md.
+    assert.deepEqual(classifyToolCall('claude-code', 'Read', { file_path: '/Users/m/app/.REDACTED.md' }, '/Users/m/app').accesses, []);
+    assert.deepEqual(classifyToolCall('claude-code', 'Edit', { file_path: 'REDACTED.md', old_string: 'x', new_string: 'y' }, '/w').accesses, []);
+    assert.deepEqual(
+      classifyToolCall('claude-code', 'Bash', { command: 'cat notes/.REDACTED.md docs/a.md' }, '/w').accesses.map((a) => a.path),
+      ['/w/docs/a.md'],
+    );
+    assert.deepEqual(classifyToolCall('claude-code', 'Read', { file_path: '/Users/REDACTED/app/UNREDACTED.md' }, '/w').accesses, [{ path: '/Users/REDACTED/app/UNREDACTED.md', op: 'read' }]);
+  });
+
   void test('Claude Code: a MultiEdit whose first edit has an empty old_string writes the file (it may create it)', () => {
     const create = { file_path: '/w/layout.tsx', edits: [{ old_string: '', new_string: 'export default 1;\n' }] };
     assert.deepEqual(classifyToolCall('claude-code', 'MultiEdit', create, '/w').accesses, [{ path: '/w/layout.tsx', op: 'write' }]);

@@ -1198,7 +1198,17 @@ function chat(t: ClaudeTranscript, n: number): ClaudeTranscript {
 }
 
 ruleTester(staleWrite, {
-  valid: [],
+  valid: [
+    {
+      // Thirty-first set (Entire's checkpoint of Claude Code 2.1.49): a task's summary read, then
+      // its plan edited, both under the one name Entire's redaction gave them.
+      name: "two files that Entire's redaction named alike (.REDACTED.md): no one file changed behind the session's back",
+      input: cc()
+        .read('m1', A, '/home/dev/proj/.REDACTED.md', '---\nphase: quick-019\n---\n# Summary\n')
+        .edit('m2', B, '/home/dev/proj/.REDACTED.md', '# Plan\n\n```\nCreate docs\n', '```\nCreate', '```text\nCreate')
+        .text(),
+    },
+  ],
   invalid: [
     {
       name: 'an assistant line hung from a record the file does not hold, between the last write and a stale edit: info, maybe its own',
