@@ -552,6 +552,16 @@ ruleTester(missingResult, {
       errors: [{ messageId: 'atEnd', line: 2, severity: 'warning' }],
     },
     {
+      // Plan mode's "clear context" (Claude Code 2.1.71–2.1.76, thirty-first and thirty-third
+      // sets): the refused result is the first record of the new session's file. A call beside
+      // the plan approval is still reported as ever.
+      name: 'Claude Code: a plan approval left open at the end of the file is the person’s to answer: info that says so',
+      input: cc()
+        .call('m1', A, 'ExitPlanMode', { plan: '# Plan\n1. Split the module' })
+        .text(),
+      errors: [{ messageId: 'planAtEnd', line: 2, severity: 'info' }],
+    },
+    {
       name: 'Codex user prompt before the output',
       input: new CodexRollout().user('go').exec('call_1', 'sleep 5').user('hello?').output('call_1', 'late').text(),
       errors: [{ messageId: 'beforeNext', line: 3 }],
