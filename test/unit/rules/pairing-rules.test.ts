@@ -111,6 +111,28 @@ function copySplitsMessage(): string {
 }
 
 /**
+ * Claude Code 2.0.53 (thirty-fourth set): the session ran `git reset --hard` in the repository that
+ * holds its own transcript, so the file starts with that call's result, hung from a record it no
+ * longer holds. The next message was written in one record (its text and two calls); resumed,
+ * Claude Code wrote that history again hung from the same result, one record per block, with the
+ * same message and call ids. The copy is a message of its own, not more blocks of the original.
+ */
+function copyBelowLostRecord(): string {
+  const t = new ClaudeTranscript().as('2.0.53').from('ffffffff-0000-4000-8000-000000000999').result(C, 'HEAD is now at 1f1c5e7d Save session');
+  const build = { type: 'tool_use', id: A, name: 'Bash', input: { command: 'npm run build' } };
+  const status = { type: 'tool_use', id: B, name: 'Bash', input: { command: 'git status' } };
+  // The original: the message's text and both calls in one record.
+  t.say('m1', 'Building again:');
+  const rec = JSON.parse(t.lines[1]!) as { message: { content: unknown[] } };
+  rec.message.content.push(build, status);
+  t.lines[1] = JSON.stringify(rec);
+  t.result(A, 'built').result(B, 'clean').say('m2', 'Done.');
+  // The copy, hung from the result the file starts with.
+  t.from(t.uuidAt(1)).say('m1', 'Building again:').call('m1', A, 'Bash', build.input).call('m1', B, 'Bash', status.input);
+  return t.result(A, 'built').result(B, 'clean').say('m2', 'Done.').user('what changed?').say('m3', 'Nothing since.').text();
+}
+
+/**
  * Claude Code's own note as the next assistant line (model `<synthetic>`): its API error
  * (`apiError`) or a reply it wrote without a request ("No response requested.").
  */
@@ -597,6 +619,7 @@ ruleTester(duplicateCallId, {
     { name: 'distinct ids', input: healthyParallel },
     { name: 'Claude Code: the history written again under new uuids, with its message and call ids', input: replayedHistory },
     { name: "Claude Code 2.0.x: a copy that splits the original's thinking and tool_use record in two", input: copySplitsMessage() },
+    { name: 'Claude Code 2.0.53: a copy hung from the result the file starts with, below a record it no longer holds', input: copyBelowLostRecord() },
     {
       name: 'Claude Code: one id on two branches of the tree (never in one request)',
       input: (() => {

@@ -159,7 +159,12 @@ export class BranchTracker {
       // the message yet: Claude Code 2.0.x wrote a message's blocks in one record, and its copy
       // written again after a crash splits them, the first block hung from the original's parent.
       const beside = parentNode === placed.parent && !this.followed.has(node);
-      if (parentNode === undefined || parentNode === node || beside || (copy !== undefined && copy.has(parentNode))) {
+      // A parent the tree never placed (a result hung from a record the file lost has no node)
+      // tells nothing, unless the message was already followed: then a block hung from it is
+      // the copy's first one, hung from the original's parent (Claude Code 2.0.53, the file
+      // starting with the result of a `git reset --hard` that rewrote it).
+      const unplaced = parentNode === undefined && !(parentUuid && this.followed.has(node));
+      if (unplaced || parentNode === node || beside || (copy !== undefined && parentNode !== undefined && copy.has(parentNode))) {
         // Another block of a message already placed (or of a copy of it, below).
         if (uuid !== undefined) {
           this.nodeOfUuid.set(uuid, copy !== undefined && parentNode !== undefined && copy.has(parentNode) ? parentNode : node);
