@@ -1,3 +1,4 @@
+import type { CallRecord } from '../engine/conversation';
 import { defineRule, type ForeignChangeVerdict } from '../engine/rule';
 import type { FileAccess } from '../model/events';
 import { clockTime, describeAuthor } from './support/author';
@@ -9,6 +10,30 @@ const writeOps = new Set(['write', 'edit', 'delete']);
 const seenText = { read: 'read the file', write: 'wrote the file', lines: 'read those lines' } as const;
 /** The same, for a version of the file named just before ("the one this session read"). */
 const didText = { read: 'read', write: 'wrote' } as const;
+
+/**
+ * Is the call a copy of one written earlier: the same call id in the same API message, answered
+ * there? Claude Code 2.0.x resuming a session writes its history again as a sibling branch, with
+ * the same message and call ids and each result as it was (thirty-fourth set: 2.0.53, the copy
+ * hung from the result the file starts with). The call ran once; its write was judged where it
+ * was first written, and the copy's `originalFile` is the file as it was then, not a change the
+ * session never saw.
+ */
+function isCopy(withId: readonly CallRecord[], call: CallRecord): boolean {
+  const key = call.call.messageKey;
+  if (key === undefined) {
+    return false;
+  }
+  for (const c of withId) {
+    if (c === call || c.call.at.line >= call.call.at.line) {
+      break;
+    }
+    if (c.call.messageKey === key && c.results.length > 0) {
+      return true;
+    }
+  }
+  return false;
+}
 
 export const staleWrite = defineRule({
   meta: {
@@ -35,7 +60,7 @@ export const staleWrite = defineRule({
     return {
       onResult(rec) {
         const call = rec.call;
-        if (!call || rec.result.isError || call.results[0] !== rec) {
+        if (!call || rec.result.isError || call.results[0] !== rec || isCopy(ctx.conversation.callsWithId(call.call.callId), call)) {
           return;
         }
         const w = rec.result.write;

@@ -1197,6 +1197,29 @@ function chat(t: ClaudeTranscript, n: number): ClaudeTranscript {
   return t;
 }
 
+/**
+ * Claude Code 2.0.53 (thirty-fourth set): the file starts with the result of a `git reset --hard`
+ * that rewrote it, hung from a record it no longer holds; the next message was written in one
+ * record (its text and an edit). Resumed, Claude Code wrote that history again hung from the same
+ * result, one record per block, with the same message and call ids and each result as it was: the
+ * copy's first edit records the file as it was before the original's, not a change the session
+ * never saw.
+ */
+function copiedEditsBelowLostRecord(): string {
+  const v2 = v1.replace('two', '2');
+  const t = new ClaudeTranscript().as('2.0.53').from(lostRecord).result(C, 'HEAD is now at 1f1c5e7d Save session');
+  const edit = { type: 'tool_use', id: A, name: 'Edit', input: { file_path: f, old_string: 'two', new_string: '2', replace_all: false } };
+  // The original: the message's text and its edit in one record.
+  t.say('m1', 'Editing again:');
+  const rec = JSON.parse(t.lines[1]!) as { message: { content: unknown[] } };
+  rec.message.content.push(edit);
+  t.lines[1] = JSON.stringify(rec);
+  t.editResult(A, f, v1, 'two', '2').edit('m2', B, f, v2, 'four', '4').say('m3', 'Done.');
+  // The copy, hung from the result the file starts with.
+  t.from(t.uuidAt(1)).say('m1', 'Editing again:').call('m1', A, 'Edit', edit.input).editResult(A, f, v1, 'two', '2');
+  return t.edit('m2', B, f, v2, 'four', '4').say('m3', 'Done.').text();
+}
+
 ruleTester(staleWrite, {
   valid: [
     {
@@ -1207,6 +1230,10 @@ ruleTester(staleWrite, {
         .read('m1', A, '/home/dev/proj/.REDACTED.md', '---\nphase: quick-019\n---\n# Summary\n')
         .edit('m2', B, '/home/dev/proj/.REDACTED.md', '# Plan\n\n```\nCreate docs\n', '```\nCreate', '```text\nCreate')
         .text(),
+    },
+    {
+      name: 'Claude Code 2.0.53: the history written again below the result the file starts with, its edits as they were',
+      input: copiedEditsBelowLostRecord(),
     },
   ],
   invalid: [
