@@ -1208,13 +1208,9 @@ function chat(t: ClaudeTranscript, n: number): ClaudeTranscript {
 function copiedEditsBelowLostRecord(): string {
   const v2 = v1.replace('two', '2');
   const t = new ClaudeTranscript().as('2.0.53').from(lostRecord).result(C, 'HEAD is now at 1f1c5e7d Save session');
-  const edit = { type: 'tool_use', id: A, name: 'Edit', input: { file_path: f, old_string: 'two', new_string: '2', replace_all: false } };
+  const edit = { id: A, name: 'Edit', input: { file_path: f, old_string: 'two', new_string: '2', replace_all: false } };
   // The original: the message's text and its edit in one record.
-  t.say('m1', 'Editing again:');
-  const rec = JSON.parse(t.lines[1]!) as { message: { content: unknown[] } };
-  rec.message.content.push(edit);
-  t.lines[1] = JSON.stringify(rec);
-  t.editResult(A, f, v1, 'two', '2').edit('m2', B, f, v2, 'four', '4').say('m3', 'Done.');
+  t.sayAndCall('m1', 'Editing again:', [edit]).editResult(A, f, v1, 'two', '2').edit('m2', B, f, v2, 'four', '4').say('m3', 'Done.');
   // The copy, hung from the result the file starts with.
   t.from(t.uuidAt(1)).say('m1', 'Editing again:').call('m1', A, 'Edit', edit.input).editResult(A, f, v1, 'two', '2');
   return t.edit('m2', B, f, v2, 'four', '4').say('m3', 'Done.').text();

@@ -119,14 +119,10 @@ function copySplitsMessage(): string {
  */
 function copyBelowLostRecord(): string {
   const t = new ClaudeTranscript().as('2.0.53').from('ffffffff-0000-4000-8000-000000000999').result(C, 'HEAD is now at 1f1c5e7d Save session');
-  const build = { type: 'tool_use', id: A, name: 'Bash', input: { command: 'npm run build' } };
-  const status = { type: 'tool_use', id: B, name: 'Bash', input: { command: 'git status' } };
+  const build = { id: A, name: 'Bash', input: { command: 'npm run build' } };
+  const status = { id: B, name: 'Bash', input: { command: 'git status' } };
   // The original: the message's text and both calls in one record.
-  t.say('m1', 'Building again:');
-  const rec = JSON.parse(t.lines[1]!) as { message: { content: unknown[] } };
-  rec.message.content.push(build, status);
-  t.lines[1] = JSON.stringify(rec);
-  t.result(A, 'built').result(B, 'clean').say('m2', 'Done.');
+  t.sayAndCall('m1', 'Building again:', [build, status]).result(A, 'built').result(B, 'clean').say('m2', 'Done.');
   // The copy, hung from the result the file starts with.
   t.from(t.uuidAt(1)).say('m1', 'Building again:').call('m1', A, 'Bash', build.input).call('m1', B, 'Bash', status.input);
   return t.result(A, 'built').result(B, 'clean').say('m2', 'Done.').user('what changed?').say('m3', 'Nothing since.').text();

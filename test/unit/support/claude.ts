@@ -76,9 +76,23 @@ export class ClaudeTranscript {
   }
 
   say(msgId: string, text: string): this {
+    return this.sayAndCall(msgId, text, []);
+  }
+
+  /** A message's text and its calls in one record, as Claude Code 2.0.x wrote a message it did not stream. */
+  sayAndCall(msgId: string, text: string, calls: readonly { id: string; name: string; input: Record<string, unknown> }[]): this {
+    for (const c of calls) {
+      this.byTool.set(c.id, c.name);
+    }
     return this.push(
       this.envelope('assistant', {
-        message: { model: 'claude-opus-4-6', id: msgId, type: 'message', role: 'assistant', content: [{ type: 'text', text }] },
+        message: {
+          model: 'claude-opus-4-6',
+          id: msgId,
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text }, ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input }))],
+        },
         requestId: 'req_' + msgId,
       }),
     );
