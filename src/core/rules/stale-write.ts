@@ -84,7 +84,6 @@ export const staleWrite = defineRule({
           const gap = verdict && !live ? ctx.knowledge.gapAfter(verdict.seenAt.line) : undefined;
           if (snapshot && verdict && gap) {
             const back = verdict.revertedTo;
-            const unseen = back ? undefined : verdict.unseen;
             ctx.report({
               ...base,
               messageId: 'gap',
@@ -102,7 +101,7 @@ export const staleWrite = defineRule({
                 { at: gap, message: 'this line hangs from a record the file does not hold' },
                 { at: rec.result.at, message: 'the result recording what the file held before this write' },
               ],
-              subject: { path: access.path, ...(unseen ? { lines: unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) })) } : {}) },
+              subject: { path: access.path, ...(back ? {} : { lines: unseenLines(verdict.unseen) }) },
             });
           } else if (snapshot && verdict?.revertedTo) {
             // The file held nothing the session never saw: only its own later view was undone.
@@ -148,7 +147,7 @@ export const staleWrite = defineRule({
                 { at: rec.result.at, message: 'the result recording what the file held before this write' },
                 ...liveRelated(live, access),
               ],
-              subject: { path: access.path, lines: verdict.unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) })) },
+              subject: { path: access.path, lines: unseenLines(verdict.unseen) },
             });
           } else if (live && !snapshot) {
             // No record of what was replaced (Codex, Gemini, shell writes): the working tree
@@ -177,6 +176,11 @@ export const staleWrite = defineRule({
     };
   },
 });
+
+/** The lines a finding is about: a deleted line (count 0) still marks its place. */
+function unseenLines(unseen: readonly { start: number; count: number }[]): { start: number; count: number }[] {
+  return unseen.map((u) => ({ start: u.start, count: Math.max(u.count, 1) }));
+}
 
 function liveRelated(live: ForeignChangeVerdict | undefined, access: FileAccess): { at: { line: number; start: number; end: number }; message: string; file: string }[] {
   if (!live) {

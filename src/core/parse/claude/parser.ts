@@ -260,7 +260,6 @@ class ClaudeParser implements FormatParser {
       !this.started ||
       this.compactHelper ||
       this.seenUuids.has(parent) ||
-      this.chainLinks.has(parent) ||
       this.orphans.has(parent) ||
       this.lostParents.has(parent) ||
       this.linkKeys.has(uuidKey(parent))
@@ -526,8 +525,7 @@ class ClaudeParser implements FormatParser {
       }
       by = 'assistant';
     } else if (type === 'user' && isRecord(message) && value['isVisibleInTranscriptOnly'] !== true) {
-      const content = message['content'];
-      if (Array.isArray(content) && content.some((b) => isRecord(b) && b['type'] === 'tool_result')) {
+      if (holdsResult(value)) {
         // Results of other calls finishing meanwhile: the usual order of a parallel batch.
         return;
       }
