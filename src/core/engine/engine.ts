@@ -162,6 +162,9 @@ export class RuleEngine {
       case 'history-gap':
         this.knowledge.noteGap(e.at);
         return;
+      case 'request-retried':
+        this.dispatch(e.at, 'onRetry', (l) => l.onRetry?.(e));
+        return;
       case 'worktree-entered':
         for (const path of this.knowledge.copiesInto(e.from, e.to)) {
           this.knowledge.noteSeen(path, e.at);

@@ -3,6 +3,7 @@ import type {
   CallRunningEvent,
   ExecutionEvent,
   MalformedEvent,
+  RequestRetriedEvent,
   ResetEvent,
   SessionInfo,
   Span,
@@ -149,6 +150,8 @@ export interface RuleListener {
   onExecution?(e: ExecutionEvent): void;
   /** A sign that this call, still without a result, is running (`CallRunningEvent`). */
   onRunning?(call: CallRecord, e: CallRunningEvent): void;
+  /** A request the agent could not send, sent again (`RequestRetriedEvent`). */
+  onRetry?(e: RequestRetriedEvent): void;
   /** End of a finished file (check only). */
   onEnd?(): void;
   /** Live only: time passed (for rules that judge by elapsed time). */

@@ -378,7 +378,20 @@ export interface HistoryGapEvent {
   at: Span;
 }
 
+/**
+ * Claude Code could not send a request and sends it again (its `system` record of subtype
+ * `api_error`, with the attempt and the wait). `parentUuid` is the last record of the history
+ * sent (past chain-only lines): an assistant message hung from that same record before it is the
+ * answer whose stream failed, cut short, which the retry's answer replaces.
+ */
+export interface RequestRetriedEvent {
+  kind: 'request-retried';
+  at: Span;
+  parentUuid: string;
+}
+
 export type NormalizedEvent =
+  | RequestRetriedEvent
   | HistoryGapEvent
   | PathsAliasedEvent
   | WorktreeEnteredEvent

@@ -31,6 +31,9 @@ export const duplicateCallId = defineRule({
     // again as a sibling branch, with the same ids; from a new root, it is a reset).
     const branches = sharedBranchTracker(ctx.conversation);
     return {
+      onRetry(e) {
+        branches.addRetry(e);
+      },
       onReset() {
         branches.reset();
       },

@@ -64,6 +64,9 @@ export const forkedSession = defineRule({
       onResult(rec) {
         note(() => branches.addResult(rec), rec.result.at);
       },
+      onRetry(e) {
+        branches.addRetry(e);
+      },
       onReset() {
         branches.reset();
       },

@@ -60,6 +60,9 @@ export const misplacedResult = defineRule({
       return undefined;
     };
     return {
+      onRetry(e) {
+        branches.addRetry(e);
+      },
       onReset(e) {
         resets.set(ctx.conversation.epoch, e);
         branches.reset();

@@ -353,6 +353,9 @@ export const missingResult = defineRule({
       onTurnEnd(at, aborted) {
         sweep(() => true, aborted ? 'aborted' : 'beforeNext', aborted ? 'aborted turn' : 'end of the turn', at);
       },
+      onRetry(e) {
+        branches.addRetry(e);
+      },
       onReset() {
         branches.reset();
         // The calls of the old history are no longer sent: nothing is missing any more.

@@ -436,6 +436,9 @@ export const overlappingExecutions = defineRule({
         }
         note(() => branches.addResult(rec), rec.result.at, '', rec.message.index);
       },
+      onRetry(e) {
+        branches.addRetry(e);
+      },
       onReset() {
         branches.reset();
         hungFrom = [];

@@ -162,6 +162,7 @@ export class TimelineBuilder {
       case 'worktree-entered':
       case 'paths-aliased':
       case 'history-gap':
+      case 'request-retried':
         return;
     }
   }

@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { RuleModule } from '../../../src/core/engine/rule';
 import { forkedSession } from '../../../src/core/rules/forked-session';
+import { missingResult } from '../../../src/core/rules/missing-result';
 import { overlappingExecutions } from '../../../src/core/rules/overlapping-executions';
 import { BranchTracker } from '../../../src/core/rules/support/branches';
 import type { Span } from '../../../src/core/model/events';
@@ -230,6 +231,44 @@ void describe('a streamed answer cut short and the request sent again: the new a
 
   void test('the cut-short message is no second writer, and its call is due no result', () => {
     assert.deepEqual(found(answeredAgain()), []);
+  });
+
+  /**
+   * The same fault where the retries fail and the file ends (Claude Code 2.1.62 through a relay;
+   * 13562964800/claude-skills, thirtieth set): the cut-short message's `Write`, then eight
+   * `api_error` records of the same request sent again, the first hung from the result the
+   * message answered. `lostBlock`: the message's text block first and its `Write` hung from a
+   * block the file does not hold, as there. `retriedFrom`: where the retries hang instead.
+   */
+  function retriedToTheEnd(opts: { lostBlock?: boolean; retriedFrom?: 'prompt' } = {}): string {
+    const t = new ClaudeTranscript().as('2.1.62').user('Draw the illustrations.');
+    const prompt = t.uuidAt(1);
+    t.bash('m1', 'call_LS', 'ls out', 'a.png');
+    const request = t.uuidAt(t.lines.length);
+    if (opts.lostBlock) {
+      t.say('m2', 'Next, the cover.').from('lost0000-0000-4000-8000-000000000000');
+    }
+    t.call('m2', 'call_WRITE', 'Write', { file_path: '/home/dev/proj/cover.svg', content: '<svg/>' });
+    t.from(opts.retriedFrom === 'prompt' ? prompt : request);
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      t.apiError(attempt);
+    }
+    return t.text();
+  }
+
+  void test('the request sent again until the file ends: the cut-short message\'s call is due no result', () => {
+    const retried = retriedToTheEnd();
+    const call = retried.split('\n').findIndex((l) => l.includes('call_WRITE')) + 1;
+    // Without the retries, the file just ends with the call open.
+    assert.deepEqual(found(retried.split('\n').slice(0, call).join('\n')), [`missing-result:atEnd@${call}`]);
+    assert.deepEqual(found(retried), []);
+    assert.deepEqual(found(retriedToTheEnd({ lostBlock: true })), []);
+  });
+
+  void test('retries of another request (hung elsewhere) replace nothing', () => {
+    const t = retriedToTheEnd({ retriedFrom: 'prompt' });
+    const call = t.split('\n').findIndex((l) => l.includes('call_WRITE')) + 1;
+    assert.deepEqual(found(t, [missingResult]), [`missing-result:atEnd@${call}`]);
   });
 
   void test('if the cut-short message\'s branch writes on after all, the second execution is reported where it forked', () => {

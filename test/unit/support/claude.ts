@@ -216,6 +216,23 @@ export class ClaudeTranscript {
     );
   }
 
+  /**
+   * Claude Code's record of a request that failed and is sent again (2.1.62's shape): hung from
+   * the last record of the history sent, the next attempt's from this one.
+   */
+  apiError(attempt: number, status = 503): this {
+    return this.push(
+      this.envelope('system', {
+        subtype: 'api_error',
+        level: 'error',
+        error: { status, headers: {}, requestID: null, error: { error: { message: 'No available accounts', type: 'api_error' } } },
+        retryInMs: 500 * 2 ** attempt,
+        retryAttempt: attempt,
+        maxRetries: 10,
+      }),
+    );
+  }
+
   progress(toolUseId: string): this {
     return this.push(
       this.envelope('progress', { data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Edit', command: 'fmt' }, parentToolUseID: toolUseId, toolUseID: toolUseId }),

@@ -993,6 +993,14 @@ class ClaudeParser implements FormatParser {
       }
       this.ctx.emit(reset);
     }
+    if (isSystemLine(value) && value.subtype === 'api_error' && typeof value.parentUuid === 'string') {
+      // The request failed and is sent again: its history ends where this record hangs (past
+      // chain-only lines; the next attempt's record hangs from this one).
+      const parent = this.parentOf(value.parentUuid);
+      if (typeof parent === 'string') {
+        this.ctx.emit({ kind: 'request-retried', at: lineSpan(raw), parentUuid: parent });
+      }
+    }
     this.link(value, raw);
   }
 

@@ -1,5 +1,5 @@
 import type { CallRecord, ResultRecord } from '../../engine/conversation';
-import type { Span, TextEvent, ToolCall } from '../../model/events';
+import type { RequestRetriedEvent, Span, TextEvent, ToolCall } from '../../model/events';
 
 /**
  * The shape of a Claude Code file's `parentUuid` tree, at the level that matters: API
@@ -292,6 +292,24 @@ export class BranchTracker {
     }
   }
 
+  /**
+   * Claude Code sends again the request whose history ends at `parentUuid` (its `api_error`
+   * record). An assistant message already hung from that point, the newest branch's tip with
+   * nothing hung from it, is the answer whose stream failed (Claude Code 2.1.4x keeps the blocks
+   * already written): the retry's answer replaces it, and its calls never ran, as when that
+   * answer comes (see `replaced`). Said now, for a file that ends before it does.
+   */
+  retried(parentUuid: string): void {
+    const parentNode = this.nodeOfUuid.get(parentUuid);
+    const branch = this.lastBranch !== undefined ? this.branches[this.lastBranch] : undefined;
+    if (parentNode === undefined || branch === undefined || this.replaced.has(branch.id) || !branch.tip.startsWith('msg:')) {
+      return;
+    }
+    if (this.nodes.get(branch.tip)?.parent === parentNode && !this.followed.has(branch.tip)) {
+      this.replaced.set(branch.id, { node: branch.tip, alive: false });
+    }
+  }
+
   /** The node a line belongs to, once added. */
   nodeOfLine(uuid: string): string | undefined {
     return this.nodeOfUuid.get(uuid);
@@ -538,6 +556,15 @@ export class SharedBranchTracker {
     const node = e.role === 'assistant' ? (e.messageKey ? `msg:${e.messageKey}` : e.uuid) : e.prompt ? e.uuid : undefined;
     // (A block of an API message only: an assistant line without a message id is a node of its own.)
     return this.add(e, e.uuid, e.parentUuid, node, e.at, e.role === 'assistant' && e.messageKey ? 'text' : undefined, e.unsent === true);
+  }
+
+  /** `BranchTracker.retried` for a retry record; the same event again changes nothing. */
+  addRetry(e: RequestRetriedEvent): void {
+    if (e !== this.lastEvent) {
+      this.lastEvent = e;
+      this.lastGrowth = undefined;
+      this.tracker.retried(e.parentUuid);
+    }
   }
 
   addResult(rec: ResultRecord): BranchGrowth | undefined {
