@@ -1,7 +1,7 @@
 import type { CallRecord, MessageRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { Span } from '../model/events';
-import { followsCall, hangsBeforeCall, inDroppedRun, sharedBranchTracker } from './support/branches';
+import { followsCall, hangsBeforeCall, hangsFromLost, inDroppedRun, sharedBranchTracker } from './support/branches';
 import { docsUrl, isAnthropicModel, providerError } from './support/docs';
 
 /** Malformed lines that lose the record written there (a line read despite bad bytes loses nothing). */
@@ -45,6 +45,8 @@ export const missingResult = defineRule({
       abandoned:
         'Tool call {{id}} ({{tool}}) never got a result: the session went on without it from line {{nextLine}}, on another branch of its history, so the model never learned what the call did.',
       gap: 'Tool call {{id}} ({{tool}}) has no result in this file: line {{nextLine}} hangs from a record the file does not hold, and the result may have been lost with it.',
+      detached:
+        'Tool call {{id}} ({{tool}}) never got a result, and the session went on without it from line {{nextLine}}; but its message hangs from a record the file does not hold, so the file does not show where the call stood. (When a stream fails, Claude Code keeps the blocks it wrote and sends the request again: the calls of the message cut short never ran.)',
       answered:
         'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}, yet the model answered on line {{replyLine}}: the request went through without the call\u2019s real result (Claude Code puts "[Tool result missing due to internal error]" in its place), so the model never learned what the call did.',
       answeredTurn:
@@ -378,7 +380,13 @@ export const missingResult = defineRule({
         const stillOpen = new Set([...parked, ...open].filter((c) => !inDroppedRun(branches, c.call)));
         for (const [c, { at, gap }] of passedBy) {
           if (stillOpen.delete(c) && c.results.length === 0) {
-            report(c, gap ? 'gap' : 'abandoned', 'the session going on without it', at, true);
+            if (gap) {
+              report(c, 'gap', 'the session going on without it', at, true);
+            } else if (hangsFromLost(branches, c.call)) {
+              report(c, 'detached', 'the session going on without it', at, false, undefined, 'info');
+            } else {
+              report(c, 'abandoned', 'the session going on without it', at, true);
+            }
           }
         }
         open = open.filter((c) => stillOpen.has(c));

@@ -544,6 +544,20 @@ ruleTester(missingResult, {
       errors: [{ messageId: 'gap', line: 2, severity: 'warning' }],
     },
     {
+      // The call's own message hangs from a record the file does not hold (Claude Code 2.1.39
+      // through `glm-4.7`, thirtieth set: a streamed answer cut short, its first block never
+      // written), and the answer to the request sent again hangs from the result before it:
+      // the file does not show that the session passed the call by, so an info that says so.
+      name: 'Claude Code: the call hangs from a record not in the file, and the session goes on beside it',
+      input: (() => {
+        const t = cc().bash('m1', 'call_LS', 'ls', 'a.txt');
+        const request = t.uuidAt(t.lines.length);
+        t.from('ffffffff-0000-4000-8000-00000000dead').call('m2', A, 'Write', { file_path: '/home/dev/proj/b.txt', content: 'b' });
+        return t.from(request).say('m3', 'Writing the core files.').call('m3', B, 'Write', { file_path: '/home/dev/proj/c.txt', content: 'c' }).result(B, 'ok').text();
+      })(),
+      errors: [{ messageId: 'detached', line: 4, severity: 'info', message: /went on without it from line 5; but its message hangs from a record the file does not hold/ }],
+    },
+    {
       // A transcript with a block overwritten by other data: the result may be in it.
       name: 'a line that cannot be read between the call and the next prompt: a warning that says so',
       input: new CodexRollout().user('go').exec('c1', 'make').raw('{"timestamp": "2026-01-02T03:04:0').raw('\u0000\u0000 models_cache').user('and now?').text(),

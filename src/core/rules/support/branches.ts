@@ -123,6 +123,11 @@ export class BranchTracker {
    * older branch grows again (then it was a second writer after all).
    */
   private readonly replaced = new Map<number, { node: string; alive: boolean }>();
+  /**
+   * Assistant messages hung from a record the tree never placed: records were lost before them
+   * (or the file starts partway), so where they stood in the conversation is not known.
+   */
+  private readonly detached = new Set<string>();
 
   /**
    * Records one line. `node` is the line's node id when it is a conversation node (assistant
@@ -181,6 +186,9 @@ export class BranchTracker {
     }
     if (uuid !== undefined) {
       this.nodeOfUuid.set(uuid, node);
+    }
+    if (parentUuid && parentNode === undefined && block !== undefined) {
+      this.detached.add(node);
     }
     const info = this.link(parentNode, parentNode !== undefined ? this.nodes.get(parentNode) : undefined, at);
     // (A copy's name met again, a line written twice, is placed again and keeps its children.)
@@ -374,6 +382,11 @@ export class BranchTracker {
     return this.ancestorAt(r.olderTip, placed.depth) === node;
   }
 
+  /** Does the node hang from a record the tree never placed (see `detached`)? */
+  isDetached(node: string): boolean {
+    return this.detached.has(node);
+  }
+
   firstAt(branch: number): Span | undefined {
     return this.branches[branch]?.firstAt;
   }
@@ -531,6 +544,10 @@ export class SharedBranchTracker {
     return this.tracker.inDroppedRun(node);
   }
 
+  isDetached(node: string): boolean {
+    return this.tracker.isDetached(node);
+  }
+
   branchDropped(branch: number): boolean {
     return this.tracker.branchDropped(branch);
   }
@@ -617,6 +634,15 @@ export function hangsBeforeCall(branches: SharedBranchTracker, parentUuid: strin
 export function inDroppedRun(branches: SharedBranchTracker, call: ToolCall): boolean {
   const node = callNodeOf(branches, call);
   return node !== undefined && branches.inDroppedRun(node);
+}
+
+/**
+ * Does the call's API message hang from a record the file does not hold? Where it stood in the
+ * conversation is then not known: what came after it on another branch may have come before it.
+ */
+export function hangsFromLost(branches: SharedBranchTracker, call: ToolCall): boolean {
+  const node = callNodeOf(branches, call);
+  return node !== undefined && branches.isDetached(node);
 }
 
 /** The node of a call's own line in the tree: a copy of its message written elsewhere is a node of its own. */
