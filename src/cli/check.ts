@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
+import { settleAcrossFiles } from '../core/engine/acrossFiles';
 import { allRules } from '../core/rules/all';
 import type { Finding } from '../core/model/finding';
 import type { CheckedFile } from '../io/checkFile';
@@ -113,6 +114,9 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     results.push(o.result);
   }
 
+  // What one file cannot settle alone: a plan approval answered at the start of the next session's file.
+  const settled = settleAcrossFiles(results.map((r) => ({ file: r.file, folder: nodePath.dirname(r.file), findings: r.findings, carriedIn: r.carriedIn })));
+  results.forEach((r, i) => (r.findings = settled[i]!));
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { RuleConfig } from '../core/config/ruleConfig';
+import { maxCarriedIn } from '../core/engine/acrossFiles';
 import type { FindingSink } from '../core/engine/engine';
 import type { RuleModule, RuleServices } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
@@ -29,6 +30,8 @@ export interface CheckedFile {
   findings: Finding[];
   /** The file had at least one JSON object line. */
   hasContent: boolean;
+  /** Another session's calls answered at the start of the file (see ForeignResultEvent). */
+  carriedIn: string[];
 }
 
 /** Streams one transcript through the rules (batch mode): memory stays flat whatever its size. */
@@ -40,6 +43,14 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
   };
   // An Amplifier transcript names no working folder; the files beside it may.
   const cwd = await amplifierWorkingFolder(file);
+  const carriedIn: string[] = [];
+  const observe = opts.observe;
+  const watch = (e: NormalizedEvent): void => {
+    if (e.kind === 'foreign-result' && carriedIn.length < maxCarriedIn) {
+      carriedIn.push(e.callId);
+    }
+    observe?.(e);
+  };
   const stream = new TranscriptStream({
     file,
     adapters: opts.adapters,
@@ -49,7 +60,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.services ? { services: opts.services } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-    ...(opts.observe ? { observe: opts.observe } : {}),
+    observe: watch,
     fallbackSessionId: sessionIdFromPath(file),
     ...(cwd !== undefined ? { cwd } : {}),
   });
@@ -64,6 +75,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     session: stream.engine.sessionId,
     findings: [...findings.values()].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)),
     hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
+    carriedIn,
   };
 }
 

@@ -165,6 +165,9 @@ export class RuleEngine {
       case 'request-retried':
         this.dispatch(e.at, 'onRetry', (l) => l.onRetry?.(e));
         return;
+      case 'foreign-result':
+        // Another session's answer: nothing of this conversation (see ForeignResultEvent).
+        return;
       case 'worktree-entered':
         for (const path of this.knowledge.copiesInto(e.from, e.to)) {
           this.knowledge.noteSeen(path, e.at);

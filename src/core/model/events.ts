@@ -390,7 +390,21 @@ export interface RequestRetriedEvent {
   parentUuid: string;
 }
 
+/**
+ * A result at the start of the file that answers another session's call, which the conversation
+ * never sends: Claude Code's plan mode, when the person approves the plan and clears the context,
+ * writes the old session's `ExitPlanMode` result first in the new session's file (hung from the
+ * call, in the old file), then starts the conversation from a root. Only `check` pairs it with
+ * that call, across the files it checks (see acrossFiles.ts).
+ */
+export interface ForeignResultEvent {
+  kind: 'foreign-result';
+  at: Span;
+  callId: string;
+}
+
 export type NormalizedEvent =
+  | ForeignResultEvent
   | RequestRetriedEvent
   | HistoryGapEvent
   | PathsAliasedEvent

@@ -163,6 +163,7 @@ export class TimelineBuilder {
       case 'paths-aliased':
       case 'history-gap':
       case 'request-retried':
+      case 'foreign-result':
         return;
     }
   }

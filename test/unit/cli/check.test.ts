@@ -125,6 +125,33 @@ void describe('agent-guard check', () => {
     assert.doesNotMatch(r.stdout, /the the /);
   });
 
+  void test('plan mode\'s "clear context": the plan approval left open is answered by the next session\'s file beside it', () => {
+    // Claude Code 2.1.76 (thirty-third set): the old session's file ends with ExitPlanMode open;
+    // the new one, in the same project folder, starts with its refused result, hung from it.
+    const dir = path.join(tmp, 'plan', 'C--Users-dev-proj');
+    const elsewhere = path.join(tmp, 'plan', 'another-project');
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(elsewhere, { recursive: true });
+    const old = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000a1a1').user('Plan the snapping tools.');
+    old.call('m1', 'toolu_01PLANPLANPLANPLANPLANPL', 'ExitPlanMode', { plan: '# Smart snapping' });
+    const callLine = old.lines.length;
+    const next = new ClaudeTranscript('bbbbbbbb-0000-4000-8000-00000000b2b2').from(old.uuidAt(callLine));
+    next.result('toolu_01PLANPLANPLANPLANPLANPL', "The user doesn't want to proceed with this tool use.", { isError: true });
+    next.user('[Request interrupted by user for tool use]').root().user('Implement the following plan:\n\n# Smart snapping').say('m2', 'I will start with the snap engine.');
+    const oldFile = path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000a1a1.jsonl');
+    writeFileSync(oldFile, old.text());
+    writeFileSync(path.join(dir, 'bbbbbbbb-0000-4000-8000-00000000b2b2.jsonl'), next.text());
+    writeFileSync(path.join(elsewhere, 'bbbbbbbb-0000-4000-8000-00000000b2b2.jsonl'), next.text());
+    // Alone, or beside the answer in another project's folder: an info that the plan waits.
+    assert.deepEqual(findingsAt(oldFile), [`missing-result@${callLine}`]);
+    assert.deepEqual(findingsAt(path.join(elsewhere, '..', 'another-project')).concat(findingsAt(oldFile)), [`missing-result@${callLine}`]);
+    const both = cli(['check', '--format', 'json', oldFile, path.join(elsewhere, 'bbbbbbbb-0000-4000-8000-00000000b2b2.jsonl')]);
+    assert.deepEqual((JSON.parse(both.stdout) as { findings: { line: number }[] }).findings.map((f) => f.line), [callLine]);
+    // Checked together with the new session's file: answered, nothing to report.
+    assert.deepEqual(findingsAt(dir), []);
+    assert.deepEqual(findingsAt(path.join(tmp, 'plan')), []);
+  });
+
   void test('a pipe named like a transcript: not a regular file, not "not a directory"', () => {
     const fifo = path.join(tmp, 'pipe.jsonl');
     spawnSync('mkfifo', [fifo]);

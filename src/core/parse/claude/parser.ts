@@ -330,9 +330,15 @@ class ClaudeParser implements FormatParser {
    * root; nothing descends from that result, and the API never sees it.
    */
   private dropForeignResults(): void {
-    for (const key of [...this.early.keys()]) {
+    for (const [key, list] of [...this.early]) {
       if (!this.seenUuids.has(key) && !this.chainLinks.has(key)) {
         this.early.delete(key);
+        // Said, for `check` to pair with the call in the old session's file.
+        for (const h of list) {
+          for (const callId of resultIds(h.value)) {
+            this.ctx.emit({ kind: 'foreign-result', at: lineSpan(h.raw), callId });
+          }
+        }
       }
     }
     this.earliestHeld = this.oldestHeld();
@@ -1145,6 +1151,16 @@ export function snippetViews(output: string): Map<string, { start: number; lines
 }
 
 /** The record a result hangs from: Claude Code names it twice, the explicit name first. */
+/** The call ids a user record's tool_result blocks answer. */
+function resultIds(value: Record<string, unknown>): string[] {
+  const message = value['message'];
+  const content = isRecord(message) ? message['content'] : undefined;
+  if (!Array.isArray(content)) {
+    return [];
+  }
+  return content.flatMap((b: unknown) => (isRecord(b) && b['type'] === 'tool_result' && typeof b['tool_use_id'] === 'string' ? [b['tool_use_id']] : []));
+}
+
 function heldKey(value: Record<string, unknown>): string | undefined {
   const source = value['sourceToolAssistantUUID'];
   if (typeof source === 'string') {
