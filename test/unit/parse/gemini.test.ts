@@ -404,6 +404,82 @@ void describe('Gemini record semantics', () => {
   });
 });
 
+/*
+ * Gemini CLI 0.4x (kalu668/MY-SITE, June 2026, thirty-sixth set): results are user records of
+ * functionResponse parts, and when the CLI syncs the history it sends back to the record it writes
+ * every turn again under a new id, as the API's parts (a model turn's calls are functionCall parts,
+ * no toolCalls), then a `$set.messages` checkpoint of those turns; the call in flight is answered
+ * after it. The shapes below are the real lines, trimmed.
+ */
+void describe('Gemini history synced back to the record (functionCall parts, 0.4x)', () => {
+  const meta = { sessionId: '295bad61', projectHash: 'ce4f', startTime: '2026-06-15T15:56:51.307Z', lastUpdated: '2026-06-15T15:56:51.307Z' };
+  const U = 'update_topic__update_topic_1781539065365_0';
+  const G = 'grep_search__grep_search_1781540521711_0';
+  const prompt = (id: string) => ({ id, timestamp: '2026-06-15T15:57:40.759Z', type: 'user', content: [{ text: 'go to the my site folder and check for undone works' }] });
+  const topicArgs = { title: 'Researching Incomplete Tasks', strategic_intent: 'find the undone work' };
+  const grepArgs = { pattern: 'Insufficient balance', include_pattern: 'my site/investments/views.py' };
+  const answer = (id: string, callId: string, name: string) => ({
+    id,
+    timestamp: '2026-06-15T15:57:45.546Z',
+    type: 'user',
+    content: [{ functionResponse: { id: callId, name, response: { output: 'ok' } } }],
+  });
+  const asPart = (id: string, callId: string, name: string, args: object) => ({
+    id,
+    timestamp: '2026-06-15T16:22:02.003Z',
+    type: 'gemini',
+    content: [{ thoughtSignature: 'AY89a18F', functionCall: { name, args, id: callId } }],
+    thoughts: [],
+    tokens: null,
+  });
+  const synced = [prompt('d5711f7b'), asPart('4ce68cde', U, 'update_topic', topicArgs), answer('76b81af4', U, 'update_topic'), asPart('d033835a', G, 'grep_search', grepArgs)];
+
+  void test('the synced turns are the same calls, answered in the checkpoint or by the user record after it: nothing is reported', () => {
+    const run = runLines([
+      meta,
+      prompt('2c4d69c4'),
+      { id: '4496bd39', type: 'gemini', content: '', toolCalls: [{ id: U, name: 'update_topic', args: topicArgs, result: [{ functionResponse: { id: U, name: 'update_topic', response: { output: 'ok' } } }], status: 'success' }] },
+      answer('2eb615be', U, 'update_topic'),
+      // (Its record already holds the result; the user record of it is written after the checkpoint.)
+      { id: 'a2de2155', type: 'gemini', content: '', toolCalls: [{ id: G, name: 'grep_search', args: grepArgs, result: [{ functionResponse: { id: G, name: 'grep_search', response: { output: 'No matches found' } } }], status: 'success' }] },
+      ...synced,
+      { $set: { messages: synced, lastUpdated: '2026-06-15T16:22:02.015Z' } },
+      answer('b97d3588', G, 'grep_search'),
+      { id: 'cc464578', type: 'gemini', content: 'The logging is now active.' },
+    ]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'result' || e.kind === 'reset').map(project), [
+      `call 3 ${U} update_topic []`,
+      `result 3 ${U} update_topic`,
+      `call 5 ${G} grep_search []`,
+      `result 5 ${G} grep_search`,
+      'reset 10 replace',
+      `call 10 ${U} update_topic []`,
+      `result 10 ${U} update_topic`,
+      `call 10 ${G} grep_search []`,
+      `result 11 ${G} grep_search`,
+    ]);
+    assertSpans(run);
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
+  void test('a call id dropped by $rewindTo is no call of the history any more: made again as a part, it is a new call', () => {
+    const run = runLines([
+      meta,
+      prompt('2c4d69c4'),
+      { id: 'a2de2155', type: 'gemini', content: '', toolCalls: [{ id: G, name: 'grep_search', args: grepArgs, status: 'executing' }] },
+      { $rewindTo: 'a2de2155' },
+      asPart('d033835a', G, 'grep_search', grepArgs),
+    ]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call' || e.kind === 'reset').map(project), [`call 3 ${G} grep_search []`, 'reset 4 rewind', `call 5 ${G} grep_search []`]);
+  });
+
+  void test('a call written only as a functionCall part is still a call: unanswered before the next prompt, it is reported', () => {
+    const run = runLines([meta, { $set: { messages: [prompt('d5711f7b'), asPart('d033835a', G, 'grep_search', grepArgs)] } }, prompt('9674e0e2')]);
+    assert.deepEqual(run.events.filter((e) => e.kind === 'call').map(project), [`call 2 ${G} grep_search []`]);
+    assert.deepEqual(run.findings.map((f) => f.rule), ['missing-result']);
+  });
+});
+
 void describe('the shared synthetic sample (kvsankar/agent-history, read in place)', () => {
   void test('pairs every call with its own response; relative paths stay unresolved without a cwd', { skip: !existsSync(sharedSample) }, () => {
     const run = runFile(sharedSample);

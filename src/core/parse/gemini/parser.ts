@@ -7,6 +7,7 @@ import type { RawLine } from '../lineSplitter';
 import { isPlaceholderText, resultText } from '../placeholder';
 import { lineSpan, preview, valueSpan } from '../span';
 import {
+  functionCallPartSchema,
   functionResponsePartSchema,
   geminiMessageSchema,
   geminiMessageTypes,
@@ -27,7 +28,10 @@ const messageTypes: ReadonlySet<unknown> = new Set(geminiMessageTypes);
 /** What was already emitted for one message id; the record is re-appended whole on every change. */
 interface RecordState {
   text: boolean;
-  /** Tool calls emitted, as `id#n` (the n-th call with that id in the record). */
+  /**
+   * Tool calls emitted, as `id#n` (the n-th call with that id in the record's toolCalls) or `id#part`
+   * (a functionCall part of its content): the id is what comes before the last `#`.
+   */
   calls: Set<string>;
   /** Call ids a result was emitted for, from this record. */
   answered: Set<string>;
@@ -201,6 +205,8 @@ class GeminiParser implements FormatParser {
    * 40,000 lines of answers took two minutes.)
    */
   private readonly answeredIds = new Map<string, number>();
+  /** How many of `records` made a call with each id (as answeredIds, for the calls). */
+  private readonly calledIds = new Map<string, number>();
   /** The pairs of the line being read, found once (see StringPairs). */
   private placed: { raw: RawLine; pairs: StringPairs } | undefined;
   /** The session is a legacy one: one JSON document, its calls' times when they finished (see turnsOf). */
@@ -292,6 +298,7 @@ class GeminiParser implements FormatParser {
     this.records.clear();
     this.order.length = 0;
     this.answeredIds.clear();
+    this.calledIds.clear();
     this.messagesOf(s.messages, raw);
   }
 
@@ -332,13 +339,12 @@ class GeminiParser implements FormatParser {
     // An unknown id empties the history, as Gemini's loader does (`messagesMap.clear()`).
     const known = this.records.has(parsed.data.$rewindTo);
     for (let id = this.order.pop(); id !== undefined; id = this.order.pop()) {
-      for (const answered of this.records.get(id)!.answered) {
-        const n = this.answeredIds.get(answered)!;
-        if (n > 1) {
-          this.answeredIds.set(answered, n - 1);
-        } else {
-          this.answeredIds.delete(answered);
-        }
+      const state = this.records.get(id)!;
+      for (const answered of state.answered) {
+        forget(this.answeredIds, answered);
+      }
+      for (const key of state.calls) {
+        forget(this.calledIds, key.slice(0, key.lastIndexOf('#')));
       }
       this.records.delete(id);
       if (known && id === parsed.data.$rewindTo) {
@@ -418,7 +424,8 @@ class GeminiParser implements FormatParser {
       this.ctx.emit({ kind: 'text', ...this.textPlace(rec, raw, place), role: 'assistant', prompt: false, messageKey: key });
     }
     const calls = this.validCalls(rec, state, raw, place.from);
-    const ends = callEnds(calls, place.to);
+    const parts = this.partCalls(rec, state, raw, place.from, new Set(calls.map((c) => c.tc.id)));
+    const ends = callEnds([...calls, ...parts], place.to);
     // One record can hold several model turns (see turnsOf): each is a message, a batch of its own.
     turnsOf(calls, this.wholeDocument).forEach((turn, t) => {
       const turnKey = t === 0 ? key : `${key}~${t + 1}`;
@@ -426,7 +433,7 @@ class GeminiParser implements FormatParser {
         if (state.calls.has(c.key)) {
           continue;
         }
-        state.calls.add(c.key);
+        this.called(state, c.key, c.tc.id);
         this.call(c, turnKey, raw, ends.get(c) ?? place.to);
       }
       // Results follow the calls of the same copy, so a batch stays call…call, result…result.
@@ -434,6 +441,48 @@ class GeminiParser implements FormatParser {
         this.results(c, calls, state, raw);
       }
     });
+    // The parts of one API response: one turn. Their results are the next user turn's functionResponse parts.
+    for (const c of parts) {
+      this.called(state, c.key, c.tc.id);
+      this.call(c, key, raw, ends.get(c) ?? place.to);
+    }
+  }
+
+  /**
+   * The calls a record holds only as functionCall parts of its content. Gemini CLI 0.4x rebuilds
+   * the record from the history it sends when it syncs that history (ChatRecordingService
+   * `updateMessagesFromHistory`: each turn appended again under a new id, then a `$set.messages`
+   * checkpoint of them): a model turn is then the API's parts, its calls `functionCall` parts with
+   * no `toolCalls`, answered by the next user turn's `functionResponse` parts, and that is what the
+   * provider is sent. A part whose id is a call of this history already (a copy written before the
+   * checkpoint, a call also in `toolCalls`) is that call again, not a second one.
+   */
+  private partCalls(rec: GeminiMessage, state: RecordState, raw: RawLine, from: number, recorded: ReadonlySet<string>): ValidCall[] {
+    const out: ValidCall[] = [];
+    if (rec.type !== 'gemini' || !Array.isArray(rec.content)) {
+      return out;
+    }
+    let cursor = from;
+    for (const part of rec.content) {
+      const p = parseWith(functionCallPartSchema, part);
+      if (!p.success) {
+        continue;
+      }
+      const { id, name, args } = p.data.functionCall;
+      const key = `${id}#part`;
+      if (recorded.has(id) || state.calls.has(key) || this.calledIds.has(id)) {
+        continue;
+      }
+      const at = this.locate(raw, 'id', id, cursor) ?? this.anywhere(raw, 'id', id);
+      cursor = Math.max(cursor, at.start);
+      out.push({ tc: { id, name, ...(args !== undefined ? { args } : {}) }, key, at });
+    }
+    return out;
+  }
+
+  private called(state: RecordState, key: string, id: string): void {
+    state.calls.add(key);
+    this.calledIds.set(id, (this.calledIds.get(id) ?? 0) + 1);
   }
 
   private validCalls(rec: GeminiMessage, state: RecordState, raw: RawLine, from: number): ValidCall[] {
@@ -595,6 +644,16 @@ function callEnds(calls: readonly ValidCall[], to: number): Map<ValidCall, numbe
     ends.set(c, Math.min(starts[lo] ?? to, to));
   }
   return ends;
+}
+
+/** One fewer record holds `id`. */
+function forget(counts: Map<string, number>, id: string): void {
+  const n = counts.get(id) ?? 0;
+  if (n > 1) {
+    counts.set(id, n - 1);
+  } else {
+    counts.delete(id);
+  }
 }
 
 /** The functionResponse parts of a PartListUnion (an array of parts, one part, or a string). */

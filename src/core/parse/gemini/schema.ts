@@ -55,6 +55,18 @@ export const functionResponsePartSchema = z.object({
   }),
 });
 
+/**
+ * `{functionCall:{id, name, args}}`, one Part of a model turn as the API took it. Gemini CLI writes
+ * model turns this way when it rebuilds the record from its history (a checkpoint), without `toolCalls`.
+ */
+export const functionCallPartSchema = z.object({
+  functionCall: z.object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    args: z.unknown().optional(),
+  }),
+});
+
 export const geminiSetSchema = z.object({
   $set: z.object({
     sessionId: z.string().optional(),
