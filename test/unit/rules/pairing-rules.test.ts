@@ -39,6 +39,19 @@ function compactedElsewhere(): string {
   return t.from(t.uuidAt(2)).result(A, 'finished').text();
 }
 /**
+ * Claude Code 2.1.37 (xfs96192/claude-config, thirty-fifth set): a streamed answer cut short
+ * after its `Bash` call, then, 28 s later, a second answer to the same request (same
+ * `requestId`, another message id) written below it: a text and two calls. Every call ran,
+ * and the three results (each hung from its call) came together; the model answered next.
+ */
+function secondAnswerBelow(): string {
+  const t = cc().say('m1', 'Now let me check the SDK.').call('m1', A, 'Bash', { command: 'ls sdk/' });
+  t.say('m2', 'Now let me check the SDK interface.').call('m2', B, 'Bash', { command: 'ls sdk/' }).call('m2', C, 'Grep', { pattern: 'Provider', path: '/w' });
+  t.linkedResult(C, 'a.py:8').linkedResult(A, 'demo.py').linkedResult(B, 'demo.py').say('m3', 'Reading the demo.');
+  // The second answer's records carry the first one's request id.
+  return t.lines.map((l) => l.replace(/"requestId":"req_m2"/, '"requestId":"req_m1"')).join('\n') + '\n';
+}
+/**
  * The person typed while two calls ran; Claude Code delivered the text with the first result,
  * and the second result (here a permission refusal) came after it. The session went on.
  */
@@ -313,6 +326,7 @@ ruleTester(misplacedResult, {
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
     { name: "Claude Code: a slash command's own message line written between the batch's results", input: commandTextAmidResults },
+    { name: 'Claude Code: a second answer to the same request, written below the first one cut short', input: secondAnswerBelow() },
     {
       // The prompt hangs from the text before the call in its message: the session went on
       // without the call, and its result, hung from the call, comes after nothing of its own.
@@ -416,6 +430,7 @@ ruleTester(missingResult, {
     { name: "Claude Code's own abort note between a batch and its refused results", input: abortNoteAmidBatch() },
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
     { name: "Claude Code: a slash command's own message line written between the batch's results", input: commandTextAmidResults },
+    { name: 'Claude Code: a second answer to the same request, written below the first one cut short', input: secondAnswerBelow() },
   ],
   invalid: [
     {

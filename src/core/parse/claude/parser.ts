@@ -189,6 +189,10 @@ class ClaudeParser implements FormatParser {
   private started = false;
   /** The API message of the last assistant record read (see noteParent). */
   private lastMessageKey: string | undefined;
+  /** The last assistant record read: its request, the message it was taken as, its uuid (see answerKey). */
+  private lastAnswer: { requestId: string; key: string; uuid: string } | undefined;
+  /** Message ids taken as an earlier message's: a second answer to one request, written below the first (see answerKey). */
+  private readonly sameAnswer = new Map<string, string>();
   /** The first message hung from outside the file, until the model speaks or a root comes first. */
   private partwayAt: Span | undefined;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
@@ -563,6 +567,30 @@ class ClaudeParser implements FormatParser {
     }
   }
 
+  /**
+   * The message an assistant record belongs to: its `message.id`, unless it is a second answer to
+   * the request of the record above it, hung right below that record (same `requestId`, another
+   * `message.id`). Claude Code 2.1.37 wrote a streamed answer cut short (a text, a `Bash` call)
+   * and then, 28 s later, a whole answer to the same request below it (a text and two calls),
+   * and ran every call of both; the next request carried the two as consecutive assistant
+   * messages, which the API takes as one turn, with all three results after them, and the model
+   * answered it. So they are one message here: the second is no next turn before the first's
+   * results. An answer hung beside the first (from the same parent) replaces it instead, and
+   * stays a message of its own.
+   */
+  private answerKey(value: Record<string, unknown>, id: string | undefined): string | undefined {
+    const requestId = value['requestId'];
+    const uuid = value['uuid'];
+    let key = id === undefined ? undefined : (this.sameAnswer.get(id) ?? id);
+    const last = this.lastAnswer;
+    if (id !== undefined && key === id && last !== undefined && requestId === last.requestId && id !== last.key && value['parentUuid'] === last.uuid) {
+      this.sameAnswer.set(id, last.key);
+      key = last.key;
+    }
+    this.lastAnswer = key !== undefined && typeof requestId === 'string' && typeof uuid === 'string' ? { requestId, key, uuid } : undefined;
+    return key;
+  }
+
   private assistant(value: Record<string, unknown>, raw: RawLine): void {
     if (!isAssistantLine(value)) {
       this.invalid(raw, 'an assistant record without message.content');
@@ -571,7 +599,7 @@ class ClaudeParser implements FormatParser {
     const line = value;
     // Fields are set even when undefined: one object shape per event kind keeps V8 on its
     // fast paths, and spreading optional fields was a measurable share of the parse time.
-    const messageKey = line.message.id;
+    const messageKey = this.answerKey(value, line.message.id);
     const { timestamp, uuid } = line;
     const parentUuid = this.parentOf(line.parentUuid);
     const content = line.message.content;
