@@ -429,6 +429,18 @@ export const overlappingExecutions = defineRule({
       },
       onText(e, msg) {
         note(() => branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index, e.synthetic === true);
+        if (e.synthetic === true && e.role === 'assistant' && ctx.agent === 'claude-code') {
+          // Claude Code's own note of a session it resumed ("No response requested."), hung on a
+          // branch that leaves a pending call behind (from before the call's message): the
+          // process that made the call died, and the session went on without it. The call waits
+          // on nothing from here, so a later fork is no second execution beside it (2.1.143: an
+          // ExitPlanMode left waiting two days, then two processes resumed the session).
+          for (const c of ctx.conversation.pending.values()) {
+            if (c.message.epoch === msg.epoch && c.message.index < msg.index && (!followsCall(branches, e.parentUuid, c.call) || hangsBeforeCall(branches, e.parentUuid, c.call))) {
+              passed.add(c);
+            }
+          }
+        }
       },
       onResult(rec) {
         if (rec.call && turnsWhileRunning.size > 0 && !rec.result.placeholder) {

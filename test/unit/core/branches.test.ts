@@ -97,6 +97,34 @@ void describe("Claude Code's own note when it resumes a session whose process di
     );
   });
 
+  void test('a later fork of the resumed session is not judged by the dead call', () => {
+    // Claude Code 2.1.143 (saurabh-tyagi/claude-config, thirty-fifth set): an ExitPlanMode left
+    // waiting when the process died; two days later the session was resumed from before it (the
+    // meta prompt and the synthetic reply), the person ran /plan, and a second process resumed
+    // too: its own "No response requested." and the person's prompt hang side by side from the
+    // /plan output. The dead call waits on nothing there: no execution was in flight.
+    const t = new ClaudeTranscript().user('plan the audit log API').say('m1', 'planning');
+    const before = t.uuidAt(2);
+    t.call('m2', 'toolu_PLAN', 'ExitPlanMode', { plan: '# Plan' });
+    t.from(before).user('Continue from where you left off.', { isMeta: true }).say('m3', 'No response requested.');
+    const synthetic = (): void => {
+      const last = JSON.parse(t.lines[t.lines.length - 1]!) as { message: { model: string } };
+      last.message.model = '<synthetic>';
+      t.lines[t.lines.length - 1] = JSON.stringify(last);
+    };
+    synthetic();
+    t.user('<local-command-stdout>Current Plan</local-command-stdout>');
+    const planShown = t.uuidAt(6);
+    t.say('m4', 'No response requested.');
+    synthetic();
+    t.from(planShown).user('implement the plan').say('m5', 'on it');
+    assert.deepEqual(found(t.text(), [overlappingExecutions]), []);
+    assert.deepEqual(
+      run(t.text()).findings.map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['missing-result:abandoned@3'],
+    );
+  });
+
   void test('if the old run writes on after all, the overlap is still reported', () => {
     const rules = found(resumed(true), [forkedSession, overlappingExecutions]);
     assert.ok(rules.some((r) => r.startsWith('forked-session:')), rules.join(', '));
