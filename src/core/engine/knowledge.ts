@@ -63,8 +63,27 @@ export interface PathKnowledge {
 interface EarlierVersion {
   length: number;
   hash: string;
+  /** A short hash of each line (see lineHash): whether a file is this version but for some lines. */
+  lines: Uint32Array;
   at: Span;
   source: 'read' | 'write';
+}
+
+/** FNV-1a of a line's UTF-16 units: cheap, and only ever compared line for line at one position. */
+function lineHash(line: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) {
+    h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function lineHashes(lines: readonly string[]): Uint32Array {
+  const out = new Uint32Array(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    out[i] = lineHash(lines[i]!);
+  }
+  return out;
 }
 
 /** Earlier versions kept per file (the newest ones). */
@@ -111,7 +130,7 @@ export interface StaleVerdict {
    * file went back to it (a revert, a `git checkout`, an editor's undo) after the session last saw
    * it. The change the session never saw is the return to content it knew.
    */
-  revertedTo?: { at: Span; source: 'read' | 'write' };
+  revertedTo?: { at: Span; source: 'read' | 'write'; butSeen?: true };
 }
 
 /** Per-session file knowledge, fed by the engine after rules have seen each result. */
@@ -447,7 +466,7 @@ export class FileKnowledge {
       if (list.length >= maxEarlierVersions) {
         list.shift();
       }
-      list.push({ length: old.text.length, hash: contentHash(old.text), at: old.at, source: old.source });
+      list.push({ length: old.text.length, hash: contentHash(old.text), lines: lineHashes(splitLines(old.text)), at: old.at, source: old.source });
     }
     k.base = base;
   }
@@ -458,6 +477,38 @@ export class FileKnowledge {
     for (let i = (k.earlier?.length ?? 0) - 1; i >= 0; i--) {
       const v = k.earlier![i]!;
       if (v.length === text.length && v.hash === (hash ??= contentHash(text))) {
+        return v;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The earlier whole version the session saw that `before` (a file's lines) is but for lines it
+   * has seen since as they are now (its partial reads of the file since `base`), if any. A file
+   * put back to a version the session read, with a line or two changed that the session then
+   * read again, held nothing the session never saw (thirty-fifth set: the person saved their own
+   * copy of a prompt over the session's `Write`, with a typo fixed on line 3, which a 50-line
+   * `Read` showed; the session then wrote the file whole again).
+   */
+  private earlierBarSeen(k: PathKnowledge, before: readonly string[]): EarlierVersion | undefined {
+    if (!k.earlier || k.partials.length === 0) {
+      return undefined;
+    }
+    let hashes: Uint32Array | undefined;
+    let shown: Set<number> | undefined;
+    for (let i = k.earlier.length - 1; i >= 0; i--) {
+      const v = k.earlier[i]!;
+      if (v.lines.length !== before.length) {
+        continue;
+      }
+      hashes ??= lineHashes(before);
+      shown ??= shownAsTheyAre(k.partials, before);
+      let same = true;
+      for (let j = 0; j < hashes.length && same; j++) {
+        same = v.lines[j] === hashes[j] || shown.has(j + 1);
+      }
+      if (same) {
         return v;
       }
     }
@@ -552,9 +603,10 @@ export class FileKnowledge {
       const before = splitLines(write.before);
       seenAt = k.base.at;
       seenBy = k.base.source;
-      const earlier = this.earlierVersion(k, write.before);
+      const exact = this.earlierVersion(k, write.before);
+      const earlier = exact ?? this.earlierBarSeen(k, before);
       if (earlier) {
-        revertedTo = { at: earlier.at, source: earlier.source };
+        revertedTo = exact ? { at: earlier.at, source: earlier.source } : { at: earlier.at, source: earlier.source, butSeen: true };
       }
       // (Beyond the diff's bounds, only lines the session never saw anywhere in the file.)
       unseen = changedInB(splitLines(k.base.text), before).map((h) => ({
@@ -814,14 +866,8 @@ function addPartial(k: PathKnowledge, view: PartialView): void {
 }
 
 /** Removes lines a later partial read showed the session exactly as they are now. */
-function subtractSeen(
-  ranges: { start: number; count: number }[],
-  partials: readonly PartialView[],
-  before: readonly string[],
-): { start: number; count: number }[] {
-  if (partials.length === 0) {
-    return ranges;
-  }
+/** The 1-based lines of `before` some partial view shows as they are. */
+function shownAsTheyAre(partials: readonly PartialView[], before: readonly string[]): Set<number> {
   const seen = new Set<number>();
   for (const p of partials) {
     for (let i = 0; i < p.lines.length; i++) {
@@ -831,6 +877,18 @@ function subtractSeen(
       }
     }
   }
+  return seen;
+}
+
+function subtractSeen(
+  ranges: { start: number; count: number }[],
+  partials: readonly PartialView[],
+  before: readonly string[],
+): { start: number; count: number }[] {
+  if (partials.length === 0) {
+    return ranges;
+  }
+  const seen = shownAsTheyAre(partials, before);
   const out: { start: number; count: number }[] = [];
   for (const r of ranges) {
     if (r.count === 0) {

@@ -51,7 +51,7 @@ export const staleWrite = defineRule({
       aside:
         '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
       reverted:
-        '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
+        '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}{{but}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
       gap: '{{tool}} was applied to {{path}} on top of a change this transcript does not show: {{change}} after the session last {{seen}} (transcript line {{seenLine}}), but line {{gapLine}} hangs from a record the file does not hold, so the change may be the session\u2019s own, lost with that record.',
       live: '{{tool}} wrote {{path}}, which {{who}} changed at {{when}}, after this session last saw it at {{seenWhen}}: the write was based on a stale read, and the change made in between may be lost.',
     },
@@ -115,6 +115,7 @@ export const staleWrite = defineRule({
                 path: shortPath(ctx, access.path),
                 earlier: didText[verdict.revertedTo.source],
                 earlierLine: verdict.revertedTo.at.line,
+                but: verdict.revertedTo.butSeen ? ' (but for lines it has read since, as they are now)' : '',
                 seen: verdict.seenBy === 'lines' ? 'read' : didText[verdict.seenBy],
                 seenLine: verdict.seenAt.line,
                 who,

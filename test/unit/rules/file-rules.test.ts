@@ -1014,6 +1014,31 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'reverted', line: 8, severity: 'warning' }],
     },
     {
+      // Thirty-fifth set (xfs96192/claude-config, 2.1.12): the person saved their own copy of the
+      // prompt over the session's Write, the version the session had read but with line 3 fixed;
+      // a 50-line Read showed that line, and the session wrote the file whole again. Every line it
+      // replaced is one it saw as it is: the version it read, but for the line it read since.
+      name: 'a write over a file put back to the version the session read, but for a line it read again since',
+      input: cc()
+        .read('m1', A, f, 'one\ntwo\nthree\nfour\n')
+        .write('m2', B, f, 'ONE\nTWO\n', 'one\ntwo\nthree\nfour\n')
+        .read('m3', C, f, 'one\n2\nthree\nfour\n', { offset: 1, limit: 2 })
+        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', 'one\n2\nthree\nfour\n')
+        .text(),
+      errors: [{ messageId: 'reverted', line: 8, severity: 'warning', message: /the one this session read on transcript line 3 \(but for lines it has read since, as they are now\): what it wrote later \(line 5\)/ }],
+    },
+    {
+      // The same with a line the session never saw again changed too: a lost update.
+      name: 'the same, with another line changed that no read showed again',
+      input: cc()
+        .read('m1', A, f, 'one\ntwo\nthree\nfour\n')
+        .write('m2', B, f, 'ONE\nTWO\n', 'one\ntwo\nthree\nfour\n')
+        .read('m3', C, f, 'one\n2\nthree\n4\n', { offset: 1, limit: 2 })
+        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', 'one\n2\nthree\n4\n')
+        .text(),
+      errors: [{ messageId: 'overlap', line: 8, severity: 'error' }],
+    },
+    {
       // Claude Code's structuredPatch may align an edit as removals beyond its old_string (an
       // unchanged line removed and added again): the edit replaced only what old_string matched.
       name: "a change next to the edit that the patch's diff counts as removed: aside",
