@@ -66,7 +66,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
+const mayTouchFiles = /[<>]|::(?:Write|Append)All(?:Text|Lines|Bytes)\b|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -140,7 +140,7 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
   const windows = cwd !== undefined && isWindowsPath(cwd);
   let tokens: Token[];
   try {
-    tokens = expandForLoops(tokenize(windows ? withoutHereStrings(command) : command, windows), work);
+    tokens = expandForLoops(tokenize(windows ? withDotNetWrites(withoutHereStrings(command)) : command, windows), work);
   } catch {
     return [];
   }
@@ -450,6 +450,76 @@ function withoutHereStrings(command: string): string {
 }
 
 const hereStringOpen = /@(['"])\r?\n/g;
+
+/**
+ * .NET's file writers called from PowerShell, `[System.IO.File]::WriteAllText($f, $text)` (and
+ * `WriteAllLines`, `WriteAllBytes`, `AppendAllText`, `AppendAllLines`; `[IO.File]` too), read as
+ * the cmdlet that writes the file its first argument names: `Set-Content -LiteralPath $f`. The
+ * rest of the call (what it writes) is dropped. Claude Code 2.1.138 on Windows "touched" a page
+ * template so a watcher would rebuild it: `$content = [System.IO.File]::ReadAllText($f)` then
+ * `[System.IO.File]::WriteAllText($f, $content + " ")`, a space added at its end, and its next
+ * `Edit` recorded that change (thirty-fifth set). A call whose parentheses do not close is left.
+ */
+function withDotNetWrites(command: string): string {
+  if (!/::(?:Write|Append)All/i.test(command)) {
+    return command;
+  }
+  let out = '';
+  let from = 0;
+  dotNetWrite.lastIndex = 0;
+  for (let m = dotNetWrite.exec(command); m !== null; m = dotNetWrite.exec(command)) {
+    const call = psCallArguments(command, m.index + m[0].length);
+    if (!call || call.first.trim() === '') {
+      continue;
+    }
+    out += `${command.slice(from, m.index)}Set-Content -LiteralPath ${call.first.trim()}`;
+    from = call.end;
+    dotNetWrite.lastIndex = call.end;
+  }
+  return out + command.slice(from);
+}
+
+const dotNetWrite = /\[(?:System\.)?IO\.File\]::(?:WriteAllText|WriteAllLines|WriteAllBytes|AppendAllText|AppendAllLines)\s*\(/gi;
+
+/**
+ * The first argument of a PowerShell method call whose `(` is just before `start`, and where the
+ * call ends (after its `)`): quotes ('…' with '' inside, "…" with a backtick escape) and nested
+ * parentheses are skipped over. Undefined when the call does not close.
+ */
+function psCallArguments(text: string, start: number): { first: string; end: number } | undefined {
+  let depth = 0;
+  let firstEnd = -1;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'") {
+      i = text.indexOf("'", i + 1);
+      while (i !== -1 && text[i + 1] === "'") {
+        i = text.indexOf("'", i + 2);
+      }
+      if (i === -1) {
+        return undefined;
+      }
+    } else if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') {
+        i += text[i] === '`' ? 2 : 1;
+      }
+      if (i >= text.length) {
+        return undefined;
+      }
+    } else if (c === '(') {
+      depth++;
+    } else if (c === ')') {
+      if (depth === 0) {
+        return { first: text.slice(start, firstEnd === -1 ? i : firstEnd), end: i + 1 };
+      }
+      depth--;
+    } else if (c === ',' && depth === 0 && firstEnd === -1) {
+      firstEnd = i;
+    }
+  }
+  return undefined;
+}
 const hereStringToPython = /[ \t]*\|[ \t]*((?:python[0-9.]*|py)(?:\.exe)?)[ \t]+-(?=[\s;]|$)/iy;
 
 /**

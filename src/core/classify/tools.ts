@@ -83,6 +83,8 @@ const claudeCode: Record<string, ToolSpec> = {
   NotebookEdit: { category: 'edit', paths: [{ field: 'notebook_path', op: 'edit', existed: true }] },
   NotebookRead: { category: 'read', paths: [{ field: 'notebook_path', op: 'read' }] },
   Bash: { category: 'exec', shell: 'command' },
+  // Claude Code on Windows: its PowerShell tool, beside Bash (Git Bash).
+  PowerShell: { category: 'exec', shell: 'command' },
   // Claude Desktop's local-agent mode: the shell, in a VM (see parse/claude/mounts).
   mcp__workspace__bash: { category: 'exec', shell: 'command' },
   // Copilot agent mode in VS Code (seen through the same hooks).

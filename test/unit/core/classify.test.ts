@@ -432,6 +432,12 @@ void describe('PowerShell (Codex on Windows)', () => {
     // An array written over several lines: inside `@(` … `)` a line break ends no command (twenty-fifth set).
     ["$files = @(\n  'Script\\A.lua',\n  'Script\\B.lua'\n); foreach ($f in $files) { Write-Output \"### $f\"; Get-Content -LiteralPath $f -Encoding UTF8 }", ['read:Script\\A.lua', 'read:Script\\B.lua']],
     ["$files = @(\r\n  'a.lua',\r\n  'b.lua'\r\n)\r\nforeach ($f in $files) { Get-Content $f }", ['read:a.lua', 'read:b.lua']],
+    // .NET's file writers, called from PowerShell, write the file their first argument names
+    // (thirty-fifth set: Claude Code's PowerShell tool "touching" a page so a watcher rebuilt it).
+    ['$f = "D:\\Sites\\includes\\page.php"\n$content = [System.IO.File]::ReadAllText($f)\n[System.IO.File]::WriteAllText($f, $content + " ")\nWrite-Host "Touched: includes/page.php"', ['write:D:\\Sites\\includes\\page.php']],
+    ["[IO.File]::AppendAllLines('logs\\app.log', [string[]]@('x')); [io.file]::WriteAllBytes(\"out.bin\", $bytes)", ['write:logs\\app.log', 'write:out.bin']],
+    ['[System.IO.File]::WriteAllText((Join-Path $d "a.md"), $t)', []],
+    ['[System.IO.File]::WriteAllText($f, "unclosed"', []],
   ];
   table('', cases, (cmd) => ops(cmd, win));
   void test('Move-Item of paths built with Resolve-Path and Join-Path in a foreach (twenty-first set)', () => {

@@ -827,8 +827,27 @@ function formattedThenGrepped(grep: 'file' | 'folder' | 'none'): string {
   return t.edit('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', flow, formatted, joined, joined.replace('HTMLElement', 'HTMLElement | null')).text();
 }
 
+/**
+ * Claude Code 2.1.138 on Windows (Sascha-Zielke/Claude, thirty-fifth set): its PowerShell tool
+ * "touched" a page so a watcher would rebuild it, reading it and writing it back with a space
+ * added at its end (.NET's File methods); the next Edit recorded that space on the last line.
+ * `tool`: the tool the command ran in.
+ */
+function touchedThenEdited(tool: string): string {
+  const page = 'D:\\Sites\\includes\\page.php';
+  const command = `$f = "${page}"\n$content = [System.IO.File]::ReadAllText($f)\n[System.IO.File]::WriteAllText($f, $content + " ")\nWrite-Host "Touched"`;
+  return new ClaudeTranscript(undefined, 'D:\\Sites')
+    .user('make the nav transparent')
+    .read('m1', A, page, '<?php\n$a = 1;\n    ')
+    .call('m2', B, tool, { command, description: 'Touch page.php to trigger the watcher' })
+    .result(B, 'Touched')
+    .edit('m3', C, page, '<?php\n$a = 1;\n     ', '$a = 1;', '$a = 2;')
+    .text();
+}
+
 ruleTester(staleWrite, {
   valid: [
+    { name: "Claude Code's PowerShell tool wrote the file with .NET's WriteAllText before the edit", input: touchedThenEdited('PowerShell') },
     {
       // The edit's old_string quotes the changed line as it is now: the session stated it, and
       // the edit applies only where old_string matches exactly.
