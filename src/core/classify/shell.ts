@@ -469,12 +469,18 @@ function withDotNetWrites(command: string): string {
   dotNetWrite.lastIndex = 0;
   for (let m = dotNetWrite.exec(command); m !== null; m = dotNetWrite.exec(command)) {
     const call = psCallArguments(command, m.index + m[0].length);
-    if (!call || call.first.trim() === '') {
+    if (!call) {
+      // Its scan reached the end of the command: one for each unclosed call after it would make
+      // hostile input (thousands of them) quadratic. What follows is read as written.
+      break;
+    }
+    // (A call is read once: the writes inside its arguments are not scanned again.)
+    dotNetWrite.lastIndex = call.end;
+    if (call.first.trim() === '') {
       continue;
     }
     out += `${command.slice(from, m.index)}Set-Content -LiteralPath ${call.first.trim()}`;
     from = call.end;
-    dotNetWrite.lastIndex = call.end;
   }
   return out + command.slice(from);
 }

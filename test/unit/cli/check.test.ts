@@ -347,6 +347,22 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${win.lines.length}`]);
   });
 
+  void test('.NET file writes left unclosed, or empty, by the thousand are read in bounded work', () => {
+    // Each unclosed call was scanned to the end of the command (8,000 took 2.5 s, 32,000 forty).
+    const file = path.join(tmp, 'dotnet', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fe7.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const win = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487fe7', 'C:\\w')
+      .user('go')
+      .shell('call_1', '[IO.File]::WriteAllText(('.repeat(32_000))
+      .output('call_1', 'ok')
+      .shell('call_2', '[System.IO.File]::WriteAllText(,'.repeat(32_000) + ')')
+      .output('call_2', 'ok')
+      .shell('call_3', 'ls');
+    writeFileSync(file, win.text());
+    // Checked to the end: the last call has no output.
+    assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${win.lines.length}`]);
+  });
+
   void test('a pathname pattern of many stars is matched against a long name in bounded work', () => {
     // As a RegExp, `*a*a…*b` against a name of forty `a`s backtracked for hours.
     const file = path.join(tmp, 'stars', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fd6.jsonl');
