@@ -214,3 +214,12 @@ export function splitLines(text: string): string[] {
   }
   return lines;
 }
+
+/** `text.split('\n').length`, without the array. */
+export function countLines(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    n++;
+  }
+  return n;
+}

@@ -1,6 +1,7 @@
 import { resolveAgainst } from '../../classify/paths';
 import { type Classification, classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
+import { countLines } from '../../lib/diff';
 import type { FileAccess, ResetEvent, Span, TextEvent, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
@@ -1388,15 +1389,6 @@ function changedLines(h: { oldStart: number; oldLines: number; lines?: string[] 
     }
   }
   return { start: h.oldStart + lead, count: Math.max(0, h.oldLines - lead - trail) };
-}
-
-/** `text.split('\n').length`, without the array. */
-function countLines(text: string): number {
-  let n = 1;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
-    n++;
-  }
-  return n;
 }
 
 /** Applies Edit-style replacements; undefined when one does not apply (the result is then unknown). */
