@@ -480,6 +480,154 @@ void describe('Gemini history synced back to the record (functionCall parts, 0.4
   });
 });
 
+void describe('write_file: only its result says whether the file was there', () => {
+  // Shapes of kun1gund3's e44d4888 (Termux, May 2026; thirty-sixth set), trimmed: the call names
+  // the file and its content, the result says "overwrote" or "created", and `resultDisplay` keeps
+  // the file as it was (`originalContent`, '' for a new file).
+  const home = '/data/data/com.termux/files/home';
+  const readme = `${home}/docs/README.md`;
+  const meta = { sessionId: 'e44d4888-56b5-49a9-861b-6b3bf2cc129c', projectHash: sha256(home), startTime: '2026-05-17T12:04:54.550Z', lastUpdated: '2026-05-17T12:04:54.550Z', kind: 'main', directories: [home] };
+  const prompt = { id: 'de887e1f', timestamp: '2026-05-17T12:05:08.596Z', type: 'user', content: [{ text: 'Führe die Umstrukturierung durch' }] };
+  const W = 'synth_e44d4888-56b5-49a9-861b-6b3bf2cc129c_1779022230404_42';
+  const R = 'read_file_1779022200000_0';
+  const original = '# 🛡️ Google Gemini Sentinel Bridge v1.0\n\n**The Gold Standard for Hybrid AI Ecosystems on Android Termux.**\n';
+  const written = '# Sentinel Bridge (v1.1)\n\n## Architecture\n';
+  const write = (output: string, before: string, isNewFile: boolean) => ({
+    id: W,
+    name: 'write_file',
+    args: { content: written, file_path: 'docs/README.md' },
+    result: [{ functionResponse: { id: W, name: 'write_file', response: { output: `${output}: ${readme}. Here is the updated code:\n${written}` } } }],
+    status: 'success',
+    timestamp: '2026-05-17T12:50:30.453Z',
+    resultDisplay: {
+      fileDiff: 'Index: README.md\n===================================================================\n--- README.md\tOriginal\n+++ README.md\tWritten\n@@ -1,3 +1,3 @@\n',
+      fileName: 'README.md',
+      filePath: readme,
+      originalContent: before,
+      newContent: written,
+      diffStat: { model_added_lines: 3, model_removed_lines: 3 },
+      isNewFile,
+    },
+    displayName: 'WriteFile',
+  });
+  const overwrite = write('Successfully overwrote file', original, false);
+  const created = write('Successfully created and wrote to new file', '', true);
+  const turn = (id: string, call: object) => ({ id, timestamp: '2026-05-17T12:50:30.406Z', type: 'gemini', content: '', thoughts: [], model: 'gemini-2.5-flash-lite', toolCalls: [call] });
+  const read = {
+    id: R,
+    name: 'read_file',
+    args: { file_path: 'docs/README.md' },
+    result: [{ functionResponse: { id: R, name: 'read_file', response: { output: original } } }],
+    status: 'success',
+    timestamp: '2026-05-17T12:50:00.000Z',
+  };
+  /** What each result of `lines` said a write replaced, taken while it is handled (the stream drops it after). */
+  const writesOf = (lines: readonly object[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    const stream = new TranscriptStream({
+      file: '/tmp/session.jsonl',
+      adapters: [geminiAdapter],
+      rules: streamRules,
+      mode: 'batch',
+      sink: { add: () => undefined, retract: () => undefined },
+      observe: (e) => {
+        if (e.kind === 'result') {
+          out[e.callId] = e.write && { ...e.write };
+        }
+      },
+    });
+    stream.push(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'));
+    stream.end();
+    return out;
+  };
+
+  void test('an overwrite of a file the session never read: write-before-read on the path, with what the file held', () => {
+    const run = runLines([meta, prompt, turn('68cdfc37', overwrite)]);
+    assert.deepEqual(run.findings.map((f) => f.rule), ['write-before-read']);
+    const f = run.findings[0]!;
+    assert.equal(slice(run, { line: f.line, start: f.column - 1, end: f.endColumn - 1 }), 'docs/README.md');
+    assert.deepEqual(writesOf([meta, prompt, turn('68cdfc37', overwrite)]), { [W]: { path: readme, type: 'update', before: original, replaced: [{ start: 1, count: 4 }] } });
+  });
+
+  void test('the same overwrite after a read_file of the file: nothing is reported', () => {
+    const run = runLines([meta, prompt, turn('5f0c1a2b', read), turn('68cdfc37', overwrite)]);
+    assert.deepEqual(run.findings.map(brief), []);
+  });
+
+  void test('a new file ("created and wrote to new file"), or an overwrite of an empty one: nothing is reported', () => {
+    const run = runLines([meta, prompt, turn('68cdfc37', created)]);
+    assert.deepEqual(run.findings.map(brief), []);
+    assert.deepEqual(writesOf([meta, prompt, turn('68cdfc37', created)]), { [W]: undefined });
+    // An empty file held nothing to lose, as Claude Code's Write of a file whose original is "".
+    assert.deepEqual(runLines([meta, prompt, turn('68cdfc37', write('Successfully overwrote file', '', false))]).findings.map(brief), []);
+  });
+
+  void test('words other than Gemini CLI\'s own: `isNewFile` says whether the file was there', () => {
+    const reworded = (isNewFile: boolean) => {
+      const w = write('Wrote', isNewFile ? '' : original, isNewFile);
+      return turn('68cdfc37', { ...w, result: [{ functionResponse: { id: W, name: 'write_file', response: { output: 'Wrote docs/README.md' } } }] });
+    };
+    assert.deepEqual(runLines([meta, prompt, reworded(false)]).findings.map((f) => f.rule), ['write-before-read']);
+    assert.deepEqual(runLines([meta, prompt, reworded(true)]).findings.map(brief), []);
+  });
+
+  void test('a write refused (plan mode) is no write', () => {
+    const refused = { ...overwrite, status: 'error', result: [{ functionResponse: { id: W, name: 'write_file', response: { error: 'Tool execution denied by policy. You are in Plan Mode and cannot modify source code.' } } }], resultDisplay: 'Tool execution denied by policy.' };
+    assert.deepEqual(runLines([meta, prompt, turn('68cdfc37', refused)]).findings.map(brief), []);
+  });
+
+  void test('a legacy session (session-*.json) keeps no resultDisplay: the result\'s words alone say it overwrote', () => {
+    // mischa-thisness/M-Gemini, December 2025 (twenty-ninth set): "delete all content of all gemini.md".
+    const file = '/home/mischa/.gemini/tmp/7a1c/chats/session-2025-12-31T04-53-1d4abdfd.json';
+    const id = 'write_file-1767156878946-4a2c9e1b7d3f';
+    const doc = (output: string) =>
+      JSON.stringify(
+        {
+          sessionId: '1d4abdfd-2b7e-4c1a-9d3f-6e5a4b3c2d1e',
+          projectHash: sha256('/home/mischa'),
+          startTime: '2025-12-31T04:53:30.000Z',
+          lastUpdated: '2025-12-31T04:54:40.000Z',
+          messages: [
+            { id: 'm1', timestamp: '2025-12-31T04:54:30.000Z', type: 'user', content: [{ text: 'delete all content of all gemini.md' }] },
+            {
+              id: 'm2',
+              timestamp: '2025-12-31T04:54:38.000Z',
+              type: 'gemini',
+              content: '',
+              toolCalls: [
+                {
+                  id,
+                  name: 'write_file',
+                  args: { file_path: 'Gemini-Playground/GEMINI.md', content: '' },
+                  result: [{ functionResponse: { id, name: 'write_file', response: { output } } }],
+                  status: 'success',
+                  timestamp: '2025-12-31T04:54:38.946Z',
+                },
+              ],
+            },
+          ],
+        },
+        null,
+        2,
+      ) + '\n';
+    const check = (output: string) => runBytes(file, [new TextEncoder().encode(doc(output))]).findings.map((f) => f.rule);
+    assert.deepEqual(check('Successfully overwrote file: /home/mischa/Gemini-Playground/GEMINI.md.'), ['write-before-read']);
+    assert.deepEqual(check('Successfully created and wrote to new file: /home/mischa/Gemini-Playground/GEMINI.md.'), []);
+  });
+
+  void test('a write answered by a user record of functionResponse parts (history synced back, 0.4x): its words say it overwrote', () => {
+    const lines = [
+      meta,
+      prompt,
+      { id: '4ce68cde', timestamp: '2026-05-17T12:50:30.406Z', type: 'gemini', content: [{ functionCall: { id: W, name: 'write_file', args: overwrite.args } }] },
+      { id: '76b81af4', timestamp: '2026-05-17T12:50:30.460Z', type: 'user', content: overwrite.result },
+    ];
+    assert.deepEqual(runLines(lines).findings.map((f) => f.rule), ['write-before-read']);
+    // No resultDisplay there: what the file held is not known, only that it was there.
+    assert.deepEqual(writesOf(lines), { [W]: { path: readme, type: 'update', before: null, replaced: [] } });
+  });
+});
+
 void describe('the shared synthetic sample (kvsankar/agent-history, read in place)', () => {
   void test('pairs every call with its own response; relative paths stay unresolved without a cwd', { skip: !existsSync(sharedSample) }, () => {
     const run = runFile(sharedSample);

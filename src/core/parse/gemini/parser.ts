@@ -1,7 +1,8 @@
 import { resolveAgainst } from '../../classify/paths';
 import { classifyToolCall, isRecord } from '../../classify/tools';
+import { countLines } from '../../lib/diff';
 import { inputHash, sha256 } from '../../lib/hash';
-import type { FileAccess, Span, ToolResult } from '../../model/events';
+import type { FileAccess, Span, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { isPlaceholderText, resultText } from '../placeholder';
@@ -211,6 +212,11 @@ class GeminiParser implements FormatParser {
   private placed: { raw: RawLine; pairs: StringPairs } | undefined;
   /** The session is a legacy one: one JSON document, its calls' times when they finished (see turnsOf). */
   private wholeDocument = false;
+  /**
+   * The file each `write_file` call writes, by call id, until its result says whether the file
+   * was there before (see overwritten): the call itself does not say.
+   */
+  private readonly writeTargets = new Map<string, string>();
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -299,6 +305,7 @@ class GeminiParser implements FormatParser {
     this.order.length = 0;
     this.answeredIds.clear();
     this.calledIds.clear();
+    this.writeTargets.clear();
     this.messagesOf(s.messages, raw);
   }
 
@@ -394,7 +401,7 @@ class GeminiParser implements FormatParser {
         const id = fr.id;
         if (id !== undefined && !this.answeredIds.has(id)) {
           this.answer(state, id);
-          this.ctx.emit(responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id)));
+          this.ctx.emit(this.withWrite(responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id)), fr, undefined));
         }
       }
       return;
@@ -516,6 +523,10 @@ class GeminiParser implements FormatParser {
       const span = this.pathSpan(raw, args, a.path, c.at.start, to);
       return span ? { ...a, span } : a;
     });
+    const target = tc.name === 'write_file' ? accesses.find((a) => a.op === 'write')?.path : undefined;
+    if (target !== undefined) {
+      this.writeTargets.set(tc.id, target);
+    }
     this.ctx.emit({
       kind: 'call',
       at: c.at,
@@ -563,8 +574,22 @@ class GeminiParser implements FormatParser {
       this.answer(state, id);
       const status = (calls.find((x) => x.tc.id === id) ?? c).tc.status;
       const at = fr.id !== undefined && frAt !== -1 ? (this.locate(raw, 'id', fr.id, frAt) ?? c.at) : c.at;
-      this.ctx.emit(responseResult(fr, id, status, at));
+      this.ctx.emit(this.withWrite(responseResult(fr, id, status, at), fr, id === tc.id ? tc.resultDisplay : undefined));
     }
+  }
+
+  /**
+   * A `write_file` result with what it replaced, when it says it overwrote a file (see
+   * overwritten): a write of an existing file, as Claude Code's Write of `type: "update"` is.
+   */
+  private withWrite(result: ToolResult, fr: FunctionResponse, display: unknown): ToolResult {
+    const path = this.writeTargets.get(result.callId);
+    if (path === undefined) {
+      return result;
+    }
+    this.writeTargets.delete(result.callId);
+    const before = result.isError ? undefined : overwritten(fr.response, display);
+    return before === undefined ? result : { ...result, write: replacedWhole(path, before) };
   }
 
   private answer(state: RecordState, id: string): void {
@@ -706,6 +731,30 @@ function responseResult(fr: FunctionResponse, id: string, status: string | undef
     placeholder: isPlaceholderText(responseText(fr.response)),
     ...(fr.name !== undefined ? { tool: fr.name } : {}),
   };
+}
+
+/**
+ * What the file a `write_file` overwrote held, null when the record does not keep it; undefined
+ * when the write made a new file or does not say. The call does not tell whether its file
+ * existed; the result does, in the words of Gemini CLI's write-file.ts since April 2025:
+ * "Successfully overwrote file: PATH" or "Successfully created and wrote to new file: PATH" (a
+ * final "." and the updated code after it came later). Builds from July 2025 keep the file as it
+ * was in `resultDisplay.originalContent` ('' for a new file), from January 2026 with `isNewFile`.
+ */
+function overwritten(response: unknown, display: unknown): string | null | undefined {
+  const said = /^Successfully (overwrote file|created and wrote to new file): /.exec(responseText(response) ?? '');
+  const shown = isRecord(display) ? display : undefined;
+  const existed = said ? said[1] === 'overwrote file' : shown?.['isNewFile'] === false;
+  if (!existed) {
+    return undefined;
+  }
+  const original = shown?.['originalContent'];
+  return typeof original === 'string' ? original : null;
+}
+
+/** A write of a whole file that was there: every line of it replaced, as far as it is known. */
+function replacedWhole(path: string, before: string | null): WriteSnapshot {
+  return { path, type: 'update', before, replaced: before === null ? [] : [{ start: 1, count: countLines(before) }] };
 }
 
 function hasError(response: unknown): boolean {

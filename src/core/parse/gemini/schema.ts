@@ -44,6 +44,11 @@ export const geminiToolCallSchema = z.object({
   result: z.unknown().optional(),
   status: z.string().optional(),
   timestamp: z.string().optional(),
+  /**
+   * What the CLI showed of the result; for a file tool a FileDiff (`fileDiff`, `filePath`,
+   * `originalContent`, `newContent`, `isNewFile`), read only for what a `write_file` replaced.
+   */
+  resultDisplay: z.unknown().optional(),
 });
 
 /** `{functionResponse:{id, name, response:{output}|{error}}}`, one Part of a tool call's result. */
