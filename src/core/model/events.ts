@@ -161,6 +161,12 @@ export interface WriteSnapshot {
    * which must match exactly for the edit to apply): the session stated them as they were.
    */
   quoted?: { start: number; count: number }[];
+  /**
+   * The session had been shown all of `before`, verbatim, in what an earlier read of another
+   * file returned (Gemini CLI: the script that made the file from a template it holds): it knew
+   * what the write replaced, though it never read the file itself.
+   */
+  shown?: true;
 }
 
 export interface ToolResult {

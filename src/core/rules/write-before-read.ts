@@ -43,7 +43,8 @@ export const writeBeforeRead = defineRule({
           // whose first old_string is empty records its new file's original as "").
           const snapshot = r.write?.path === a.path ? r.write : undefined;
           const existed = snapshot?.before === '' ? false : a.existed === true || snapshot?.type === 'update';
-          if (!existed || ctx.knowledge.hasTried(a.path) || (ctx.agent === 'claude-code' && loadedByClaudeCode(a.path, ctx.session?.cwd))) {
+          // A file whose whole content the session had been shown elsewhere was no blind write.
+          if (!existed || snapshot?.shown === true || ctx.knowledge.hasTried(a.path) || (ctx.agent === 'claude-code' && loadedByClaudeCode(a.path, ctx.session?.cwd))) {
             continue;
           }
           // A read in the same batch is parallel-read-write's finding, not this one.

@@ -576,6 +576,24 @@ void describe('write_file: only its result says whether the file was there', () 
     assert.deepEqual(runLines([meta, prompt, turn('68cdfc37', refused)]).findings.map(brief), []);
   });
 
+  void test('an overwrite of a file whose whole content an earlier read had shown (the template of the script that made it): nothing is reported', () => {
+    // metaphi-agent's harness session (January 2026, thirty-sixth set): it read scaffold.py, ran it,
+    // and overwrote the src/App.tsx the script had written from its REACT_APP_TSX template.
+    const template = 'export default function App() {\n  return (\n    <div className="min-h-screen bg-white">\n      Building from Figma...\n    </div>\n  )\n}\n';
+    const S = 'read_file-1769753461958-2876c6c764625';
+    const script = `(src / "App.tsx").write_text(REACT_APP_TSX)\n\nREACT_APP_TSX = '''${template}'''\n`;
+    const readScript = { ...read, id: S, args: { file_path: '.gemini/skills/figma-to-code/scripts/scaffold.py' }, result: [{ functionResponse: { id: S, name: 'read_file', response: { output: script } } }] };
+    const over = (before: string) => turn('68cdfc37', write('Successfully overwrote file', before, false));
+    assert.deepEqual(runLines([meta, prompt, turn('5f0c1a2b', readScript), over(template)]).findings.map(brief), []);
+    assert.equal((writesOf([meta, prompt, turn('5f0c1a2b', readScript), over(template)])[W] as { shown?: true }).shown, true);
+    // Content the read did not show, or too little of it to tell (two lines are in many files), is not known.
+    assert.deepEqual(runLines([meta, prompt, turn('5f0c1a2b', readScript), over(`${template}// edited\n`)]).findings.map((f) => f.rule), ['write-before-read']);
+    assert.deepEqual(runLines([meta, prompt, turn('5f0c1a2b', readScript), over('  )\n}\n')]).findings.map((f) => f.rule), ['write-before-read']);
+    // Only what reads returned is looked in, not a shell command's output (which may be cut short or filtered).
+    const shell = { ...readScript, name: 'run_shell_command', args: { command: 'python scaffold.py' }, result: [{ functionResponse: { id: S, name: 'run_shell_command', response: { output: script } } }] };
+    assert.deepEqual(runLines([meta, prompt, turn('5f0c1a2b', shell), over(template)]).findings.map((f) => f.rule), ['write-before-read']);
+  });
+
   void test('a legacy session (session-*.json) keeps no resultDisplay: the result\'s words alone say it overwrote', () => {
     // mischa-thisness/M-Gemini, December 2025 (twenty-ninth set): "delete all content of all gemini.md".
     const file = '/home/mischa/.gemini/tmp/7a1c/chats/session-2025-12-31T04-53-1d4abdfd.json';

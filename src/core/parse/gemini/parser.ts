@@ -217,6 +217,9 @@ class GeminiParser implements FormatParser {
    * was there before (see overwritten): the call itself does not say.
    */
   private readonly writeTargets = new Map<string, string>();
+  /** What the session's reads returned, oldest first, at most maxShownChars in all (see shownWhole). */
+  private readonly shown: string[] = [];
+  private shownChars = 0;
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -401,7 +404,9 @@ class GeminiParser implements FormatParser {
         const id = fr.id;
         if (id !== undefined && !this.answeredIds.has(id)) {
           this.answer(state, id);
-          this.ctx.emit(this.withWrite(responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id)), fr, undefined));
+          const result = responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id));
+          this.ctx.emit(this.withWrite(result, fr, undefined));
+          this.noteShown(result, fr);
         }
       }
       return;
@@ -574,7 +579,9 @@ class GeminiParser implements FormatParser {
       this.answer(state, id);
       const status = (calls.find((x) => x.tc.id === id) ?? c).tc.status;
       const at = fr.id !== undefined && frAt !== -1 ? (this.locate(raw, 'id', fr.id, frAt) ?? c.at) : c.at;
-      this.ctx.emit(this.withWrite(responseResult(fr, id, status, at), fr, id === tc.id ? tc.resultDisplay : undefined));
+      const result = responseResult(fr, id, status, at);
+      this.ctx.emit(this.withWrite(result, fr, id === tc.id ? tc.resultDisplay : undefined));
+      this.noteShown(result, fr);
     }
   }
 
@@ -589,7 +596,33 @@ class GeminiParser implements FormatParser {
     }
     this.writeTargets.delete(result.callId);
     const before = result.isError ? undefined : overwritten(fr.response, display);
-    return before === undefined ? result : { ...result, write: replacedWhole(path, before) };
+    if (before === undefined) {
+      return result;
+    }
+    const write = replacedWhole(path, before);
+    return { ...result, write: before !== null && this.shownWhole(before) ? { ...write, shown: true } : write };
+  }
+
+  /** Keeps what a successful read returned, for shownWhole; the oldest go first past maxShownChars. */
+  private noteShown(result: ToolResult, fr: FunctionResponse): void {
+    const text = result.isError || (fr.name !== 'read_file' && fr.name !== 'read_many_files') ? undefined : responseText(fr.response);
+    if (text === undefined || text.length > maxShownChars) {
+      return;
+    }
+    this.shown.push(text);
+    this.shownChars += text.length;
+    while (this.shownChars > maxShownChars) {
+      this.shownChars -= this.shown.shift()!.length;
+    }
+  }
+
+  /**
+   * Had the session been shown all of `before`, verbatim, by an earlier read? The harness session
+   * of the thirty-sixth set overwrote `src/App.tsx`, which it never read, but which its own run of
+   * a `scaffold.py` had made from a template that script holds, and it had read the script.
+   */
+  private shownWhole(before: string): boolean {
+    return recognisable(before) && this.shown.some((t) => t.includes(before));
   }
 
   private answer(state: RecordState, id: string): void {
@@ -750,6 +783,26 @@ function overwritten(response: unknown, display: unknown): string | null | undef
   }
   const original = shown?.['originalContent'];
   return typeof original === 'string' ? original : null;
+}
+
+/**
+ * How much of what reads returned is kept to look for a file's former content in: a read returns
+ * at most 50 KB (MAX_TOOL_OUTPUT_SIZE, FORMATS.md §3.2), so a few hundred of the latest reads.
+ */
+const maxShownChars = 16 * 1024 * 1024;
+
+/**
+ * A text long enough that finding it whole inside another file's content says the session saw
+ * it, not a coincidence: three lines with text. (`{}` or `node_modules/` is in many files.)
+ */
+function recognisable(text: string): boolean {
+  let lines = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() !== '' && ++lines >= 3) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** A write of a whole file that was there: every line of it replaced, as far as it is known. */
