@@ -363,6 +363,47 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findingsAt(path.dirname(file)), [`missing-result@${win.lines.length}`]);
   });
 
+  void test('thousands of Gemini overwrites, each looked for in megabytes of what reads returned, are judged in bounded work', () => {
+    // Each overwrite's former content was looked for in all the reads kept (16 MB): 20,000 of them
+    // were 300 billion characters compared, past the minute. The looking now has a budget.
+    const dir = path.join(tmp, 'gemini-overwrites');
+    mkdirSync(dir, { recursive: true });
+    const read = (id: string, file: string, output: string): object => ({
+      id: `t-${id}`,
+      timestamp: '2026-05-17T12:05:09.000Z',
+      type: 'gemini',
+      content: '',
+      toolCalls: [{ id, name: 'read_file', args: { file_path: file }, result: [{ functionResponse: { id, name: 'read_file', response: { output } } }], status: 'success' }],
+    });
+    const overwrite = (i: number, file = 'f.txt'): object => ({
+      id: `t-w${i}`,
+      timestamp: '2026-05-17T12:06:00.000Z',
+      type: 'gemini',
+      content: '',
+      toolCalls: [
+        {
+          id: `w${i}`,
+          name: 'write_file',
+          args: { content: 'x', file_path: file },
+          result: [{ functionResponse: { id: `w${i}`, name: 'write_file', response: { output: `Successfully overwrote file: /home/u/${file}.` } } }],
+          status: 'success',
+          resultDisplay: { originalContent: `a${i}\nb${i}\nc${i}\n`, newContent: 'x', isNewFile: false },
+        },
+      ],
+    });
+    const records = [
+      { sessionId: 'e44d4888-56b5-49a9-861b-6b3bf2cc129c', projectHash: 'x', startTime: '2026-05-17T12:04:54.550Z', lastUpdated: '2026-05-17T12:04:54.550Z', kind: 'main', directories: ['/home/u'] },
+      { id: 'p1', timestamp: '2026-05-17T12:05:08.596Z', type: 'user', content: [{ text: 'go' }] },
+      read('r0', 'f.txt', 'one\ntwo\n'),
+      ...Array.from({ length: 12 }, (_, k) => read(`r${k + 1}`, `big${k}.txt`, 'some line of text that is read\n'.repeat(42_000))),
+      ...Array.from({ length: 20_000 }, (_, i) => overwrite(i)),
+      overwrite(20_000, 'g.txt'),
+    ];
+    writeFileSync(path.join(dir, 'session-2026-05-17T12-04-e44d4888.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // Checked to the end: f.txt was read first, so only the last write, of g.txt, is blind.
+    assert.deepEqual(findingsAt(dir), [`write-before-read@${records.length}`]);
+  });
+
   void test('a pathname pattern of many stars is matched against a long name in bounded work', () => {
     // As a RegExp, `*a*a…*b` against a name of forty `a`s backtracked for hours.
     const file = path.join(tmp, 'stars', 'rollout-2026-01-02T03-04-05-019bce9f-0a40-79e2-8351-8818e8487fd6.jsonl');

@@ -220,6 +220,8 @@ class GeminiParser implements FormatParser {
   /** What the session's reads returned, oldest first, at most maxShownChars in all (see shownWhole). */
   private readonly shown: string[] = [];
   private shownChars = 0;
+  /** Characters of `shown` looked through so far (see maxShownScan). */
+  private shownScanned = 0;
 
   constructor(private readonly ctx: AdapterContext) {}
 
@@ -622,7 +624,24 @@ class GeminiParser implements FormatParser {
    * a `scaffold.py` had made from a template that script holds, and it had read the script.
    */
   private shownWhole(before: string): boolean {
-    return recognisable(before) && this.shown.some((t) => t.includes(before));
+    if (!recognisable(before)) {
+      return false;
+    }
+    // Newest first: a file made from what the session just read. Each look is paid from one
+    // budget for the whole session: thousands of overwrites, each looked for in megabytes of
+    // reads, would make the check of a hostile file quadratic. Past it, a write is judged as
+    // if nothing had shown its content (the warning, as before this narrowing).
+    for (let i = this.shown.length - 1; i >= 0; i--) {
+      const text = this.shown[i]!;
+      if (this.shownScanned + text.length > maxShownScan) {
+        return false;
+      }
+      this.shownScanned += text.length;
+      if (text.includes(before)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private answer(state: RecordState, id: string): void {
@@ -787,9 +806,13 @@ function overwritten(response: unknown, display: unknown): string | null | undef
 
 /**
  * How much of what reads returned is kept to look for a file's former content in: a read returns
- * at most 50 KB (MAX_TOOL_OUTPUT_SIZE, FORMATS.md §3.2), so a few hundred of the latest reads.
+ * at most 50 KB (MAX_TOOL_OUTPUT_SIZE, FORMATS.md §3.2), so the latest eighty reads or more. (Kept
+ * for as long as the session is watched: a few megabytes, not tens.)
  */
-const maxShownChars = 16 * 1024 * 1024;
+const maxShownChars = 4 * 1024 * 1024;
+
+/** Characters looked through in all by shownWhole in one session: a quarter of a second or so. */
+const maxShownScan = 256 * 1024 * 1024;
 
 /**
  * A text long enough that finding it whole inside another file's content says the session saw
