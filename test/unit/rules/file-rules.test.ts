@@ -1275,6 +1275,25 @@ ruleTester(staleWrite, {
       name: 'Claude Code 2.0.53: the history written again below the result the file starts with, its edits as they were',
       input: copiedEditsBelowLostRecord(),
     },
+    {
+      // Thirty-seventh set (2.1.92's side-question agent, `agent-aside_question-*`): its copy of
+      // the session keeps a Read's line counts and numbered text but empties `file.content`. The
+      // file was not empty: the edit found it as read, and nothing changed behind the session.
+      name: "a Read whose recorded content was emptied (numLines 5, content ''), then an edit of the file as read: no unseen change",
+      input: subAgent()
+        .call('m1', A, 'Read', { file_path: f })
+        .result(A, '1\tone\n2\ttwo\n3\tthree\n4\tfour\n5\tfive', {
+          toolUseResult: { type: 'text', file: { filePath: f, content: '', numLines: 5, startLine: 1, totalLines: 5 } },
+        })
+        .edit('m2', B, f, v1, 'two', '2')
+        .text(),
+    },
+    {
+      // The same copy empties an Edit's `originalFile`: an edit that found its old_string did
+      // not run on an empty file.
+      name: "a file written, then an edit recorded with originalFile '': the file is not taken as emptied behind the session",
+      input: subAgent().write('m1', A, f, v1, null).edit('m2', B, f, '', 'two', '2').text(),
+    },
   ],
   invalid: [
     {

@@ -855,7 +855,11 @@ class ClaudeParser implements FormatParser {
         const f = meta.file;
         result.shape = 'read';
         result.filePath = f.filePath;
-        if (meta.type === 'text' && typeof f.content === 'string' && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
+        // A side-question agent's copy of the session (2.1.92's `agent-aside_question-*`) keeps
+        // each Read's line counts but empties its `content`: lines read, their text not kept. Not
+        // an empty file (that is one line, or none), so the read says nothing of what the file held.
+        const emptied = f.content === '' && f.numLines !== undefined && f.numLines > 1;
+        if (meta.type === 'text' && typeof f.content === 'string' && !emptied && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
           // A Read with `offset: 0` is recorded with `startLine: 0`, its content still from line 1.
           result.read = { path: f.filePath, content: withoutBom(f.content), startLine: Math.max(1, f.startLine), numLines: f.numLines, totalLines: f.totalLines };
         }
@@ -1251,6 +1255,12 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     const edits = w.oldString !== undefined && w.newString !== undefined
       ? [{ old_string: w.oldString, new_string: w.newString, replace_all: w.replaceAll ?? false }]
       : (w.edits ?? note?.edits ?? []);
+    if (before === '' && edits.some((e) => e.old_string !== '')) {
+      // An edit found its old_string, so the file was not empty: its `originalFile` was emptied
+      // (2.1.92's side-question agent, `agent-aside_question-*`, keeps no file text in its copy
+      // of the session). What the file held, and became, is unknown.
+      return undefined;
+    }
     if (edits.length * before.length > maxEditWork) {
       // Each edit is looked for in the whole file, as the edits before it left it: thousands of
       // edits of a large file made one record cost seconds to minutes (5,000 of a 20,000-line
