@@ -66,7 +66,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|::(?:Write|Append)All(?:Text|Lines|Bytes)\b|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
+const mayTouchFiles = /[<>]|::(?:Write|Append)All(?:Text|Lines|Bytes)\b|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|ultracite|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -1791,6 +1791,9 @@ const rewriters = new Map<string, Rewriter>([
       sub: ['format', 'check', 'lint'],
     },
   ],
+  // Ultracite, a preset that runs Biome (or ESLint and Prettier, or Oxlint and Oxfmt): `fix`
+  // (`format` before 6.0) rewrites the files it is given; `check` (`lint`) only reports.
+  ['ultracite', { writes: (a) => ['fix', 'format'].includes(a[0]?.text ?? ''), sub: ['fix', 'format', 'check', 'lint'] }],
   ['clang-format', { writes: (a) => has(a, '-i'), valued: ['--style', '-style', '--assume-filename', '--lines', '--offset', '--length'] }],
   ['shfmt', { writes: (a) => has(a, '-w', '--write'), valued: ['-i', '--indent', '-ln', '--language-dialect'] }],
   ['dprint', { writes: (a) => a[0]?.text === 'fmt', valued: ['--config', '-c', '--excludes', '--plugins'], sub: ['fmt'] }],

@@ -164,6 +164,11 @@ void describe('shell classification', () => {
     ['pnpm eslint src/pages/Dialog.vue', []],
     ['pnpm lint --fix src/a.ts', []],
     ['npx @biomejs/biome check --write src/a.ts', ['write:src/a.ts']],
+    // Ultracite runs Biome for its `fix` (thirty-seventh set: "Checked 1 file in 32ms. Fixed 1
+    // file."); its `check` only reports.
+    ['npx ultracite fix src/components/ChatClient.tsx', ['write:src/components/ChatClient.tsx']],
+    ['npx ultracite format src/a.ts', ['write:src/a.ts']],
+    ['npx ultracite check src/a.ts 2>&1', []],
     ['uv run ruff format app/main.py', ['write:app/main.py']],
     ['ruff check app/main.py', []],
     ['python3 -m black -l 100 app/main.py', ['write:app/main.py']],

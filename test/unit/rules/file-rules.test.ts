@@ -866,6 +866,12 @@ ruleTester(staleWrite, {
     },
     { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
     {
+      // Thirty-seventh set (Claude Code 2.1.37): the session's own `npx ultracite fix` (Biome)
+      // sorted the imports of the file it had written, then it edited another line.
+      name: "the session's own `npx ultracite fix` on the file before the edit",
+      input: shellThenEdit('npx ultracite fix src/app.ts', 'Checked 1 file in 32ms. Fixed 1 file.'),
+    },
+    {
       // ruff exits 1 when lint errors remain, after fixing what it could (twentieth set): the
       // session's own rewrite all the same.
       name: "Claude Code: the session's own fixer in a Bash call that failed",
