@@ -1,6 +1,6 @@
 import { hasWildcard, shellPattern, type PathPattern } from '../classify/paths';
 import { contentHash } from '../lib/hash';
-import { changedInB, splitLines } from '../lib/diff';
+import { changedRegions, splitLines, type DiffHunk } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
 
 /** A partial read vouches only for the lines it returned. */
@@ -609,8 +609,8 @@ export class FileKnowledge {
         revertedTo = exact ? { at: earlier.at, source: earlier.source } : { at: earlier.at, source: earlier.source, butSeen: true };
       }
       // (Beyond the diff's bounds, only lines the session never saw anywhere in the file.)
-      unseen = changedInB(splitLines(k.base.text), before).map((h) => ({
-        start: h.bStart + 1,
+      unseen = changedRegions(splitLines(k.base.text), before).map((h) => ({
+        start: placedWhereSeen(h, before, k.partials) + 1,
         // A pure deletion still marks the place it happened.
         count: Math.max(h.bCount, 0),
       }));
@@ -878,6 +878,54 @@ function shownAsTheyAre(partials: readonly PartialView[], before: readonly strin
     }
   }
   return seen;
+}
+
+/** How far an inserted block is moved along equal lines to find where the session saw it. */
+const maxSlide = 64;
+
+/**
+ * Where a diff puts a block inserted next to lines equal to its own ends is its choice, not the
+ * file's: `---`, a blank line, then 25 new lines ending in `---` and a blank line, inserted after
+ * such a pair, may be the diff's lines 42–66 or the same text at 40–64. Thirty-seventh set: a
+ * 65-line `Read` showed the whole insertion as it is, yet the diff's placement left its last
+ * (blank) line at 66, unseen. Of the places the block can slide to, the one with the fewest lines
+ * the session did not see as they are (the diff's own first, among equals).
+ */
+function placedWhereSeen(h: DiffHunk, b: readonly string[], partials: readonly PartialView[]): number {
+  const n = h.bCount;
+  if (h.aCount !== 0 || n === 0 || partials.length === 0) {
+    return h.bStart;
+  }
+  const seen = shownAsTheyAre(partials, b);
+  const unseenAt = (s: number): number => {
+    let u = 0;
+    for (let l = s + 1; l <= s + n; l++) {
+      if (!seen.has(l)) {
+        u++;
+      }
+    }
+    return u;
+  };
+  let best = h.bStart;
+  let fewest = unseenAt(best);
+  // Up: the line above the block equals its last line; down: the line below equals its first.
+  for (let s = h.bStart, steps = 0; fewest > 0 && steps < maxSlide && s > 0 && b[s - 1] === b[s + n - 1]; steps++) {
+    s--;
+    const u = unseenAt(s);
+    if (u < fewest) {
+      best = s;
+      fewest = u;
+    }
+  }
+  for (let s = h.bStart, steps = 0; fewest > 0 && steps < maxSlide && s + n < b.length && b[s] === b[s + n]; steps++) {
+    s++;
+    const u = unseenAt(s);
+    if (u < fewest) {
+      best = s;
+      fewest = u;
+    }
+  }
+  return best;
 }
 
 function subtractSeen(

@@ -37,7 +37,12 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffHunk[
  * would claim lines the script keeps).
  */
 export function changedInB(a: readonly string[], b: readonly string[]): { bStart: number; bCount: number }[] {
-  return trimmed(a, b, absentRuns).map((h) => ({ bStart: h.bStart, bCount: h.bCount }));
+  return changedRegions(a, b).map((h) => ({ bStart: h.bStart, bCount: h.bCount }));
+}
+
+/** changedInB's regions as whole hunks: a pure insertion into b has `aCount` 0. */
+export function changedRegions(a: readonly string[], b: readonly string[]): DiffHunk[] {
+  return trimmed(a, b, absentRuns);
 }
 
 /** Runs of lines of `b` (offset by `at`) that `a` holds nowhere. */

@@ -1266,6 +1266,18 @@ function copiedEditsBelowLostRecord(): string {
   return t.edit('m2', B, f, v2, 'four', '4').say('m3', 'Done.').text();
 }
 
+/**
+ * The session wrote `a`, a blank line, `---`, a blank line, `b`, `c`; another writer inserted
+ * `R1`, `R2`, a blank line, `---` and a blank line after the first four lines (the diff's lines
+ * 5–9; the same text as lines 2–6, 3–7 or 4–8); the session read `limit` lines from line 1, then
+ * edited the last line.
+ */
+function insertedAmongEqualLines(limit: number): string {
+  const written = 'a\n\n---\n\nb\nc\n';
+  const now = 'a\n\n---\n\nR1\nR2\n\n---\n\nb\nc\n';
+  return cc().write('m1', A, f, written, null).read('m2', B, f, now, { offset: 1, limit }).edit('m3', C, f, now, 'c', 'C').text();
+}
+
 ruleTester(staleWrite, {
   valid: [
     {
@@ -1300,8 +1312,21 @@ ruleTester(staleWrite, {
       name: "a file written, then an edit recorded with originalFile '': the file is not taken as emptied behind the session",
       input: subAgent().write('m1', A, f, v1, null).edit('m2', B, f, '', 'two', '2').text(),
     },
+    {
+      // Thirty-seventh set (Claude Code 2.1.63): another session appended a section ending in a
+      // blank line, `---` and a blank line after the same three lines; a 65-line read showed all of
+      // it, though the diff puts the inserted block's last line at 66.
+      name: 'a block inserted among equal lines, all of it shown by a later partial read where it may as well sit: nothing unseen',
+      input: insertedAmongEqualLines(8),
+    },
   ],
   invalid: [
+    {
+      // Wherever that block sits, a read of lines 1–4 shows none of its new lines.
+      name: 'the same block, a partial read that shows none of its new lines: aside',
+      input: insertedAmongEqualLines(4),
+      errors: [{ messageId: 'aside', line: 6, severity: 'warning' }],
+    },
     {
       name: 'an assistant line hung from a record the file does not hold, between the last write and a stale edit: info, maybe its own',
       input: lostThenEdit((t) => t.from(lostRecord).say('m3', 'Done.')),
