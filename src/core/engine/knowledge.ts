@@ -609,8 +609,10 @@ export class FileKnowledge {
         revertedTo = exact ? { at: earlier.at, source: earlier.source } : { at: earlier.at, source: earlier.source, butSeen: true };
       }
       // (Beyond the diff's bounds, only lines the session never saw anywhere in the file.)
+      let seen: Int32Array | undefined;
+      const seenBefore = (): Int32Array => (seen ??= seenCounts(k.partials, before));
       unseen = changedRegions(splitLines(k.base.text), before).map((h) => ({
-        start: placedWhereSeen(h, before, k.partials) + 1,
+        start: k.partials.length === 0 ? h.bStart + 1 : placedWhereSeen(h, before, seenBefore) + 1,
         // A pure deletion still marks the place it happened.
         count: Math.max(h.bCount, 0),
       }));
@@ -891,21 +893,15 @@ const maxSlide = 64;
  * (blank) line at 66, unseen. Of the places the block can slide to, the one with the fewest lines
  * the session did not see as they are (the diff's own first, among equals).
  */
-function placedWhereSeen(h: DiffHunk, b: readonly string[], partials: readonly PartialView[]): number {
+function placedWhereSeen(h: DiffHunk, b: readonly string[], seenBefore: () => Int32Array): number {
   const n = h.bCount;
-  if (h.aCount !== 0 || n === 0 || partials.length === 0) {
+  if (h.aCount !== 0 || n === 0) {
     return h.bStart;
   }
-  const seen = shownAsTheyAre(partials, b);
-  const unseenAt = (s: number): number => {
-    let u = 0;
-    for (let l = s + 1; l <= s + n; l++) {
-      if (!seen.has(l)) {
-        u++;
-      }
-    }
-    return u;
-  };
+  // (Counted from one table of the whole file, made once per write: a hunk per line of a large
+  // file, each counting its lines again, would be the square of the file.)
+  const seen = seenBefore();
+  const unseenAt = (s: number): number => n - (seen[s + n]! - seen[s]!);
   let best = h.bStart;
   let fewest = unseenAt(best);
   // Up: the line above the block equals its last line; down: the line below equals its first.
@@ -926,6 +922,16 @@ function placedWhereSeen(h: DiffHunk, b: readonly string[], partials: readonly P
     }
   }
   return best;
+}
+
+/** For each i, how many of lines 1..i of `b` some partial view shows as they are (see shownAsTheyAre). */
+function seenCounts(partials: readonly PartialView[], b: readonly string[]): Int32Array {
+  const seen = shownAsTheyAre(partials, b);
+  const counts = new Int32Array(b.length + 1);
+  for (let i = 1; i <= b.length; i++) {
+    counts[i] = counts[i - 1]! + (seen.has(i) ? 1 : 0);
+  }
+  return counts;
 }
 
 function subtractSeen(

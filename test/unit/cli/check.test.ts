@@ -499,6 +499,28 @@ void describe('agent-guard check', () => {
     assert.equal(findings[n - 1]!.line, n + 1);
   });
 
+  void test('an edit over a large file with a line inserted after every line, which the session read in part, is judged in bounded work', () => {
+    // Each inserted line was placed where the session's reads saw it by counting, again, which of
+    // the whole file's lines its reads showed: 32,000 lines took 4 s, 160,000 past the minute.
+    const dir = path.join(tmp, 'inserted');
+    mkdirSync(dir, { recursive: true });
+    const file = '/home/dev/proj/big.txt';
+    const n = 160_000;
+    const ours = Array.from({ length: n }, (_, i) => `x${i}`);
+    const theirs = ours.flatMap((l, i) => [l, `y${i}`]).join('\n') + '\n';
+    const t = new ClaudeTranscript('aaaaaaaa-0000-4000-8000-00000000a102').user('go').read('r1', 'toolu_r1', file, ours.join('\n') + '\n');
+    t.read('r2', 'toolu_r2', file, ours.slice(1).join('\n'), { offset: 2, limit: n - 1 });
+    t.edit('e', 'toolu_e', file, theirs, 'x5\ny5', 'x5 edited\ny5');
+    t.call('last', 'toolu_last', 'Bash', { command: 'ls' });
+    writeFileSync(path.join(dir, 'aaaaaaaa-0000-4000-8000-00000000a102.jsonl'), t.text());
+    // Checked to the end: the edit went over the lines inserted behind it; the last call is open.
+    // (The finding names each of the 160,000 lines in its subject: megabytes of JSON.)
+    const r = cli(['check', '--format', 'json', dir], { maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(r.code, 0, r.stderr);
+    const found = (JSON.parse(r.stdout) as { findings: { rule: string; line: number }[] }).findings.map((f) => `${f.rule}@${f.line}`);
+    assert.deepEqual(found, [`stale-write@${t.lineOf('toolu_e')}`, `missing-result@${t.lines.length}`]);
+  });
+
   void test('hundreds of writes over a large file changed whole behind the session are judged in bounded work', () => {
     // What each write replaced was compared line by line with what the session had seen: every
     // line changed, the search went through all its 4,000 steps before giving up, copying its
