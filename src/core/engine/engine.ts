@@ -2,7 +2,7 @@ import { demote as demoteSeverity, milder, type RuleConfig, emptyRuleConfig } fr
 import { describeError, nullLogger, type Logger } from '../lib/logger';
 import type { AgentKind } from '../model/agent';
 import type { NormalizedEvent, SessionInfo, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
-import type { Finding, RelatedLocation, Severity } from '../model/finding';
+import type { Finding, FindingSubject, RelatedLocation, Severity } from '../model/finding';
 import { Conversation, messageToJoin, type MessageRecord } from './conversation';
 import { FileKnowledge } from './knowledge';
 import type { ReportDescriptor, RuleContext, RuleListener, RuleModule, RuleServices } from './rule';
@@ -496,7 +496,7 @@ export class RuleEngine {
       agent: this.agent,
       session: this.sessionId,
       related,
-      ...(d.subject ? { subject: d.subject } : {}),
+      ...(d.subject ? { subject: boundedSubject(d.subject) } : {}),
       ...(d.callId !== undefined ? { callId: d.callId } : {}),
       messageId: d.messageId,
     });
@@ -527,4 +527,15 @@ function format(template: string, data: Record<string, string | number>): string
     out += typeof p === 'string' ? p : p.slot in data ? String(data[p.slot]) : `{{${p.slot}}}`;
   }
   return out;
+}
+
+/**
+ * A finding names at most this many line ranges of its file. Its message says how many lines in
+ * all; the editor goes to the first range. A write over a file changed at every other line named
+ * 160,000 ranges: 12 MB of JSON for one finding, kept in memory as long as the finding is.
+ */
+export const maxSubjectRanges = 1000;
+
+function boundedSubject(subject: FindingSubject): FindingSubject {
+  return subject.lines !== undefined && subject.lines.length > maxSubjectRanges ? { ...subject, lines: subject.lines.slice(0, maxSubjectRanges) } : subject;
 }

@@ -17,7 +17,7 @@ export interface RelatedLocation {
 /** A workspace file a finding concerns, with the lines the transcript says were touched. */
 export interface FindingSubject {
   path: string;
-  /** 1-based line ranges in the file as it was written. */
+  /** 1-based line ranges in the file as it was written (the first 1,000, where there are more). */
   lines?: { start: number; count: number }[];
 }
 
