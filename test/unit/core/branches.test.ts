@@ -227,6 +227,38 @@ void describe('a sub-agent moved to the background: Claude Code runs it again fr
     assert.deepEqual(found(droppedInFlight('answered')), []);
   });
 
+  /**
+   * The same in Claude Code 2.0.76 (antoniopresto/dotclaude, thirty-eighth set): a Plan agent sent
+   * to the background (its Task result "Async agent launched" 50 seconds after the call) starts
+   * over from its prompt in the same file. That version hangs a sub-agent's results, and the
+   * message after them, from records it never writes, so the first run's last message (three
+   * WebSearch calls) hangs from a record the file does not hold; one search still answers, a
+   * second after the restart, hung from another such record. The two others never ran to an end.
+   */
+  function droppedDetached(): string {
+    const t = new ClaudeTranscript().as('2.0.76');
+    t.sidechain = true;
+    t.user('Plan the storage architecture for HQ.');
+    const prompt = t.uuidAt(1);
+    t.say('m1', 'Let me read the project first.').call('m1', 'toolu_READ', 'Read', { file_path: '/home/dev/hq/progress.txt' });
+    t.from('lost0001-0000-4000-8000-000000000000').result('toolu_READ', 'progress');
+    t.from('lost0002-0000-4000-8000-000000000000').say('m2', 'Now the current options:');
+    t.call('m2', 'toolu_SEARCH1', 'WebSearch', { query: 'LanceDB Rust crate' });
+    t.call('m2', 'toolu_SEARCH2', 'WebSearch', { query: 'JSONL serde streaming' });
+    t.call('m2', 'toolu_SEARCH3', 'WebSearch', { query: 'GraphLite embedded graph database' });
+    t.from(prompt).say('m3', 'I will explore the codebase, then plan.');
+    const restart = t.uuidAt(t.lines.length);
+    t.from('lost0003-0000-4000-8000-000000000000').result('toolu_SEARCH3', 'Web search results for query: "GraphLite …"');
+    t.from(restart).call('m3', 'toolu_READ2', 'Read', { file_path: '/home/dev/hq/progress.txt' });
+    t.from('lost0004-0000-4000-8000-000000000000').result('toolu_READ2', 'progress');
+    t.from('lost0005-0000-4000-8000-000000000000').say('m4', 'Here is the plan.');
+    return t.text();
+  }
+
+  void test('a run dropped when its last message hangs from a record the file does not hold (2.0.76): its calls are due no result', () => {
+    assert.deepEqual(found(droppedDetached()), []);
+  });
+
   void test('if the run dropped in flight writes on after all, the second execution is reported at the restart', () => {
     const t = droppedInFlight('running', true);
     const restart = t.split('\n').findIndex((l) => l.includes('I will check the project structure')) + 1;

@@ -363,7 +363,10 @@ export class BranchTracker {
    * up to its tip at the restart (the root prompt is the new run's too), the older branch never
    * growing again? Its calls in flight never ran or were cut off with the run. (A late answer
    * shows the run was waiting on the model, its calls all answered: then only that answer's
-   * calls are the dropped run's.) Or a message answered again (see `replaced`).
+   * calls are the dropped run's.) Or a message answered again (see `replaced`). A message hung
+   * from a record the file does not hold (`detached`) is no root prompt: Claude Code 2.0.76's
+   * sub-agent files hang most lines from records never written, so the older branch may start
+   * at one, and it is the dropped run's all the same.
    */
   inDroppedRun(node: string): boolean {
     if (this.lateNodes.has(node)) {
@@ -376,7 +379,7 @@ export class BranchTracker {
     }
     const r = this.restart;
     const placed = this.nodes.get(node);
-    if (r === undefined || r.alive || r.answered || placed === undefined || placed.parent === undefined) {
+    if (r === undefined || r.alive || r.answered || placed === undefined || (placed.parent === undefined && !this.detached.has(node))) {
       return false;
     }
     return this.ancestorAt(r.olderTip, placed.depth) === node;
