@@ -22,6 +22,18 @@ const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
 const f = '/home/dev/proj/src/app.ts';
 const v1 = 'one\ntwo\nthree\nfour\nfive\n';
 const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
+
+/**
+ * The session read a four-line file and wrote two lines over it; someone put the file back as
+ * `now`, of which a partial read showed lines 1–2; then the session wrote it whole again.
+ */
+const putBackBut = (now: string): string =>
+  cc()
+    .read('m1', A, f, 'one\ntwo\nthree\nfour\n')
+    .write('m2', B, f, 'ONE\nTWO\n', 'one\ntwo\nthree\nfour\n')
+    .read('m3', C, f, now, { offset: 1, limit: 2 })
+    .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', now)
+    .text();
 /** A record no test file holds: a line hung from it follows records that were lost. */
 const lostUuid = 'aaaaaaaa-0000-4000-8000-00000010057a';
 /** A Codex patch envelope that changes one line of `path`. */
@@ -1044,23 +1056,13 @@ ruleTester(staleWrite, {
       // a 50-line Read showed that line, and the session wrote the file whole again. Every line it
       // replaced is one it saw as it is: the version it read, but for the line it read since.
       name: 'a write over a file put back to the version the session read, but for a line it read again since',
-      input: cc()
-        .read('m1', A, f, 'one\ntwo\nthree\nfour\n')
-        .write('m2', B, f, 'ONE\nTWO\n', 'one\ntwo\nthree\nfour\n')
-        .read('m3', C, f, 'one\n2\nthree\nfour\n', { offset: 1, limit: 2 })
-        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', 'one\n2\nthree\nfour\n')
-        .text(),
+      input: putBackBut('one\n2\nthree\nfour\n'),
       errors: [{ messageId: 'reverted', line: 8, severity: 'warning', message: /the one this session read on transcript line 3 \(but for lines it has read since, as they are now\): what it wrote later \(line 5\)/ }],
     },
     {
       // The same with a line the session never saw again changed too: a lost update.
       name: 'the same, with another line changed that no read showed again',
-      input: cc()
-        .read('m1', A, f, 'one\ntwo\nthree\nfour\n')
-        .write('m2', B, f, 'ONE\nTWO\n', 'one\ntwo\nthree\nfour\n')
-        .read('m3', C, f, 'one\n2\nthree\n4\n', { offset: 1, limit: 2 })
-        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', 'one\n2\nthree\n4\n')
-        .text(),
+      input: putBackBut('one\n2\nthree\n4\n'),
       errors: [{ messageId: 'overlap', line: 8, severity: 'error' }],
     },
     {
