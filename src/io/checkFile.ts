@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import type { RuleConfig } from '../core/config/ruleConfig';
-import { maxCarriedIn } from '../core/engine/acrossFiles';
 import type { FindingSink } from '../core/engine/engine';
 import type { RuleModule, RuleServices } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
@@ -43,14 +42,6 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
   };
   // An Amplifier transcript names no working folder; the files beside it may.
   const cwd = await amplifierWorkingFolder(file);
-  const carriedIn: string[] = [];
-  const observe = opts.observe;
-  const watch = (e: NormalizedEvent): void => {
-    if (e.kind === 'foreign-result' && carriedIn.length < maxCarriedIn) {
-      carriedIn.push(e.callId);
-    }
-    observe?.(e);
-  };
   const stream = new TranscriptStream({
     file,
     adapters: opts.adapters,
@@ -60,7 +51,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.services ? { services: opts.services } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-    observe: watch,
+    ...(opts.observe ? { observe: opts.observe } : {}),
     fallbackSessionId: sessionIdFromPath(file),
     ...(cwd !== undefined ? { cwd } : {}),
   });
@@ -75,7 +66,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     session: stream.engine.sessionId,
     findings: [...findings.values()].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)),
     hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
-    carriedIn,
+    carriedIn: stream.engine.carriedIn,
   };
 }
 

@@ -4,6 +4,7 @@ import type { AgentKind } from '../model/agent';
 import type { NormalizedEvent, SessionInfo, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
 import type { Finding, FindingSubject, RelatedLocation, Severity } from '../model/finding';
 import { Conversation, messageToJoin, type MessageRecord } from './conversation';
+import { maxCarriedIn } from './acrossFiles';
 import { FileKnowledge } from './knowledge';
 import type { ReportDescriptor, RuleContext, RuleListener, RuleModule, RuleServices } from './rule';
 
@@ -44,6 +45,8 @@ interface ActiveRule {
 export class RuleEngine {
   readonly conversation = new Conversation();
   readonly knowledge = new FileKnowledge();
+  /** Another session's calls answered at the start of the file (see ForeignResultEvent), at most `maxCarriedIn`. */
+  readonly carriedIn: string[] = [];
   private readonly active: ActiveRule[] = [];
   private readonly listeners = new Map<keyof RuleListener, ActiveRule[]>();
   /** The rules with each per-event handler, looked up once (a transcript has millions of events). */
@@ -166,7 +169,11 @@ export class RuleEngine {
         this.dispatch(e.at, 'onRetry', (l) => l.onRetry?.(e));
         return;
       case 'foreign-result':
-        // Another session's answer: nothing of this conversation (see ForeignResultEvent).
+        // Another session's answer: nothing of this conversation, only kept for `check` to pair
+        // with the other file's call (see ForeignResultEvent).
+        if (this.carriedIn.length < maxCarriedIn) {
+          this.carriedIn.push(e.callId);
+        }
         return;
       case 'worktree-entered':
         for (const path of this.knowledge.copiesInto(e.from, e.to)) {

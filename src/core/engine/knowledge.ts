@@ -491,19 +491,18 @@ export class FileKnowledge {
    * copy of a prompt over the session's `Write`, with a typo fixed on line 3, which a 50-line
    * `Read` showed; the session then wrote the file whole again).
    */
-  private earlierBarSeen(k: PathKnowledge, before: readonly string[]): EarlierVersion | undefined {
+  private earlierBarSeen(k: PathKnowledge, before: readonly string[], shownNow: () => Set<number>): EarlierVersion | undefined {
     if (!k.earlier || k.partials.length === 0) {
       return undefined;
     }
     let hashes: Uint32Array | undefined;
-    let shown: Set<number> | undefined;
     for (let i = k.earlier.length - 1; i >= 0; i--) {
       const v = k.earlier[i]!;
       if (v.lines.length !== before.length) {
         continue;
       }
       hashes ??= lineHashes(before);
-      shown ??= shownAsTheyAre(k.partials, before);
+      const shown = shownNow();
       let same = true;
       for (let j = 0; j < hashes.length && same; j++) {
         same = v.lines[j] === hashes[j] || shown.has(j + 1);
@@ -603,20 +602,24 @@ export class FileKnowledge {
       const before = splitLines(write.before);
       seenAt = k.base.at;
       seenBy = k.base.source;
+      // Which lines the session's partial reads show as they are now: worked out once, for the
+      // three questions below that need it.
+      let shown: Set<number> | undefined;
+      const shownNow = (): Set<number> => (shown ??= shownAsTheyAre(k.partials, before));
       const exact = this.earlierVersion(k, write.before);
-      const earlier = exact ?? this.earlierBarSeen(k, before);
+      const earlier = exact ?? this.earlierBarSeen(k, before, shownNow);
       if (earlier) {
         revertedTo = exact ? { at: earlier.at, source: earlier.source } : { at: earlier.at, source: earlier.source, butSeen: true };
       }
       // (Beyond the diff's bounds, only lines the session never saw anywhere in the file.)
-      let seen: Int32Array | undefined;
-      const seenBefore = (): Int32Array => (seen ??= seenCounts(k.partials, before));
+      let counts: Int32Array | undefined;
+      const seenBefore = (): Int32Array => (counts ??= runningCounts(shownNow(), before.length));
       unseen = changedRegions(splitLines(k.base.text), before).map((h) => ({
         start: k.partials.length === 0 ? h.bStart + 1 : placedWhereSeen(h, before, seenBefore) + 1,
         // A pure deletion still marks the place it happened.
         count: Math.max(h.bCount, 0),
       }));
-      unseen = subtractSeen(unseen, k.partials, before);
+      unseen = subtractSeen(unseen, k.partials, before, shownNow);
     } else if (k.partials.some((p) => !p.glimpse)) {
       // Only partial views: each vouches for its own lines at their own positions.
       const before = splitLines(write.before);
@@ -637,7 +640,7 @@ export class FileKnowledge {
         }
       }
       // Later partial reads supersede earlier ones over the same lines.
-      unseen = subtractSeen(unseen, k.partials, before);
+      unseen = subtractSeen(unseen, k.partials, before, () => shownAsTheyAre(k.partials, before));
       // The lines changed after the read that last showed them as they were, which need not be
       // the session's last read of the file (that one may have shown other lines).
       let from = k.partials.find((p) => !p.glimpse)!;
@@ -867,7 +870,6 @@ function addPartial(k: PathKnowledge, view: PartialView): void {
   k.partials.push(view);
 }
 
-/** Removes lines a later partial read showed the session exactly as they are now. */
 /** The 1-based lines of `before` some partial view shows as they are. */
 function shownAsTheyAre(partials: readonly PartialView[], before: readonly string[]): Set<number> {
   const seen = new Set<number>();
@@ -924,25 +926,26 @@ function placedWhereSeen(h: DiffHunk, b: readonly string[], seenBefore: () => In
   return best;
 }
 
-/** For each i, how many of lines 1..i of `b` some partial view shows as they are (see shownAsTheyAre). */
-function seenCounts(partials: readonly PartialView[], b: readonly string[]): Int32Array {
-  const seen = shownAsTheyAre(partials, b);
-  const counts = new Int32Array(b.length + 1);
-  for (let i = 1; i <= b.length; i++) {
+/** For each i of 0..lines, how many of lines 1..i are in `seen`. */
+function runningCounts(seen: ReadonlySet<number>, lines: number): Int32Array {
+  const counts = new Int32Array(lines + 1);
+  for (let i = 1; i <= lines; i++) {
     counts[i] = counts[i - 1]! + (seen.has(i) ? 1 : 0);
   }
   return counts;
 }
 
+/** Removes lines a later partial read showed the session exactly as they are now (`shown`, see shownAsTheyAre). */
 function subtractSeen(
   ranges: { start: number; count: number }[],
   partials: readonly PartialView[],
   before: readonly string[],
+  shown: () => ReadonlySet<number>,
 ): { start: number; count: number }[] {
   if (partials.length === 0) {
     return ranges;
   }
-  const seen = shownAsTheyAre(partials, before);
+  const seen = shown();
   const out: { start: number; count: number }[] = [];
   for (const r of ranges) {
     if (r.count === 0) {

@@ -31,16 +31,11 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffHunk[
 }
 
 /**
- * Where b differs from a, as ranges of b's lines: the hunks of diffLines, or beyond the
- * search's bounds only the runs of lines of b that a holds nowhere, which every diff changes
- * (less than the script would say, never more: a block between the common prefix and suffix
- * would claim lines the script keeps).
+ * Where b differs from a, as hunks whose `bStart`/`bCount` are ranges of b's lines (a pure
+ * insertion into b has `aCount` 0): the hunks of diffLines, or beyond the search's bounds only the
+ * runs of lines of b that a holds nowhere, which every diff changes (less than the script would
+ * say, never more: a block between the common prefix and suffix would claim lines the script keeps).
  */
-export function changedInB(a: readonly string[], b: readonly string[]): { bStart: number; bCount: number }[] {
-  return changedRegions(a, b).map((h) => ({ bStart: h.bStart, bCount: h.bCount }));
-}
-
-/** changedInB's regions as whole hunks: a pure insertion into b has `aCount` 0. */
 export function changedRegions(a: readonly string[], b: readonly string[]): DiffHunk[] {
   return trimmed(a, b, absentRuns);
 }

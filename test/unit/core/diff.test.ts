@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { changedInB, diffLines, splitLines } from '../../../src/core/lib/diff';
+import { changedRegions, diffLines, splitLines } from '../../../src/core/lib/diff';
+
+/** changedRegions as ranges of b's lines. */
+const changedInB = (a: readonly string[], b: readonly string[]): { bStart: number; bCount: number }[] =>
+  changedRegions(a, b).map((h) => ({ bStart: h.bStart, bCount: h.bCount }));
 import { prng } from '../support/run';
 
 /** Applies hunks to a, taking replacement lines from b: must give b back. */
@@ -69,7 +73,7 @@ void describe('diffLines', () => {
     assert.deepEqual(changedInB(a, b), [{ bStart: 0, bCount: 3000 }]);
   });
 
-  void test('beyond the edit limit: diffLines gives one block, changedInB only the lines a holds nowhere', () => {
+  void test('beyond the edit limit: diffLines gives one block, changedRegions only the lines a holds nowhere', () => {
     const x = Array<string>(2101).fill('x');
     const y = Array<string>(2101).fill('y');
     const a = ['same', ...x, ...y, 'end'];

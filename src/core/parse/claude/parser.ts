@@ -1183,7 +1183,6 @@ export function snippetViews(output: string): Map<string, { start: number; lines
   return out;
 }
 
-/** The record a result hangs from: Claude Code names it twice, the explicit name first. */
 /** The call ids a user record's tool_result blocks answer. */
 function resultIds(value: Record<string, unknown>): string[] {
   const message = value['message'];
@@ -1194,6 +1193,7 @@ function resultIds(value: Record<string, unknown>): string[] {
   return content.flatMap((b: unknown) => (isRecord(b) && b['type'] === 'tool_result' && typeof b['tool_use_id'] === 'string' ? [b['tool_use_id']] : []));
 }
 
+/** The record a result hangs from: Claude Code names it twice, the explicit name first. */
 function heldKey(value: Record<string, unknown>): string | undefined {
   const source = value['sourceToolAssistantUUID'];
   if (typeof source === 'string') {
