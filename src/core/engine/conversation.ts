@@ -16,6 +16,8 @@ export interface MessageRecord {
   textAt?: Span;
   /** What that text hangs from (Claude Code's `parentUuid`), which may be another branch than the message's results. */
   textParentUuid?: string | null;
+  /** The agent sends that text after the message's results, wherever the file has them (see TextEvent.resultsFirst). */
+  textResultsFirst?: true;
   /** A prompt a person sent, as opposed to tool chatter. */
   promptAt?: Span;
   timestamp?: string;
@@ -157,6 +159,9 @@ export class Conversation {
     if (message.textAt === undefined) {
       message.textAt = e.at;
       message.textParentUuid = e.parentUuid;
+      if (e.resultsFirst) {
+        message.textResultsFirst = true;
+      }
     }
     if (e.prompt) {
       message.promptAt ??= e.at;

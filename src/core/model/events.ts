@@ -89,6 +89,14 @@ export interface TextEvent {
    */
   attached?: boolean;
   /**
+   * User text whose agent, when it sends this text and tool results in one message, puts the
+   * results first: Claude Code 2.0.19 and later merges consecutive user messages into one and
+   * moves its `tool_result` blocks to the front (the API refuses a message that follows calls
+   * and does not begin with their results). A result written after such text is still in its
+   * place, and the text is no turn that left the calls unanswered: the next assistant turn is.
+   */
+  resultsFirst?: true;
+  /**
    * Files a person named with `@` in a prompt (absolute paths). Claude Code puts their content
    * before the model and counts them as read, without a Read call in the transcript.
    */

@@ -51,6 +51,13 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
   }
 
   const settled = new Set<CallRecord>();
+  /**
+   * Real results that keep their call's answer while a placeholder before them goes, with user
+   * text between the two: text its agent sends after the results (see TextEvent.resultsFirst), so
+   * no rule calls the real result misplaced. It still takes the placeholder's place, so that what
+   * hung from the placeholder (that text, and the turns after it) hangs from the answer.
+   */
+  const intoSlot: { call: CallRecord; result: ResultRecord; slot: ResultRecord }[] = [];
   for (const f of byRule('duplicate-result')) {
     const call = resultAt(f)?.call;
     if (!call || settled.has(call)) {
@@ -71,6 +78,11 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
           ? `drop the repeated placeholder result for ${id} (the first one is on line ${at})`
           : `drop the duplicate result for ${id} (the call's result is on line ${at})`;
       drops.set(r, { rule: 'duplicate-result', reason });
+    }
+    const slot = call.results.find((r) => r !== keeper && r.result.at.line < at);
+    const textAt = keeper.message.textAt?.line;
+    if (slot && keeper.message.textResultsFirst && textAt !== undefined && textAt > slot.result.at.line && textAt < at) {
+      intoSlot.push({ call, result: keeper, slot });
     }
   }
 
@@ -101,6 +113,12 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
       ? `move the real result for ${id} to where the placeholder on line ${slot.result.at.line} was; ${where}`
       : `move the result for ${id} back to directly after its call's message (call on line ${callLine}); ${where}`;
     placements.push({ kind: 'move', call, result: rec, rule: 'misplaced-result', reason, ...(slot ? { slot } : {}) });
+  }
+  for (const { call, result, slot } of intoSlot) {
+    if (!misplacedFindings.has(result)) {
+      const reason = `move the real result for ${result.result.callId} to where the placeholder on line ${slot.result.at.line} was; user text on line ${result.message.textAt!.line} came between them`;
+      placements.push({ kind: 'move', call, result, rule: 'duplicate-result', reason, slot });
+    }
   }
 
   for (const f of byRule('missing-result')) {

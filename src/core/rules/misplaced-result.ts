@@ -82,7 +82,8 @@ export const misplacedResult = defineRule({
         const sameEpoch = rec.message.epoch === call.message.epoch;
         if (sameEpoch && Conversation.answeredInPlace(call, rec)) {
           const textAt = rec.message.textAt;
-          if (!textAt || textAt.line >= rec.result.at.line) {
+          // (Text the agent sends after the results, wherever the file has it, is not in their way.)
+          if (!textAt || textAt.line >= rec.result.at.line || rec.message.textResultsFirst) {
             // In place and before any user text: the common case, nothing to build.
             return;
           }
@@ -139,7 +140,7 @@ export const misplacedResult = defineRule({
         const textAt = rec.message.textAt;
         // Text the tree hangs on another branch (a second execution's prompt, hung from its own
         // turn's end) was never in the request that carried this result.
-        if (textAt && textAt.line < rec.result.at.line && textAt.line < runningFrom && followsCall(branches, rec.message.textParentUuid, call.call)) {
+        if (textAt && !rec.message.textResultsFirst && textAt.line < rec.result.at.line && textAt.line < runningFrom && followsCall(branches, rec.message.textParentUuid, call.call)) {
           ctx.report({ ...common, messageId: 'afterText', data: { ...data, betweenLine: textAt.line } });
         }
       },

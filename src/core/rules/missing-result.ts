@@ -24,6 +24,8 @@ interface Waiting {
   next: string;
   at: Span;
   turn?: true;
+  /** Not reported yet: the text came first, but its agent sends the results before it (see TextEvent.resultsFirst). */
+  deferred?: true;
 }
 
 export const missingResult = defineRule({
@@ -123,7 +125,7 @@ export const missingResult = defineRule({
      * message: if the model answers it, the API took the history (Claude Code stands a
      * placeholder in for a missing result), and the finding says so instead.
      */
-    const beforePrompt = new Map<CallRecord, { msg: MessageRecord; next: string; at: Span }>();
+    const beforePrompt = new Map<CallRecord, Waiting & { msg: MessageRecord }>();
     /**
      * The assistant message right after such a prompt, and the calls waiting on it: judged at its
      * first block, since Claude Code writes its own note there when the request failed (a
@@ -145,6 +147,15 @@ export const missingResult = defineRule({
       }
       const { calls } = reply;
       reply = undefined;
+      if (synthetic || unsent) {
+        // No answer of the model: nothing stood in for the missing result. The calls the prompt
+        // left waiting are reported as any prompt before a result is.
+        for (const [call, p] of calls) {
+          if (p.deferred && call.results.length === 0) {
+            report(call, 'beforeNext', p.next, p.at);
+          }
+        }
+      }
       if (unsent) {
         // Claude Code's own "No response requested.": no request yet; the next prompt's carries them.
         unsentTurn = { msg, calls: calls.filter(([, p]) => p.turn !== true) };
@@ -245,7 +256,9 @@ export const missingResult = defineRule({
           beforePrompt.delete(call);
           if (msg.role === 'assistant' && previous === p.msg) {
             reply ??= { msg, calls: [] };
-            reply.calls.push([call, { next: p.next, at: p.at }]);
+            reply.calls.push([call, { next: p.next, at: p.at, ...(p.deferred ? { deferred: true as const } : {}) }]);
+          } else if (p.deferred && call.results.length === 0) {
+            report(call, 'beforeNext', p.next, p.at);
           }
         }
         lastTurn = undefined;
@@ -299,6 +312,10 @@ export const missingResult = defineRule({
       },
       onResult(rec) {
         branches.addResult(rec);
+        if (rec.call && beforePrompt.get(rec.call)?.deferred) {
+          // Answered after text its agent sends after the results: in place.
+          beforePrompt.delete(rec.call);
+        }
         if (rec.call && !rec.result.placeholder && tentative.size > 0) {
           withdraw(rec.call);
         }
@@ -330,12 +347,22 @@ export const missingResult = defineRule({
           // A prompt typed while the call ran (hung from its progress output) goes to the model
           // after the call's result: nothing is missing yet; the next assistant turn judges.
           const next = e.prompt ? 'user prompt' : 'user message';
-          const reported = sweep(
-            (c) => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined && follows(c, e.parentUuid, e.at),
-            'beforeNext',
-            next,
-            e.at,
-          );
+          const pick = (c: CallRecord): boolean => c.message.index === msg.index - 1 && c.message.epoch === msg.epoch && c.runningAt === undefined && follows(c, e.parentUuid, e.at);
+          if (e.resultsFirst) {
+            // Its agent sends the results first, wherever the file has this text: a result still
+            // to come is in its place. What follows the text judges (the result, the model's
+            // answer, Claude Code's own API error, or the end of the file).
+            open = open.filter((c) => {
+              if (c.results.length === 0 && pick(c)) {
+                beforePrompt.set(c, { msg, next, at: e.at, deferred: true });
+                return false;
+              }
+              return true;
+            });
+            park();
+            return;
+          }
+          const reported = sweep(pick, 'beforeNext', next, e.at);
           park();
           if (ctx.agent === 'claude-code') {
             for (const c of reported) {
@@ -377,6 +404,13 @@ export const missingResult = defineRule({
         // (In the order they were passed by; one pass over the open calls, not one per call.)
         // The calls of a run Claude Code dropped when it started the conversation over never ran,
         // and nothing goes on from them: no result is due at all.
+        // Calls the last text left waiting for their results (see resultsFirst) are as open.
+        for (const [c, p] of beforePrompt) {
+          if (p.deferred && c.results.length === 0) {
+            open.push(c);
+          }
+        }
+        beforePrompt.clear();
         const stillOpen = new Set([...parked, ...open].filter((c) => !inDroppedRun(branches, c.call)));
         for (const [c, { at, gap }] of passedBy) {
           if (stillOpen.delete(c) && c.results.length === 0) {

@@ -30,6 +30,8 @@ interface Msg {
   key?: string;
   /** Line of the first text (a prompt, a note, assistant text) in this message. */
   textLine?: number;
+  /** Its agent sends that text after the message's results (see TextEvent.resultsFirst). */
+  textResultsFirst?: true;
   /** Global ordinal, across resets. */
   no: number;
   /** The batch row of its calls (assistant messages). */
@@ -247,12 +249,16 @@ export class TimelineBuilder {
       this.head.firstPrompt = e.preview;
     }
     const msg = this.messageFor(e.role, e.messageKey);
-    if (!e.attached) {
-      msg.textLine ??= e.at.line;
+    if (!e.attached && msg.textLine === undefined) {
+      msg.textLine = e.at.line;
+      if (e.resultsFirst) {
+        msg.textResultsFirst = true;
+      }
     }
-    if (e.role === 'user' && !e.attached) {
+    if (e.role === 'user' && !e.attached && !e.resultsFirst) {
       // Mirrors missing-result: user text after a message with unanswered calls (but for
-      // calls it was typed while they ran, whose results go first).
+      // calls it was typed while they ran, and text its agent sends after the results, whose
+      // results go first).
       this.sweep((c) => c.msg.epoch === msg.epoch && c.msg.index === msg.index - 1 && c.runningLine === undefined);
     }
     if (e.role === 'user' && e.prompt) {
@@ -344,7 +350,7 @@ export class TimelineBuilder {
     }
     this.open = this.open.filter((c) => c !== call);
     // Mirrors misplaced-result: the message right after the call's, before any user text in it.
-    const textFirst = msg.textLine !== undefined && msg.textLine < e.at.line && msg.textLine < (call.runningLine ?? Infinity);
+    const textFirst = msg.textLine !== undefined && !msg.textResultsFirst && msg.textLine < e.at.line && msg.textLine < (call.runningLine ?? Infinity);
     const inPlace = msg.epoch === call.msg.epoch && msg.index === call.msg.index + 1 && !textFirst;
     if (inPlace) {
       if (!call.duplicateId) {

@@ -85,7 +85,15 @@ void describe('repairing broken copies of real Claude Code transcripts', () => {
       void test(`${name}: ${what}`, () => {
         for (const i of chosen) {
           const broken = render(mutate(list, i));
-          assert.notDeepEqual(pairingFindings(broken), [], `line ${i + 1}: the mutation breaks pairing`);
+          if (pairingFindings(broken).length === 0) {
+            // Only a result moved past nothing it was sent before needs no repair: what follows it
+            // is user text (an interrupt note, which Claude Code 2.0.19 and later sends after
+            // the result, in one message; these files are 2.1.38), and at most turns hung from
+            // the result itself, which the file now holds ahead of the record they hang from.
+            const turnsAfter = list.slice(i + 1).filter((e) => e['type'] === 'assistant');
+            assert.ok(what === 'a result written late, at the end' && turnsAfter.every((e) => e.parentUuid === list[i]!.uuid), `line ${i + 1}: the mutation breaks pairing`);
+            continue;
+          }
           const { plan, text } = repair(broken, { closeOpenCalls: true });
           assert.ok(plan.complete, `line ${i + 1}: ${JSON.stringify(plan.left)}`);
           assert.deepEqual(pairingFindings(text).map((f) => `${f.rule}@${f.line}`), [], `line ${i + 1}`);

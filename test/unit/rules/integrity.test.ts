@@ -78,10 +78,16 @@ void describe('overlapping-executions and forked-session', () => {
     const t = new ClaudeTranscript().user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
     t.bashProgress(A).user('are you stuck?').bashProgress(A).linkedResult(A, 'ok').say('m2', 'all pass');
     assert.deepEqual(every(t.text()), []);
-    // Without the progress line in between, the same prompt does come before the result.
-    const plain = new ClaudeTranscript().user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
-    plain.user('are you stuck?').linkedResult(A, 'ok').say('m2', 'all pass');
-    assert.deepEqual(every(plain.text()), ['misplaced-result:afterText@4', 'missing-result:beforeNext@2']);
+    // Without the progress line in between, the same prompt is written before the result.
+    // Claude Code 2.0.19 and later sends them in one message, the result first: still in place.
+    const plain = (version: string): string => {
+      const t = new ClaudeTranscript().as(version).user('run the tests').call('m1', A, 'Bash', { command: 'npm test' });
+      return t.user('are you stuck?').linkedResult(A, 'ok').say('m2', 'all pass').text();
+    };
+    assert.deepEqual(every(plain('2.1.71')), []);
+    assert.deepEqual(every(plain('2.0.19')), []);
+    // 2.0.15 and before sent the text first, which the API refuses after a call.
+    assert.deepEqual(every(plain('2.0.15')), ['misplaced-result:afterText@4', 'missing-result:beforeNext@2']);
   });
 
   void test('Claude Code: an assistant turn written while a call still ran is one overlapping execution, not pairing errors', () => {
@@ -112,10 +118,14 @@ void describe('overlapping-executions and forked-session', () => {
     t.from(t.uuidAt(6)).result(B, 'ok');
     const found = every(t.text());
     assert.ok(!found.some((f) => f.startsWith('misplaced-result')), found.join(' '));
-    // The same prompt on the call's branch was sent before the result: reported.
-    const one = new ClaudeTranscript().user('start').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a.txt').call('m3', B, 'Bash', { command: 'npm test' });
-    one.user('that makes sense, go on').from(one.uuidAt(4)).result(B, 'ok');
-    assert.ok(every(one.text()).includes('misplaced-result:afterText@6'), every(one.text()).join(' '));
+    // The same prompt on the call's branch: a build that sends text before results (2.0.15 and
+    // before) sent it before the result, which is reported; a later one sends the result first.
+    const one = (version: string): string[] => {
+      const t = new ClaudeTranscript().as(version).user('start').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a.txt').call('m3', B, 'Bash', { command: 'npm test' });
+      return every(t.user('that makes sense, go on').from(t.uuidAt(4)).result(B, 'ok').text());
+    };
+    assert.ok(one('2.0.14').includes('misplaced-result:afterText@6'), one('2.0.14').join(' '));
+    assert.ok(!one('2.1.88').some((f) => f.startsWith('misplaced-result')), one('2.1.88').join(' '));
   });
 
   void test('Claude Code: a turn hung from the progress output of a call that then died is a missing result, not an overlap', () => {

@@ -63,6 +63,18 @@ const queuedWhileRunning = cc()
   .say('m2', 'that is expected')
   .text();
 /**
+ * A prompt typed while a call waited for permission (Claude Code 2.1.71, thirty-ninth set,
+ * `70b5ab6a` lines 59–65): written hung from the call, then the refusal, also hung from the call,
+ * and Claude Code's interrupt note. Claude Code 2.0.19 and later sends prompt and refusal in one
+ * message, the result first (the model answered both): nothing missing, nothing misplaced.
+ */
+function promptWhileAwaitingPermission(version = '2.1.71'): string {
+  const t = new ClaudeTranscript().as(version).user('go').say('m1', 'Vou usar o ngrok.').call('m1', A, 'Bash', { command: 'ngrok http 5678' });
+  const call = t.uuidAt(3);
+  t.user('n é pra usar ngrok').from(call).result(A, "The user doesn't want to proceed with this tool use. The tool use was rejected.", { isError: true });
+  return t.user('[Request interrupted by user for tool use]').say('m2', 'Entendido! Vou focar só no Serveo.').text();
+}
+/**
  * Codex writes its own developer note between a command and its output when the user approves
  * the command's prefix while it runs (the shape of real Codex Desktop rollouts): not a turn.
  */
@@ -327,6 +339,7 @@ ruleTester(misplacedResult, {
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
     { name: "Claude Code: a slash command's own message line written between the batch's results", input: commandTextAmidResults },
     { name: 'Claude Code: a second answer to the same request, written below the first one cut short', input: secondAnswerBelow() },
+    { name: 'Claude Code: a prompt typed while a call waited for permission, then its refusal', input: promptWhileAwaitingPermission() },
     {
       // The prompt hangs from the text before the call in its message: the session went on
       // without the call, and its result, hung from the call, comes after nothing of its own.
@@ -338,6 +351,12 @@ ruleTester(misplacedResult, {
     },
   ],
   invalid: [
+    {
+      // The same from a build that sent a user message's blocks in file order (2.0.15 and before).
+      name: 'Claude Code: a prompt typed while a call waited for permission, from a build that sends the text first',
+      input: promptWhileAwaitingPermission('2.0.14'),
+      errors: [{ messageId: 'afterText', line: 5 }],
+    },
     {
       // The same shape with the prompt hung from the call itself: it came between the call and its result.
       name: 'Claude Code: the prompt in between hangs from the call',
@@ -353,8 +372,9 @@ ruleTester(misplacedResult, {
       errors: [{ messageId: 'late', line: 4 }],
     },
     {
-      name: 'result after a user prompt in the same message',
-      input: cc().call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late').text(),
+      // Claude Code 2.0.15 and before sent a user message's blocks in file order: text first.
+      name: 'result after a user prompt in the same message, from a build that sends the text first',
+      input: new ClaudeTranscript().as('2.0.14').user('go').call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late').text(),
       errors: [{ messageId: 'afterText', line: 4 }],
     },
     {
@@ -431,8 +451,14 @@ ruleTester(missingResult, {
     { name: "Claude Code: a Skill's instructions written between the batch's results", input: skillTextAmidResults },
     { name: "Claude Code: a slash command's own message line written between the batch's results", input: commandTextAmidResults },
     { name: 'Claude Code: a second answer to the same request, written below the first one cut short', input: secondAnswerBelow() },
+    { name: 'Claude Code: a prompt typed while a call waited for permission, then its refusal', input: promptWhileAwaitingPermission() },
   ],
   invalid: [
+    {
+      name: 'Claude Code: a prompt typed while a call waited for permission, from a build that sends the text first',
+      input: promptWhileAwaitingPermission('2.0.14'),
+      errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
+    },
     {
       // Claude Code 2.1.87: an MCP call that never returned; the person interrupted and typed,
       // and the prompt hangs from the text written before the call in its message. The model
@@ -540,9 +566,16 @@ ruleTester(missingResult, {
       ],
     },
     {
-      // With no answer (yet), nothing says the request went through.
+      // With no answer (yet), nothing says the request went through. Claude Code 2.0.19 and
+      // later would send the prompt with the result, first: the file ends while it waits for it.
       name: 'Claude Code: the next prompt hangs from the call, and nothing answers it',
       input: cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').text(),
+      errors: [{ messageId: 'atEnd', line: 3, severity: 'warning' }],
+    },
+    {
+      // 2.0.15 and before sent the prompt on its own, text first: the request was broken.
+      name: 'Claude Code: the next prompt hangs from the call, and nothing answers it, from a build that sends the text first',
+      input: new ClaudeTranscript().as('2.0.14').user('go').say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' }).user('PING').text(),
       errors: [{ messageId: 'beforeNext', line: 3, severity: 'error' }],
     },
     {
@@ -589,9 +622,24 @@ ruleTester(missingResult, {
       errors: [{ messageId: 'beforeNext', line: 2 }],
     },
     {
-      name: 'user prompt first',
-      input: cc().call('m1', A, 'Bash', { command: 'ls' }).user('hello?').text(),
+      name: 'user prompt first, from a build that sends the text first',
+      input: new ClaudeTranscript().as('2.0.14').user('go').call('m1', A, 'Bash', { command: 'ls' }).user('hello?').text(),
       errors: [{ messageId: 'beforeNext', line: 2 }],
+    },
+    {
+      name: 'user prompt first, then the file ends: the prompt waits for the result',
+      input: cc().call('m1', A, 'Bash', { command: 'ls' }).user('hello?').text(),
+      errors: [{ messageId: 'atEnd', line: 2, severity: 'warning' }],
+    },
+    {
+      // Claude Code's own note that the API refused the request that carried the prompt.
+      name: 'Claude Code: user prompt first, then its own API error: the request was broken',
+      input: (() => {
+        const t = cc().call('m1', A, 'Bash', { command: 'ls' }).user('hello?');
+        ownNote(t, '5b0e2c1a-synthetic', 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}}', true);
+        return t.text();
+      })(),
+      errors: [{ messageId: 'beforeNext', line: 2, severity: 'error', message: /before the user prompt on line 3/ }],
     },
     {
       name: 'unanswered at the end of the file: lower severity',

@@ -92,9 +92,13 @@ void describe('TimelineBuilder', () => {
     const { b, findings } = build(t.text());
     assert.deepEqual(shape(b), ['prompt', 'batch[Bash:ok]', 'prompt', 'text:assistant']);
     assert.deepEqual(findings, []);
-    // The same prompt without the progress line before it came first: the result is late.
-    const plain = cc().call('m1', A, 'Bash', { command: 'npm test' }).user('are you stuck?').linkedResult(A, 'ok').say('m2', 'passed');
-    assert.deepEqual(shape(build(plain.text()).b), ['prompt', 'batch[Bash:late]', 'prompt', 'results[Bash:late]', 'text:assistant']);
+    // The same prompt without the progress line before it: Claude Code 2.0.19 and later sends it
+    // after the result, in one message, so the result is in place; 2.0.15 and before sent the
+    // text first, and the result is late.
+    const plain = (version: string): ClaudeTranscript =>
+      new ClaudeTranscript().as(version).user('go').call('m1', A, 'Bash', { command: 'npm test' }).user('are you stuck?').linkedResult(A, 'ok').say('m2', 'passed');
+    assert.deepEqual(shape(build(plain('2.1.39').text()).b), ['prompt', 'batch[Bash:ok]', 'prompt', 'text:assistant']);
+    assert.deepEqual(shape(build(plain('2.0.14').text()).b), ['prompt', 'batch[Bash:late]', 'prompt', 'results[Bash:late]', 'text:assistant']);
   });
 
   void it('a late result: the call lane says late, a result lane where it landed, an edge back to the call', () => {
@@ -119,7 +123,8 @@ void describe('TimelineBuilder', () => {
 
   void it('late statuses agree with misplaced-result (after text, across a reset)', () => {
     for (const t of [
-      cc().call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late'),
+      new ClaudeTranscript().as('2.0.14').user('go').call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'late'),
+      cc().call('m1', A, 'Bash', { command: 'ls' }).user('hurry up').result(A, 'in place'),
       cc().call('m1', A, 'Bash', { command: 'ls' }).compact().user('continue').result(A, 'late'),
       cc().call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'on').result(A, 'x').call('m3', B, 'Bash', { command: 'ls' }).result(B, 'y'),
     ]) {

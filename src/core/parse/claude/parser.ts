@@ -81,6 +81,8 @@ interface Stamp {
   timestamp: string | undefined;
   uuid: string | undefined;
   parentUuid: string | null | undefined;
+  /** The build that wrote the record sends user text after the results it is merged with (see TextEvent.resultsFirst). */
+  resultsFirst?: boolean;
 }
 
 interface CallNote {
@@ -720,7 +722,7 @@ class ClaudeParser implements FormatParser {
       // summary, as a root, continues a session whose history is in another file.
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction', elsewhere: true });
     }
-    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid) };
+    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid), resultsFirst: putsResultsFirst((value as Record<string, unknown>)['version']) };
     const content = line.message.content;
     // Text Claude Code writes for a tool, naming the call in `sourceToolUseID` (a Skill's
     // instructions, meta; a slash command's `<command-message>` line, not meta, in 2.0.x), goes
@@ -809,6 +811,7 @@ class ClaudeParser implements FormatParser {
       uuid: common.uuid,
       parentUuid: common.parentUuid,
       attached,
+      ...(common.resultsFirst === true ? { resultsFirst: true as const } : {}),
       ...(mentions && mentions.length > 0 ? { mentions } : {}),
     });
   }
@@ -1432,6 +1435,23 @@ const continuedOpening = 'This session is being continued from a previous conver
 /** Did this Claude Code build write a summary without `isCompactSummary`? 1.0.x did, or may have. */
 function unmarkedSummaries(version: unknown): boolean {
   return typeof version !== 'string' || version.startsWith('1.0.');
+}
+
+/**
+ * Does this Claude Code build put the tool results first when it merges user text and results
+ * into one message? From 2.0.19 on, the function that builds each request from the messages
+ * (normalizeMessagesForAPI, read in the builds published on npm) merges consecutive user
+ * messages and moves their `tool_result` blocks to the front; 2.0.15 and before joined them in
+ * order, text first, which the API refuses after calls ("Did not find 1 tool_result block(s) at
+ * the beginning of this message"). A record naming no version is judged as the older builds.
+ */
+function putsResultsFirst(version: unknown): boolean {
+  const m = typeof version === 'string' ? /^(\d+)\.(\d+)\.(\d+)/.exec(version) : null;
+  if (!m) {
+    return false;
+  }
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return major > 2 || (major === 2 && (minor > 0 || patch >= 19));
 }
 
 /** Is this user content the summary a continued session starts with? */
