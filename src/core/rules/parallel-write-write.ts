@@ -26,11 +26,13 @@ export const parallelWriteWrite = defineRule({
         // Where writes run one at a time in order, an edit replaces text in the file as the
         // earlier write left it, or fails where that text changed: nothing is lost silently, and
         // an edit applied to content the session never saw is stale-write's finding. A shell
-        // append (`>>`) adds to what the earlier write left. A whole-file write or a delete
-        // still undoes the earlier change.
+        // append (`>>`) adds to what the earlier write left, and a formatter or fixer
+        // (`prettier --write`, `ruff check --fix`) reads the file when it runs and rewrites what
+        // it finds there: it reformats the earlier change rather than putting older content
+        // back. A whole-file write or a delete still undoes the earlier change.
         const serial = writesInOrder(ctx.agent, rec);
         for (const a of rec.call.accesses) {
-          if (!isWrite(a) || (serial && (a.op === 'edit' || a.append === true))) {
+          if (!isWrite(a) || (serial && (a.op === 'edit' || a.append === true || a.fixer === true))) {
             continue;
           }
           const first = batchSiblings(rec, a.path, isWrite)[0];

@@ -711,8 +711,27 @@ ruleTester(parallelWriteWrite, {
         .result(B, 'Done: 2025-09-15_b')
         .text(),
     },
+    {
+      // Fortieth set (Claude Code 2.0.59): an `Edit` of a file, then, in the same message,
+      // `npx prettier --write` of it and another. Run in order, Prettier reads the file as the
+      // edit left it and writes it back formatted (here "(unchanged)"): the edit is not undone.
+      name: 'Claude Code: an edit, then a formatter run on the file in one batch',
+      input: cc()
+        .read('m0', 'toolu_read', f, v1)
+        .call('m1', A, 'Edit', { file_path: f, old_string: 'two', new_string: '2' })
+        .call('m1', B, 'Bash', { command: `npx prettier --write ${f} /home/dev/proj/src/other.ts`, description: 'Format both files' })
+        .editResult(A, f, v1, 'two', '2')
+        .result(B, 'src/app.ts 35ms (unchanged)\nsrc/other.ts 77ms (unchanged)')
+        .text(),
+    },
   ],
   invalid: [
+    {
+      // Where shell commands may run side by side (Codex), a formatter still races the write.
+      name: 'Codex: a shell write and a formatter run on the file in one batch',
+      input: new CodexRollout().user('go').exec('c1', "sed -i 's/two/2/' src/app.ts").exec('c2', 'npx prettier --write src/app.ts').output('c1', 'Exit code: 0').output('c2', 'Exit code: 0').text(),
+      errors: [{ messageId: 'race', line: 4, severity: 'error', message: /^exec_command writes src\/app\.ts in the same parallel batch as the exec_command call on line 3/ }],
+    },
     {
       // The same batch with the second loop's append a `>`: it replaces what the first wrote.
       name: 'Claude Code: a shell append, then a shell write of the file in one batch',
