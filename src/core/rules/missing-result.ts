@@ -359,16 +359,15 @@ export const missingResult = defineRule({
               }
               return true;
             });
-            park();
-            return;
-          }
-          const reported = sweep(pick, 'beforeNext', next, e.at);
-          park();
-          if (ctx.agent === 'claude-code') {
-            for (const c of reported) {
-              beforePrompt.set(c, { msg, next, at: e.at });
+          } else {
+            const reported = sweep(pick, 'beforeNext', next, e.at);
+            if (ctx.agent === 'claude-code') {
+              for (const c of reported) {
+                beforePrompt.set(c, { msg, next, at: e.at });
+              }
             }
           }
+          park();
         }
       },
       onMalformed(e) {
