@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
-import { batchSiblings, isWrite, runsAfterEarlier, runsAlone } from './support/batch';
+import { batchSiblings, isWrite, readsAndWritesInOrder, runsAfterEarlier, runsAlone } from './support/batch';
 
 export const parallelReadWrite = defineRule({
   meta: {
@@ -28,8 +28,9 @@ export const parallelReadWrite = defineRule({
           // before it: Claude Code runs the blocks of one message as they stream in, and then
           // records a result before the message's next tool_use. Those two are ordered.
           // And a call that runs alone (Codex's apply_patch) is ordered with the rest of its batch,
-          // as is one that ran after the calls before it (see ToolCall.inOrder).
-          const others = runsAfterEarlier(ctx.agent, rec)
+          // as is one that ran after the calls before it (see ToolCall.inOrder), and every read
+          // and write of an agent that never runs a write beside another call (Claude Code).
+          const others = readsAndWritesInOrder(ctx.agent) || runsAfterEarlier(ctx.agent, rec)
             ? []
             : batchSiblings(rec, a.path, (x) => (mine === 'write' ? x.op === 'read' : isWrite(x))).filter((o) => o.sibling.results.length === 0 && !runsAlone(ctx.agent, o.sibling));
           const first = others[0];

@@ -640,12 +640,29 @@ ruleTester(parallelReadWrite, {
       name: 'Claude Code: the read finished before the write of the same message was issued',
       input: cc().call('m1', A, 'Read', { file_path: f }).readResult(A, f, v1).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).editResult(B, f, v1, 'two', '2').text(),
     },
+    {
+      // Claude Code runs a write alone, after the calls before it in the message and before those
+      // after it (an Edit is not concurrency-safe; a Read is): the read saw the file as it was.
+      name: 'Claude Code: a read and an edit of the file in one message',
+      input: cc().call('m1', A, 'Read', { file_path: f }).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).readResult(A, f, v1).editResult(B, f, v1, 'two', '2').text(),
+    },
+    {
+      // The same with the write first and a shell read after it (set 31's shape): the read saw the write.
+      name: 'Claude Code: a shell write, then a shell read of the file, in one message',
+      input: cc()
+        .call('m1', A, 'Bash', { command: "sed -i 's/two/2/' src/app.ts" })
+        .call('m1', B, 'Bash', { command: 'cat src/app.ts' })
+        .result(A, '')
+        .result(B, 'one\n2')
+        .text(),
+    },
   ],
   invalid: [
     {
-      name: 'read and edit in one batch',
-      input: cc().call('m1', A, 'Read', { file_path: f }).call('m1', B, 'Edit', { file_path: f, old_string: 'two', new_string: '2' }).readResult(A, f, v1).editResult(B, f, v1, 'two', '2').text(),
-      errors: [{ messageId: 'race', line: 3 }],
+      // Codex runs shell commands of one batch side by side.
+      name: 'Codex: a read, then a write of the same file, in one batch',
+      input: new CodexRollout().user('go').exec('c1', 'cat src/app.ts').exec('c2', "sed -i 's/two/2/' src/app.ts").output('c2', 'Exit code: 0').output('c1', 'Exit code: 0\none\n2').text(),
+      errors: [{ messageId: 'race', line: 4, severity: 'warning', message: /^exec_command writes src\/app\.ts .* on line 3 that reads it/ }],
     },
     {
       // The later call of the batch is the read: it is the one reported, as a read.

@@ -22,23 +22,34 @@ function summary(text: string): string[] {
 
 void describe('seed failures', () => {
   void test('a read and a write of one file dispatched together (and completed in reverse order)', () => {
-    const t = new ClaudeTranscript()
+    // Codex runs the shell commands of one batch side by side: the read may see either version.
+    const t = new CodexRollout()
       .user('rename a')
-      .call('msg_1', A, 'Read', { file_path: file })
-      .call('msg_1', B, 'Edit', { file_path: file, old_string: 'a = 1', new_string: 'x = 1', replace_all: false })
-      .editResult(B, file, body, 'a = 1', 'x = 1')
-      .readResult(A, file, 'export const x = 1;\nexport const b = 2;\n')
-      .say('msg_2', 'done');
+      .exec('call_read', 'cat src/app.ts')
+      .exec('call_write', "sed -i 's/a = 1/x = 1/' src/app.ts")
+      .output('call_write', 'Exit code: 0')
+      .output('call_read', 'Exit code: 0\nexport const x = 1;\nexport const b = 2;')
+      .say('done');
     const { findings } = run(t.text());
     assert.deepEqual(
       findings.map((f) => `${f.rule}@${f.line}`),
-      [`parallel-read-write@${t.lineOf(B)}`],
+      [`parallel-read-write@${t.lineOf('call_write')}`],
     );
     const f = findings[0]!;
-    assert.equal(f.column, columnOf(t.lines[f.line - 1]!, file));
-    assert.equal(f.endColumn, f.column + file.length);
-    assert.equal(f.related[0]!.line, t.lineOf(A));
+    assert.equal(f.column, columnOf(t.lines[f.line - 1]!, 'src/app.ts'));
+    assert.equal(f.endColumn, f.column + 'src/app.ts'.length);
+    assert.equal(f.related[0]!.line, t.lineOf('call_read'));
     assert.deepEqual(f.subject, { path: file });
+    // Claude Code never runs them side by side: a write runs alone, in the message's order (an
+    // Edit is not concurrency-safe in its executor), so the read saw the file before the edit.
+    const c = new ClaudeTranscript()
+      .user('rename a')
+      .call('msg_1', A, 'Read', { file_path: file })
+      .call('msg_1', B, 'Edit', { file_path: file, old_string: 'a = 1', new_string: 'x = 1', replace_all: false })
+      .readResult(A, file, body)
+      .editResult(B, file, body, 'a = 1', 'x = 1')
+      .say('msg_2', 'done');
+    assert.deepEqual(run(c.text()).findings, []);
   });
 
   void test('a duplicate completion: one call, two results', () => {
