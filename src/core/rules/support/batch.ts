@@ -27,9 +27,10 @@ export function runsAfterEarlier(agent: string, call: CallRecord): boolean {
  * Claude Code runs a message's calls in groups, in order: each run of calls it deems safe to run
  * side by side (`isConcurrencySafe`: Read, Glob, Grep, read-only Bash commands) together, every
  * other call alone (Edit, Write, any other Bash command). Read in its builds on npm, 1.0.24 to
- * 2.1.71, both where it partitions a message's calls and in its streaming executor, which starts
- * a call only when none is running or all that run are safe, as it is. A write is never safe, so
- * it never runs beside a read: the read sees the file as the calls before it in the message left it.
+ * 2.1.71 and the native build of 2.1.332, both where it partitions a message's calls and in its
+ * streaming executor, which starts a call only when none is running or all that run are safe, as
+ * it is. A write is never safe, so it never runs beside a read: the read sees the file as the
+ * calls before it in the message left it.
  */
 export function readsAndWritesInOrder(agent: string): boolean {
   return agent === 'claude-code';
