@@ -73,6 +73,10 @@ const commandThenPatch = (command: string, exit: number, output: string, path = 
     .output('c2', 'Done!', true)
     .text();
 
+const key = 'C:\\Users\\dev\\.config\\ima\\api_key';
+/** A UTF-16LE file with its byte-order mark, as Claude Code 2.1.17's Read showed it: decoded as UTF-8. */
+const utf16AsUtf8 = (text: string): string => `\uFFFD\uFFFD${[...text].map((c) => `${c}\u0000`).join('')}`;
+const win = (): ClaudeTranscript => new ClaudeTranscript(undefined, 'C:\\Users\\dev').user('go');
 const readThenEdit = cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'two', '2').text();
 const editUnread = cc().edit('m1', A, f, v1, 'two', '2');
 
@@ -912,6 +916,13 @@ ruleTester(staleWrite, {
       name: 'Claude Code: a file with a UTF-8 byte-order mark in both the Read and the edit’s originalFile',
       input: cc().read('m1', A, f, `\uFEFF${v1}`).edit('m2', B, f, `\uFEFF${v1}`, 'two', '2').text(),
     },
+    {
+      // Forty-second set (mango319/myclaude, Claude Code 2.1.17 on Windows): Read showed a UTF-16LE
+      // file (with its mark) as UTF-8, two U+FFFD and a NUL after each character; the Write's
+      // originalFile decoded it. The file had not changed (the `ls` before gave its size).
+      name: 'Claude Code: a UTF-16 file that Read showed as UTF-8 and the Write’s originalFile decoded',
+      input: win().read('m1', A, key, utf16AsUtf8('c0aff213\r\n')).write('m2', B, key, '9tpQ3+hC', '\uFEFFc0aff213\r\n').text(),
+    },
     { name: 'a Grep of the file showed the changed line as it is', input: formattedThenGrepped('file') },
     {
       // Thirty-seventh set (Claude Code 2.1.37): the session's own `npx ultracite fix` (Biome)
@@ -1126,6 +1137,13 @@ ruleTester(staleWrite, {
         .result(B, 'updated', { toolUseResult: { filePath: f, oldString: 'TWO', newString: '2', replaceAll: true, originalFile: 'one\nTWO\nthree\nfour\nfive\n', structuredPatch: [{ oldStart: 2, oldLines: 1, newStart: 2, newLines: 1, lines: ['-TWO', '+2'] }] } })
         .text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
+      // Two U+FFFD but no NUL: a file in another encoding (GBK, CP1252) that both records show
+      // alike, read as what it held; its change is still one the session never saw.
+      name: 'a file beginning with two U+FFFD (not UTF-16) whose line changed unseen',
+      input: win().read('m1', A, key, '\uFFFD\uFFFDab\none\n').write('m2', B, key, 'new', '\uFFFD\uFFFDab\nONE\n').text(),
+      errors: [{ messageId: 'overlap', line: 4 }],
     },
     {
       name: 'a file with a byte-order mark whose other lines changed unseen',

@@ -862,7 +862,7 @@ class ClaudeParser implements FormatParser {
         // each Read's line counts but empties its `content`: lines read, their text not kept. Not
         // an empty file (that is one line, or none), so the read says nothing of what the file held.
         const emptied = f.content === '' && f.numLines !== undefined && f.numLines > 1;
-        if (meta.type === 'text' && typeof f.content === 'string' && !emptied && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
+        if (meta.type === 'text' && typeof f.content === 'string' && !emptied && !utf16ReadAsUtf8(f.content) && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
           // A Read with `offset: 0` is recorded with `startLine: 0`, its content still from line 1.
           result.read = { path: f.filePath, content: withoutBom(f.content), startLine: Math.max(1, f.startLine), numLines: f.numLines, totalLines: f.totalLines };
         }
@@ -936,6 +936,7 @@ class ClaudeParser implements FormatParser {
     if (
       isRecord(file) &&
       typeof file['content'] === 'string' &&
+      !utf16ReadAsUtf8(file['content']) &&
       typeof file['startLine'] === 'number' &&
       typeof file['numLines'] === 'number' &&
       typeof file['totalLines'] === 'number'
@@ -1223,6 +1224,20 @@ function pathSpan(raw: RawLine, input: unknown, absolute: string): Span {
 }
 
 type WriteMeta = ReturnType<typeof writeResultSchema.parse>;
+
+/**
+ * A UTF-16 file shown as if it were UTF-8: its byte-order mark (FF FE, or FE FF), not UTF-8, came
+ * out as two U+FFFD, and each character of its text as that character and a NUL. Claude Code
+ * 2.1.17's Read showed a UTF-16LE file so on Windows while the Write that followed decoded it
+ * (`originalFile` with U+FEFF and the text): the same bytes, two texts. What the session saw
+ * cannot be compared line for line with the file, so such a read shows the file without telling
+ * what it held (as a `cat` does). A NUL anywhere after the two U+FFFD (text files hold none; in
+ * UTF-16 every ASCII character, line breaks included, brings one) tells it from a file in another
+ * encoding that merely begins with bytes UTF-8 rejects (GBK, CP1252), which both records show alike.
+ */
+function utf16ReadAsUtf8(text: string): boolean {
+  return text.charCodeAt(0) === 0xfffd && text.charCodeAt(1) === 0xfffd && text.indexOf('\u0000', 2) !== -1;
+}
 
 /** A file's text without a leading UTF-8 byte-order mark, which some versions show and some do not. */
 function withoutBom(text: string): string {
