@@ -81,8 +81,6 @@ interface Stamp {
   timestamp: string | undefined;
   uuid: string | undefined;
   parentUuid: string | null | undefined;
-  /** The build that wrote the record sends user text after the results it is merged with (see TextEvent.resultsFirst). */
-  resultsFirst?: boolean;
 }
 
 interface CallNote {
@@ -200,6 +198,9 @@ class ClaudeParser implements FormatParser {
   private partwayAt: Span | undefined;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
+  /** The `version` last asked about by putsResultsFirst, and the answer: one build writes most files whole. */
+  private versionAsked: unknown;
+  private versionResultsFirst = false;
 
   constructor(private readonly ctx: AdapterContext) {
     this.compactHelper = /[\\/]agent-acompact-[^\\/]*\.jsonl$/.test(ctx.file);
@@ -722,7 +723,7 @@ class ClaudeParser implements FormatParser {
       // summary, as a root, continues a session whose history is in another file.
       this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'compaction', elsewhere: true });
     }
-    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid), resultsFirst: putsResultsFirst((value as Record<string, unknown>)['version']) };
+    const common: Stamp = { timestamp: line.timestamp, uuid: line.uuid, parentUuid: this.parentOf(line.parentUuid) };
     const content = line.message.content;
     // Text Claude Code writes for a tool, naming the call in `sourceToolUseID` (a Skill's
     // instructions, meta; a slash command's `<command-message>` line, not meta, in 2.0.x), goes
@@ -730,7 +731,7 @@ class ClaudeParser implements FormatParser {
     // after it is still in place. No person's prompt names a call.
     const forTool = typeof sourceToolUseId === 'string';
     if (typeof content === 'string') {
-      this.userText(content, line.isMeta === true || summary, raw, common, forTool, line.isMeta === true);
+      this.userText(content, line.isMeta === true || summary, raw, common, this.putsResultsFirst(value), forTool, line.isMeta === true);
       return;
     }
     let resultBlocks = 0;
@@ -769,9 +770,19 @@ class ClaudeParser implements FormatParser {
         // Text in a record of results is what the person typed while the tools ran: Claude
         // Code hands it to the model with the results (real sessions go on normally after
         // it, even with another call of the batch still to answer).
-        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, resultBlocks > 0 || forTool, line.isMeta === true);
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, this.putsResultsFirst(value), resultBlocks > 0 || forTool, line.isMeta === true);
       }
     }
+  }
+
+  /** Does the build that wrote this user record send its text after the results (see putsResultsFirst)? */
+  private putsResultsFirst(value: Record<string, unknown>): boolean {
+    const version = value['version'];
+    if (version !== this.versionAsked) {
+      this.versionAsked = version;
+      this.versionResultsFirst = putsResultsFirst(version);
+    }
+    return this.versionResultsFirst;
   }
 
   /**
@@ -798,7 +809,7 @@ class ClaudeParser implements FormatParser {
    * context, as it does a prompt's (a model quoted such a file word for word with no read in the
    * transcript).
    */
-  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, attached = false, expanded = false): void {
+  private userText(text: string, meta: boolean, raw: RawLine, common: Stamp, resultsFirst: boolean, attached = false, expanded = false): void {
     const prompt = !attached && !meta && !nonPromptText.test(text.trimStart());
     const mentions = (prompt || expanded) && text.includes('@') ? mentionedFiles(text, this.cwd) : undefined;
     this.ctx.emit({
@@ -811,7 +822,7 @@ class ClaudeParser implements FormatParser {
       uuid: common.uuid,
       parentUuid: common.parentUuid,
       attached,
-      ...(common.resultsFirst === true ? { resultsFirst: true as const } : {}),
+      ...(resultsFirst ? { resultsFirst: true as const } : {}),
       ...(mentions && mentions.length > 0 ? { mentions } : {}),
     });
   }
