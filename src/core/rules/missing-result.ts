@@ -50,7 +50,7 @@ export const missingResult = defineRule({
       detached:
         'Tool call {{id}} ({{tool}}) never got a result, and the session went on without it from line {{nextLine}}; but its message hangs from a record the file does not hold, so the file does not show where the call stood. (When a stream fails, Claude Code keeps the blocks it wrote and sends the request again: the calls of the message cut short never ran.)',
       answered:
-        'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}, yet the model answered on line {{replyLine}}: the request went through without the call\u2019s real result (Claude Code puts "[Tool result missing due to internal error]" in its place), so the model never learned what the call did.',
+        'Tool call {{id}} ({{tool}}) got no result before the {{next}} on line {{nextLine}}, yet the model answered on line {{replyLine}}: the request went through without the call\u2019s real result (Claude Code 2.1.20 and later puts "[Tool result missing due to internal error]" in its place), so the model never learned what the call did.',
       answeredTurn:
         'Tool call {{id}} ({{tool}}) got no result before the next assistant turn on line {{nextLine}}, which {{model}} wrote: its provider took the history without the call\u2019s result (the Anthropic API refuses it), so the model never learned what the call did.',
       unreadable:
