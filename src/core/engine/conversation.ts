@@ -64,6 +64,12 @@ export class Conversation {
    * transcript of thousands of calls with one id binds each result without a walk over the list.
    */
   private readonly answeredPrefix = new Map<string, number>();
+  /**
+   * Per id, where in its list the calls of the last message a result answered begin, and the
+   * first of them with no result yet (see `resolve`). Both only move forward while the message
+   * stays the same, so binding a batch of results walks each call once.
+   */
+  private readonly answeredTail = new Map<string, { message: MessageRecord; next: number }>();
   /** Calls that have no result yet. */
   readonly pending = new Map<string, CallRecord>();
 
@@ -130,7 +136,8 @@ export class Conversation {
   }
 
   addResult(result: ToolResult, message: MessageRecord): ResultRecord {
-    const call = this.resolve(result.callId);
+    const before = message.epoch === this.epoch ? this.messages[message.index - 1] : undefined;
+    const call = this.resolve(result.callId, message.role === 'user' && before?.role === 'assistant' ? before : undefined);
     const rec: ResultRecord = { result, message, call, seq: this.nextSeq() };
     message.results = withRecord(message.results, rec);
     if (call) {
@@ -168,8 +175,16 @@ export class Conversation {
     }
   }
 
-  /** A result binds to the newest call with its id that has no result yet, else the newest one. */
-  private resolve(id: string): CallRecord | undefined {
+  /**
+   * A result binds to the oldest call with its id that has no result yet, else the newest one;
+   * but a call of the message the result answers (`answers`, the assistant message right before
+   * it) comes first, as the API pairs them. Kimi numbers its calls by place in the conversation
+   * (`functions.Bash:12`): when a streamed answer is cut short after a call and the request is
+   * sent again, the retry's answer, hung below it, holds a call under the same id, and that one
+   * ran (the result hangs from it; Claude Code 2.1.66–2.1.79, lyraqin/claude-my-project,
+   * forty-third set). The call cut short keeps no result.
+   */
+  private resolve(id: string, answers: MessageRecord | undefined): CallRecord | undefined {
     const list = this.calls.get(id);
     if (!list) {
       return undefined;
@@ -181,7 +196,29 @@ export class Conversation {
     if (list.length > 1) {
       this.answeredPrefix.set(id, i);
     }
-    return i < list.length ? list[i] : list[list.length - 1];
+    if (i >= list.length) {
+      return list[list.length - 1];
+    }
+    const oldest = list[i]!;
+    if (answers === undefined || oldest.message === answers || list[list.length - 1]!.message !== answers) {
+      return oldest;
+    }
+    // The answered message is the newest one with calls, so its calls with this id end the
+    // list. Find where they begin once per message (each call is passed once), then walk past
+    // those already answered from where the last result of this message left off.
+    let tail = this.answeredTail.get(id);
+    if (tail?.message !== answers) {
+      let start = list.length - 1;
+      while (start > i && list[start - 1]!.message === answers) {
+        start--;
+      }
+      tail = { message: answers, next: start };
+      this.answeredTail.set(id, tail);
+    }
+    while (tail.next < list.length && list[tail.next]!.results.length > 0) {
+      tail.next++;
+    }
+    return tail.next < list.length ? list[tail.next] : oldest;
   }
 
   /** The API-visible history restarts; calls stay known so late results can still be named. */

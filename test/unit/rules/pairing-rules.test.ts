@@ -726,3 +726,36 @@ ruleTester(duplicateCallId, {
     },
   ],
 });
+
+/**
+ * Claude Code 2.1.66–2.1.79 running Kimi K2.5 (lyraqin/claude-my-project, forty-third set): a
+ * streamed answer cut short after its call (no `stop_reason`, `output_tokens` 0, then an empty
+ * text block), and the retried request's answer hung below it. Kimi numbers its calls by their
+ * place in the conversation, so the retry's first call has the cut call's id; that one ran and
+ * its result follows it. The cut call never ran, and the next requests carried it unanswered.
+ */
+const K12 = 'functions.Bash:12';
+const K13 = 'functions.Bash:13';
+function kimiRetrySameId(): string {
+  const t = cc().call('m1', K12, 'Bash', { command: 'ls -la /w/' }).say('m1', '');
+  t.call('m2', K12, 'Bash', { command: 'ls -la /w/' }).call('m2', K13, 'Bash', { command: 'find /w -name "*.py"' });
+  t.result(K12, 'total 8').result(K13, '(Bash completed with no output)').say('m3', 'The folder holds no scripts.');
+  return kimi(t.text());
+}
+
+ruleTester(missingResult, {
+  valid: [],
+  invalid: [
+    {
+      // Only the call cut short is unanswered: the result after the retry's message is its call's.
+      name: "Claude Code with Kimi: a call cut short, the retry's answer repeats it under the same id",
+      input: kimiRetrySameId(),
+      errors: [{ messageId: 'answeredTurn', line: 2, severity: 'warning', message: /before the next assistant turn on line 4, which moonshotai\/kimi-k2\.6-20260420 wrote/ }],
+    },
+  ],
+});
+
+ruleTester(misplacedResult, {
+  valid: [{ name: "Claude Code with Kimi: a call cut short, the retry's answer repeats it under the same id", input: kimiRetrySameId() }],
+  invalid: [],
+});
