@@ -104,6 +104,8 @@ export interface TextEvent {
   /** Claude Code chain fields, for the branch rules. */
   uuid?: string;
   parentUuid?: string | null;
+  /** The model that wrote this assistant text, where the transcript names it (Claude Code's `message.model`). */
+  model?: string;
   /**
    * Claude Code wrote this assistant text itself (model `<synthetic>`: "No response requested."
    * when it resumes a session whose process died, an API error it reports), not the model.

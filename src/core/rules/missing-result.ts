@@ -141,7 +141,7 @@ export const missingResult = defineRule({
      * apart, Claude Code 2.1.47), so it tells nothing.
      */
     const sentOn = new Map<CallRecord, { msg: MessageRecord; waiting: Waiting }>();
-    const answered = (msg: MessageRecord, synthetic: boolean, unsent: boolean): void => {
+    const answered = (msg: MessageRecord, synthetic: boolean, unsent: boolean, writer: string | undefined): void => {
       if (reply?.msg !== msg) {
         return;
       }
@@ -166,7 +166,10 @@ export const missingResult = defineRule({
         if (call.results.length === 0) {
           ctx.retract(call.call.callId + '@' + call.call.at.line);
           if (p.turn) {
-            report(call, 'answeredTurn', p.next, p.at, false, undefined, 'warning');
+            // The turn's own model: Claude Code behind a router may send the retry of a request
+            // cut short to another model than the call's (kimi-k2.5's call, glm-5's next turn).
+            // (A turn that names an Anthropic model, or none, names the call's.)
+            report(call, 'answeredTurn', p.next, p.at, false, undefined, 'warning', writer !== undefined && !isAnthropicModel(writer) ? writer : undefined);
           } else {
             report(call, 'answered', p.next, p.at, false, msg.at);
           }
@@ -184,7 +187,7 @@ export const missingResult = defineRule({
     /** Lines that could not be read (a record lost there), the newest last. */
     const unreadable: number[] = [];
     /** Reports one call; returns the message it was reported with. */
-    const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false, replyAt?: Span, severity?: 'warning' | 'info'): string => {
+    const report = (call: CallRecord, messageId: string, next: string, nextAt: Span | undefined, demote = false, replyAt?: Span, severity?: 'warning' | 'info', writer?: string): string => {
       const key = call.call.callId + '@' + call.call.at.line;
       if (call.runningAt !== undefined) {
         tentative.set(call, key);
@@ -202,7 +205,7 @@ export const missingResult = defineRule({
         nextAt: nextAt ? ` on line ${nextAt.line}` : '',
         unreadableLine: lost ?? 0,
         replyLine: replyAt?.line ?? 0,
-        model: call.call.model ?? '',
+        model: writer ?? call.call.model ?? '',
         provider: providerError(ctx.agent, 'missing-result'),
       };
       ctx.report({
@@ -245,7 +248,7 @@ export const missingResult = defineRule({
     };
     return {
       onCall(rec) {
-        answered(rec.message, false, false);
+        answered(rec.message, false, false, rec.call.model);
         branches.addCall(rec);
         open.push(rec);
       },
@@ -321,7 +324,7 @@ export const missingResult = defineRule({
         }
       },
       onText(e, msg) {
-        answered(msg, e.synthetic === true, e.unsent === true);
+        answered(msg, e.synthetic === true, e.unsent === true, e.model);
         branches.addText(e);
         if (e.unsent === true && lastTurn?.msg === msg) {
           // Calls reported at this reply itself.

@@ -743,9 +743,28 @@ function kimiRetrySameId(): string {
   return kimi(t.text());
 }
 
+/**
+ * Claude Code 2.1.79 behind a router (lyraqin/claude-my-project, forty-third set): Kimi's answer
+ * cut short after its call, and the request sent again answered by another model (`z-ai/glm5`),
+ * whose text opens the next turn: the finding names the turn's model, not the call's.
+ */
+function routedRetry(): string {
+  const t = cc().call('m1', 'functions.Glob:0', 'Glob', { pattern: '**/*.xml' }).say('m1', '');
+  t.say('m2', 'Let me look for them.').call('m2', B, 'Glob', { pattern: '**/*.xml' }).result(B, 'No files found').say('m3', 'There are none.');
+  return kimi(t.text())
+    .split('\n')
+    .map((line, i) => (i >= 3 ? line.replace('moonshotai/kimi-k2.6-20260420', 'z-ai/glm5') : line))
+    .join('\n');
+}
+
 ruleTester(missingResult, {
   valid: [],
   invalid: [
+    {
+      name: "Claude Code behind a router: Kimi's call cut short, the next turn written by another model",
+      input: routedRetry(),
+      errors: [{ messageId: 'answeredTurn', line: 2, severity: 'warning', message: /before the next assistant turn on line 4, which z-ai\/glm5 wrote:/ }],
+    },
     {
       // Only the call cut short is unanswered: the result after the retry's message is its call's.
       name: "Claude Code with Kimi: a call cut short, the retry's answer repeats it under the same id",

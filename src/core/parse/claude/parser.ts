@@ -667,6 +667,9 @@ class ClaudeParser implements FormatParser {
         });
       } else if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
         const e: TextEvent = { kind: 'text', at: lineSpan(raw), role: 'assistant', prompt: false, messageKey, timestamp, uuid, parentUuid };
+        if (typeof model === 'string' && !synthetic) {
+          e.model = model;
+        }
         if (synthetic) {
           e.synthetic = true;
           if (isTextBlock(block) && block.text === 'No response requested.') {
