@@ -114,8 +114,9 @@ export const missingResult = defineRule({
         return true;
       }
       if (!passedBy.has(c) && c.results.length === 0) {
-        // A parent the tree never saw: records lost from the file, not another branch.
-        passedBy.set(c, { at, gap: typeof parentUuid === 'string' && branches.nodeOfLine(parentUuid) === undefined });
+        // A parent the tree never saw: records lost from the file, not another branch. (A line
+        // the file holds outside any node, a slash command's the session starts with, is none.)
+        passedBy.set(c, { at, gap: typeof parentUuid === 'string' && !branches.holdsLine(parentUuid) });
         passedOpen.push(c);
       }
       return false;

@@ -757,9 +757,29 @@ function routedRetry(): string {
     .join('\n');
 }
 
+/**
+ * Claude Code 2.1.79 (lyraqin/claude-my-project, forty-third set): a session started with a
+ * skill's slash command (its `<command-message>` line, then the skill's meta text); an answer
+ * cut short, hung from a record the file does not hold, then the answer to the request sent
+ * again, hung from the skill's text, which the file holds.
+ */
+function cutBelowLostAfterCommand(): string {
+  const t = new ClaudeTranscript().user('<command-message>lit-review</command-message>\n<command-name>/lit-review</command-name>');
+  t.user('Base directory for this skill: /w/.claude/skills/lit-review', { isMeta: true });
+  t.from('48e03103-0000-4000-8000-000000000000').call('m1', A, 'AskUserQuestion', { questions: [] });
+  return t.from(t.uuidAt(2)).say('m2', 'Let me look at the papers first.').text();
+}
+
 ruleTester(missingResult, {
   valid: [],
   invalid: [
+    {
+      // The session went on from a line the file holds: no record was lost there, and the call's
+      // own message hangs from one that was (detached), not the line after it (gap).
+      name: 'Claude Code: a call hung from a lost record, passed by from the slash command the session starts with',
+      input: cutBelowLostAfterCommand(),
+      errors: [{ messageId: 'detached', line: 3, severity: 'info' }],
+    },
     {
       name: "Claude Code behind a router: Kimi's call cut short, the next turn written by another model",
       input: routedRetry(),

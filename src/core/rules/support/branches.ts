@@ -128,6 +128,12 @@ export class BranchTracker {
    * (or the file starts partway), so where they stood in the conversation is not known.
    */
   private readonly detached = new Set<string>();
+  /**
+   * Lines the file holds that belong to no node: a slash command's `<command-message>` line and
+   * the command's or skill's meta text a session starts with, before anything is placed. What
+   * hangs from them hangs from a record the file holds (see `holdsLine`).
+   */
+  private readonly unplaced = new Set<string>();
 
   /**
    * Records one line. `node` is the line's node id when it is a conversation node (assistant
@@ -151,6 +157,8 @@ export class BranchTracker {
       // A result or another line: it belongs to its parent's node.
       if (uuid !== undefined && parentNode !== undefined) {
         this.nodeOfUuid.set(uuid, parentNode);
+      } else if (uuid !== undefined) {
+        this.unplaced.add(uuid);
       }
       if (parentNode !== undefined) {
         this.followed.add(parentNode);
@@ -321,6 +329,11 @@ export class BranchTracker {
   /** The node a line belongs to, once added. */
   nodeOfLine(uuid: string): string | undefined {
     return this.nodeOfUuid.get(uuid);
+  }
+
+  /** Was a line with this uuid added, whether or not it belongs to a node? */
+  holdsLine(uuid: string): boolean {
+    return this.nodeOfUuid.has(uuid) || this.unplaced.has(uuid);
   }
 
   /** Is the node the late answer of a run dropped when its conversation started over (see `restart`)? */
@@ -537,6 +550,10 @@ export class SharedBranchTracker {
 
   nodeOfLine(uuid: string): string | undefined {
     return this.tracker.nodeOfLine(uuid);
+  }
+
+  holdsLine(uuid: string): boolean {
+    return this.tracker.holdsLine(uuid);
   }
 
   isLate(node: string): boolean {
