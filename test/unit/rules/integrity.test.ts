@@ -107,6 +107,26 @@ void describe('overlapping-executions and forked-session', () => {
     assert.deepEqual(findings[0]!.related.map((r) => r.line), [2, 5, 4]);
   });
 
+  void test('Claude Code 2.0.x: a turn hung from a running call’s hook notes, or from a result hung from them, is a second execution, not pairing errors', () => {
+    // The shape of a real 2.0.1 session (lllttt06/claude-code-cookbook, baseball-detector-web
+    // 3ddcee65, lines 78–94): two queries of one session, each record hung from the last line
+    // the other wrote; the running calls' only lines are their PreToolUse hooks' notes.
+    const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
+    const t = new ClaudeTranscript().as('2.0.1').user('fix the lint errors').call('m1', A, 'Bash', { command: 'npm run lint' });
+    t.hookNote(A, 'check-ai-commit.sh').hookNote(A);
+    // The second query's turn, from before A: the API never saw A.
+    t.say('m2', 'already fixed; lint again').call('m2', B, 'Bash', { command: 'npm run lint -- src' }).hookNote(B, 'check-ai-commit.sh').hookNote(B);
+    // A returns; the first query goes on from its result, hung below B's notes.
+    t.result(A, 'ok').call('m3', C, 'Bash', { command: 'npm run lint | grep index' }).hookNote(C, 'check-ai-commit.sh').hookNote(C);
+    t.result(B, '').say('m4', 'lint passes').result(C, '').say('m5', 'done');
+    assert.deepEqual(every(t.text()), ['overlapping-executions:running@5']);
+    // Without the notes (the turn hung from the call line itself) the same turn is judged as
+    // the next one of A's conversation: the notes are what say A was running.
+    const bare = new ClaudeTranscript().as('2.0.1').user('fix the lint errors').call('m1', A, 'Bash', { command: 'npm run lint' });
+    bare.say('m2', 'already fixed; lint again').call('m2', B, 'Bash', { command: 'npm run lint -- src' }).result(A, 'ok').result(B, '').say('m3', 'done');
+    assert.deepEqual(every(bare.text()), ['misplaced-result:late@5', 'missing-result:beforeNext@2']);
+  });
+
   void test('Claude Code: the next prompt of one execution, hung from its turn’s end, is not text before the other execution’s result', () => {
     // The shape of a real 2.1.88 session (ahmedarafa994/eq-prediction 3ecfe023, lines 286–293):
     // the prompt hangs from the other run's closing `system` record, the result from its call.

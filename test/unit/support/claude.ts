@@ -239,6 +239,22 @@ export class ClaudeTranscript {
     );
   }
 
+  /**
+   * A hook's note on a call, as Claude Code 2.0.x writes it when the call starts: a `system`
+   * record naming the call by `toolUseID` (a link of the parentUuid chain that is not a message).
+   */
+  hookNote(toolUseId: string, script = 'deny-check.sh'): this {
+    return this.push(
+      this.envelope('system', {
+        subtype: 'informational',
+        content: `\u001b[1mPreToolUse:Bash\u001b[22m [~/.claude/scripts/${script}] completed successfully`,
+        isMeta: false,
+        toolUseID: toolUseId,
+        level: 'info',
+      }),
+    );
+  }
+
   /** A hook's attachment record (a link of the parentUuid chain that is not a message). */
   attachment(type = 'hook_success'): this {
     return this.push(this.envelope('attachment', { attachment: { type, hookName: 'PostToolUse:Bash', toolUseID: 'toolu_hook', hookEvent: 'PostToolUse', content: '', exitCode: 0 } }));

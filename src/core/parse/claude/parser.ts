@@ -495,8 +495,7 @@ class ClaudeParser implements FormatParser {
   }
 
   /** A `progress` line of a call still running: remembered, for the records hung from it. */
-  private progress(value: Record<string, unknown>, raw: RawLine): void {
-    const callId = value['parentToolUseID'];
+  private progress(value: Record<string, unknown>, raw: RawLine, callId: unknown = value['parentToolUseID']): void {
     const uuid = value['uuid'];
     if (typeof callId !== 'string' || typeof uuid !== 'string' || (value['isSidechain'] === true) !== (this.sidechainFile ?? false)) {
       return;
@@ -540,7 +539,17 @@ class ClaudeParser implements FormatParser {
       by = 'assistant';
     } else if (type === 'user' && isRecord(message) && value['isVisibleInTranscriptOnly'] !== true) {
       if (holdsResult(value)) {
-        // Results of other calls finishing meanwhile: the usual order of a parallel batch.
+        // Results of other calls finishing meanwhile: the usual order of a parallel batch. Still
+        // written while the call ran: what hangs from them did too (a second query of the
+        // session going on from its own call's result, hung from the first one's hook note).
+        const uuid = value['uuid'];
+        if (typeof uuid === 'string' && !this.progressOf.has(uuid)) {
+          if (call.progress.length === maxProgressKept) {
+            this.progressOf.delete(call.progress.shift()!);
+          }
+          call.progress.push(uuid);
+          this.progressOf.set(uuid, from);
+        }
         return;
       }
       by = 'user';
@@ -1057,6 +1066,13 @@ class ClaudeParser implements FormatParser {
       if (typeof parent === 'string') {
         this.ctx.emit({ kind: 'request-retried', at: lineSpan(raw), parentUuid: parent });
       }
+    }
+    if (typeof value['toolUseID'] === 'string' && this.running.size > 0) {
+      // A hook's note on a call (Claude Code 2.0.x: "PreToolUse:Bash [...] completed
+      // successfully", naming the call by `toolUseID`) is written as the call starts: while it
+      // has no result, a record hung from the note was written while it ran, as one hung from
+      // its progress output is (a second query of the session, 2.0.1–2.0.5, going on from it).
+      this.progress(value, raw, value['toolUseID']);
     }
     this.link(value, raw);
   }
