@@ -1029,6 +1029,18 @@ ruleTester(staleWrite, {
         .text(),
     },
     {
+      // Claude Code 2.0.x reads a file's last lines with a negative offset and records the
+      // Read's startLine as that offset (-2), its lines numbered -2 and -1: they are lines 4–5
+      // (a real 2.0.2 session, lllttt06/claude-code-cookbook 26522fd1, `offset: -50` of an .arb
+      // file of 808: taken as lines 1–50, every one of them "changed").
+      name: 'a read of the last lines (negative offset, startLine -2), then an edit elsewhere',
+      input: cc()
+        .call('m1', A, 'Read', { file_path: f, offset: -2, limit: 2 })
+        .result(A, '    -2→four\n    -1→five', { toolUseResult: { type: 'text', file: { filePath: f, content: 'four\nfive', numLines: 2, startLine: -2, totalLines: 6 } } })
+        .edit('m2', B, f, v1, 'one', '1')
+        .text(),
+    },
+    {
       // A real shape (Claude Code 2.1.49): the session's own git commands put back the content
       // it had read, under its own edit; it then redid the edit.
       name: 'own git stash / checkout / pull: the content is unknown, not stale',

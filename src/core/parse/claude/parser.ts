@@ -118,6 +118,17 @@ const maxChainLinks = 256;
 /** Progress lines remembered per running call (the newest ones). */
 const maxProgressKept = 8;
 
+/**
+ * The first file line a Read's content holds, from its recorded `startLine`. A Read with
+ * `offset: 0` is recorded with `startLine: 0`, its content still from line 1. One with a negative
+ * offset (`offset: -50`, Claude Code 2.0.x) reads the file's last lines and is recorded with that
+ * `startLine` (-50), its lines numbered -50 to -1: they are the lines from `totalLines - 50` on, not
+ * the file's first.
+ */
+function readStart(startLine: number, totalLines: number): number {
+  return startLine < 0 ? Math.max(1, totalLines + startLine) : Math.max(1, startLine);
+}
+
 /** A user record carrying a tool's result (which Claude Code may write before its call's record). */
 function holdsResult(value: Record<string, unknown>): boolean {
   const content = (value['message'] as { content?: unknown } | undefined)?.content;
@@ -886,8 +897,7 @@ class ClaudeParser implements FormatParser {
         // an empty file (that is one line, or none), so the read says nothing of what the file held.
         const emptied = f.content === '' && f.numLines !== undefined && f.numLines > 1;
         if (meta.type === 'text' && typeof f.content === 'string' && !emptied && !utf16ReadAsUtf8(f.content) && f.startLine !== undefined && f.numLines !== undefined && f.totalLines !== undefined) {
-          // A Read with `offset: 0` is recorded with `startLine: 0`, its content still from line 1.
-          result.read = { path: f.filePath, content: withoutBom(f.content), startLine: Math.max(1, f.startLine), numLines: f.numLines, totalLines: f.totalLines };
+          result.read = { path: f.filePath, content: withoutBom(f.content), startLine: readStart(f.startLine, f.totalLines), numLines: f.numLines, totalLines: f.totalLines };
         }
         return result;
       }
@@ -964,7 +974,7 @@ class ClaudeParser implements FormatParser {
       typeof file['numLines'] === 'number' &&
       typeof file['totalLines'] === 'number'
     ) {
-      const read = { path, content: withoutBom(file['content']), startLine: Math.max(1, file['startLine']), numLines: file['numLines'], totalLines: file['totalLines'] };
+      const read = { path, content: withoutBom(file['content']), startLine: readStart(file['startLine'], file['totalLines']), numLines: file['numLines'], totalLines: file['totalLines'] };
       this.ctx.emit({ kind: 'file-attached', at: lineSpan(raw), path, read });
     } else {
       // Seen, content unknown (a reference, or a shape this does not read).
