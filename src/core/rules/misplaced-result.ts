@@ -140,7 +140,7 @@ export const misplacedResult = defineRule({
         const textAt = rec.message.textAt;
         // Text the tree hangs on another branch (a second execution's prompt, hung from its own
         // turn's end) was never in the request that carried this result.
-        if (textAt && !rec.message.textResultsFirst && textAt.line < rec.result.at.line && textAt.line < runningFrom && followsCall(branches, rec.message.textParentUuid, call.call)) {
+        if (textAt && textAt.line < rec.result.at.line && textAt.line < runningFrom && followsCall(branches, rec.message.textParentUuid, call.call)) {
           ctx.report({ ...common, messageId: 'afterText', data: { ...data, betweenLine: textAt.line } });
         }
       },

@@ -209,7 +209,7 @@ class ClaudeParser implements FormatParser {
   private partwayAt: Span | undefined;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
-  /** The `version` last asked about by putsResultsFirst, and the answer: one build writes most files whole. */
+  /** The `version` last asked about by resultsFirstOf, and the answer: one build writes most files whole. */
   private versionAsked: unknown;
   private versionResultsFirst = false;
 
@@ -515,19 +515,25 @@ class ClaudeParser implements FormatParser {
     if (!call) {
       return;
     }
-    // The next record hangs from the last line written; a few more are kept for two writers
-    // interleaving their lines.
-    if (call.progress.length === maxProgressKept) {
-      this.progressOf.delete(call.progress.shift()!);
-    }
     const at = lineSpan(raw);
-    call.progress.push(uuid);
-    this.progressOf.set(uuid, { callId, at });
+    this.keepProgress(call, uuid, { callId, at });
     if (call.hungFrom) {
       // Still running after a record was hung from it: what tells a call that ran on from one
       // that died.
       this.ctx.emit({ kind: 'call-running', at, callId, by: 'progress', progressAt: at });
     }
+  }
+
+  /**
+   * Remembers a line written while `call` ran, for the records hung from it. The next record hangs
+   * from the last line written; a few more are kept for two writers interleaving their lines.
+   */
+  private keepProgress(call: RunningCall, uuid: string, from: { callId: string; at: Span }): void {
+    if (call.progress.length === maxProgressKept) {
+      this.progressOf.delete(call.progress.shift()!);
+    }
+    call.progress.push(uuid);
+    this.progressOf.set(uuid, from);
   }
 
   /**
@@ -555,11 +561,7 @@ class ClaudeParser implements FormatParser {
         // session going on from its own call's result, hung from the first one's hook note).
         const uuid = value['uuid'];
         if (typeof uuid === 'string' && !this.progressOf.has(uuid)) {
-          if (call.progress.length === maxProgressKept) {
-            this.progressOf.delete(call.progress.shift()!);
-          }
-          call.progress.push(uuid);
-          this.progressOf.set(uuid, from);
+          this.keepProgress(call, uuid, from);
         }
         return;
       }
@@ -754,7 +756,7 @@ class ClaudeParser implements FormatParser {
     // after it is still in place. No person's prompt names a call.
     const forTool = typeof sourceToolUseId === 'string';
     if (typeof content === 'string') {
-      this.userText(content, line.isMeta === true || summary, raw, common, this.putsResultsFirst(value), forTool, line.isMeta === true);
+      this.userText(content, line.isMeta === true || summary, raw, common, this.resultsFirstOf(value), forTool, line.isMeta === true);
       return;
     }
     let resultBlocks = 0;
@@ -793,13 +795,13 @@ class ClaudeParser implements FormatParser {
         // Text in a record of results is what the person typed while the tools ran: Claude
         // Code hands it to the model with the results (real sessions go on normally after
         // it, even with another call of the batch still to answer).
-        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, this.putsResultsFirst(value), resultBlocks > 0 || forTool, line.isMeta === true);
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, this.resultsFirstOf(value), resultBlocks > 0 || forTool, line.isMeta === true);
       }
     }
   }
 
   /** Does the build that wrote this user record send its text after the results (see putsResultsFirst)? */
-  private putsResultsFirst(value: Record<string, unknown>): boolean {
+  private resultsFirstOf(value: Record<string, unknown>): boolean {
     const version = value['version'];
     if (version !== this.versionAsked) {
       this.versionAsked = version;
