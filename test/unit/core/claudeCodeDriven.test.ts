@@ -1,0 +1,154 @@
+/**
+ * Transcripts written by the real Claude Code 2.1.332 (its native Linux build), driven here
+ * against a scripted stand-in for the API (tools/drive-claude; how, in the folder's README).
+ * The model's moves are scripted; every record is Claude Code's own. They pin down how this
+ * checker reads the newest format: what each call touches, how each result is read, and the
+ * findings, which were checked against what the driver did to the files.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, test } from 'node:test';
+import type { NormalizedEvent } from '../../../src/core/model/events';
+import { fixture } from '../support/repo';
+import { brief, run } from '../support/run';
+
+const root = fixture('generated/claude-code-2.1.332');
+
+/** Calls with what they touch, and results with how they were read, in file order. */
+function outline(events: readonly NormalizedEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.kind === 'call') {
+      out.push(`${e.at.line} ${e.tool}(${e.accesses.map((a) => `${a.op} ${path.basename(a.path)}`).join(', ')})`);
+    } else if (e.kind === 'result') {
+      const how = [e.isError ? 'error' : '', e.refused ? 'refused' : '', e.shape ?? ''].filter(Boolean);
+      out.push([String(e.at.line), '=', ...how].join(' '));
+    } else if (e.kind === 'reset' || e.kind === 'file-attached') {
+      out.push(`${e.at.line} ${e.kind}`);
+    }
+  }
+  return out;
+}
+
+interface Expected {
+  outline: string[];
+  findings: string[];
+}
+
+/** Per scenario (the fixture's first folder); `subagent/agent` is the sub-agent's own file. */
+const expected: Record<string, Expected> = {
+  healthy: {
+    outline: [
+      '22 Read(read a.txt)',
+      '23 Read(read b.txt)',
+      '26 = read',
+      '27 = read',
+      '31 Edit(edit a.txt)',
+      '32 = edit',
+      '35 Bash(read b.txt)',
+      '38 = shell',
+      '41 Write(write c.txt)',
+      '42 = write',
+      '44 Edit(edit a.txt)',
+      '45 Edit(edit b.txt)',
+      '46 = edit',
+      '47 = edit',
+    ],
+    findings: [],
+  },
+  // Claude Code runs the edit alone, then the read: its results come in that order.
+  'read-and-edit-together': {
+    outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '29 Read(read a.txt)', '30 = edit', '31 = read'],
+    findings: [],
+  },
+  // The driver rewrote line 2 after the read; 2.1.332 applied the edit of line 1 anyway
+  // (`staleRecovered`, with a note to the model): on top of a change it never saw, elsewhere.
+  'changed-after-read': {
+    outline: ['21 Read(read a.txt)', '22 = read', '28 Edit(edit a.txt)', '29 = edit'],
+    findings: ['stale-write@28:291-338:warning'],
+  },
+  // The same, but the edit replaced part of the line the driver had changed.
+  'changed-where-edited': {
+    outline: ['21 Read(read a.txt)', '24 = read', '30 Edit(edit a.txt)', '31 = edit'],
+    findings: ['stale-write@30:291-340:error'],
+  },
+  // Two edits of a.txt and a `sed -i` of b.txt in one message run one at a time, in order; the
+  // shell write is the session's own, so the later edit of b.txt is not stale.
+  'two-edits-one-message': {
+    outline: [
+      '21 Read(read a.txt)',
+      '22 Read(read b.txt)',
+      '23 = read',
+      '24 = read',
+      '30 Edit(edit a.txt)',
+      '31 Edit(edit a.txt)',
+      '32 Bash(edit b.txt)',
+      '33 = edit',
+      '35 = edit',
+      '36 = shell',
+      '38 Edit(edit b.txt)',
+      '39 = edit',
+    ],
+    findings: [],
+  },
+  // The guard's PreToolUse hook denied the stale edit (exit 2): a refused call, not a write.
+  'guard-denies': {
+    outline: [
+      '21 Read(read a.txt)',
+      '22 = read',
+      '28 Edit(edit a.txt)',
+      '29 = error refused',
+      '31 Read(read a.txt)',
+      '32 = read',
+      '34 Edit(edit a.txt)',
+      '35 = edit',
+    ],
+    findings: [],
+  },
+  'failing-calls': {
+    outline: ['21 Read(read a.txt)', '22 = read', '28 Edit(edit a.txt)', '29 = error refused', '32 Bash(read missing.txt)', '33 = error'],
+    findings: [],
+  },
+  subagent: { outline: ['21 Agent()', '22 = other', '28 Read(read a.txt)', '29 = read'], findings: [] },
+  // 2.1.332 writes no `toolUseResult` in a sub-agent's file: its results are plain text.
+  'subagent/agent': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
+  resumed: { outline: ['21 Read(read a.txt)', '24 = read', '37 Edit(edit a.txt)', '38 = edit'], findings: [] },
+  // After `/compact`, Claude Code attached a.txt again (line 39): the edit after it is no
+  // write before a read.
+  compacted: {
+    outline: ['19 Read(read a.txt)', '22 = read', '34 reset', '39 file-attached', '66 Edit(edit a.txt)', '67 = edit'],
+    findings: [],
+  },
+};
+
+function transcripts(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? transcripts(p) : p.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+void describe('Claude Code 2.1.332, driven against a scripted model', () => {
+  const files = transcripts(root);
+  void test('every scenario is there', () => {
+    const keys = files.map((f) => keyOf(f)).sort();
+    assert.deepEqual(keys, Object.keys(expected).sort());
+  });
+  for (const file of files) {
+    const key = keyOf(file);
+    void test(key, () => {
+      const { findings, events, stream } = run(readFileSync(file), { file });
+      assert.equal(stream.agent, 'claude-code');
+      const want = expected[key];
+      assert.ok(want, `no expectation for ${key}`);
+      assert.deepEqual(outline(events), want.outline);
+      assert.deepEqual(brief(findings), want.findings, findings.map((f) => `${f.line}: ${f.message}`).join('\n'));
+    });
+  }
+});
+
+function keyOf(file: string): string {
+  const rel = path.relative(root, file).split(path.sep);
+  return rel.includes('subagents') ? `${rel[0]}/agent` : (rel[0] ?? '');
+}

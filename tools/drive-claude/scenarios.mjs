@@ -1,0 +1,167 @@
+// The scripted sessions. Each scenario names its workspace files, one or more runs of
+// `claude -p` (a later run resumes the session), and for each `[[key]]` the model's turns.
+// Tool ids are fixed so that the files come out the same on every drive.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const id = (tag, n) => `toolu_01Drive${tag.replace(/[^A-Za-z0-9]/g, '')}${String(n).padStart(3, '0')}`;
+const text = (t) => ({ type: 'text', text: t });
+const call = (tag, n, name, input) => ({ type: 'tool_use', id: id(tag, n), name, input });
+/** A turn that first changes a file on disk (another writer), then answers with `blocks`. */
+const after = (change, blocks) => async () => {
+  change();
+  // Claude Code compares modification times; make the change visibly later than the read.
+  await new Promise((r) => setTimeout(r, 1100));
+  return blocks;
+};
+
+export function scenarios(root) {
+  const ws = (name) => path.join(root, name);
+  const a = (name) => path.join(ws(name), 'a.txt');
+  const b = (name) => path.join(ws(name), 'b.txt');
+  const two = { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'bravo\n' };
+  return [
+    {
+      name: 'healthy',
+      summary: 'two reads in one message, an edit, a shell read, a new file, two edits of two files in one message',
+      files: two,
+      runs: [{ prompt: '[[healthy]] tidy the files' }],
+      turns: {
+        healthy: [
+          [text('Reading both files.'), call('h', 1, 'Read', { file_path: a('healthy') }), call('h', 2, 'Read', { file_path: b('healthy') })],
+          [call('h', 3, 'Edit', { file_path: a('healthy'), old_string: 'alpha', new_string: 'ALPHA' })],
+          [call('h', 4, 'Bash', { command: 'cat b.txt', description: 'Show b.txt' })],
+          [call('h', 5, 'Write', { file_path: path.join(ws('healthy'), 'c.txt'), content: 'gamma\n' })],
+          [call('h', 6, 'Edit', { file_path: a('healthy'), old_string: 'beta', new_string: 'BETA' }), call('h', 7, 'Edit', { file_path: b('healthy'), old_string: 'bravo', new_string: 'BRAVO' })],
+          [text('Done: a.txt and b.txt upper-cased, c.txt created.')],
+        ],
+      },
+    },
+    {
+      name: 'read-and-edit-together',
+      summary: 'an edit and a read of one file in one message (Claude Code runs the edit alone, then the read)',
+      files: two,
+      runs: [{ prompt: '[[read-and-edit-together]] edit a.txt' }],
+      turns: {
+        'read-and-edit-together': [
+          [call('r', 1, 'Read', { file_path: a('read-and-edit-together') })],
+          [call('r', 2, 'Edit', { file_path: a('read-and-edit-together'), old_string: 'alpha', new_string: 'ALPHA' }), call('r', 3, 'Read', { file_path: a('read-and-edit-together') })],
+          [text('Edited and checked.')],
+        ],
+      },
+    },
+    {
+      name: 'changed-after-read',
+      summary: 'the file changes on disk after the read; Claude Code itself refuses the edit',
+      files: two,
+      runs: [{ prompt: '[[changed-after-read]] edit a.txt' }],
+      turns: {
+        'changed-after-read': [
+          [call('c', 1, 'Read', { file_path: a('changed-after-read') })],
+          after(() => fs.writeFileSync(a('changed-after-read'), 'alpha\nbeta, changed by the user\n'), [call('c', 2, 'Edit', { file_path: a('changed-after-read'), old_string: 'alpha', new_string: 'ALPHA' })]),
+          [text('The file changed; I left it alone.')],
+        ],
+      },
+    },
+    {
+      name: 'changed-where-edited',
+      summary: 'the line the edit replaces changes on disk after the read; Claude Code applies the edit on top of it',
+      files: two,
+      runs: [{ prompt: '[[changed-where-edited]] edit a.txt' }],
+      turns: {
+        'changed-where-edited': [
+          [call('w', 1, 'Read', { file_path: a('changed-where-edited') })],
+          after(() => fs.writeFileSync(a('changed-where-edited'), 'alpha\nbeta and the user\'s words\n'), [call('w', 2, 'Edit', { file_path: a('changed-where-edited'), old_string: 'beta', new_string: 'BETA' })]),
+          [text('Edited.')],
+        ],
+      },
+    },
+    {
+      name: 'two-edits-one-message',
+      summary: 'two edits of one file and a shell write of another in one message (Claude Code runs them one at a time, in order)',
+      files: two,
+      runs: [{ prompt: '[[two-edits-one-message]] edit a.txt twice' }],
+      turns: {
+        'two-edits-one-message': [
+          [call('t', 1, 'Read', { file_path: a('two-edits-one-message') }), call('t', 2, 'Read', { file_path: b('two-edits-one-message') })],
+          [
+            call('t', 3, 'Edit', { file_path: a('two-edits-one-message'), old_string: 'alpha', new_string: 'ALPHA' }),
+            call('t', 4, 'Edit', { file_path: a('two-edits-one-message'), old_string: 'beta', new_string: 'BETA' }),
+            call('t', 5, 'Bash', { command: "sed -i 's/bravo/BRAVO/' b.txt", description: 'Upper-case b.txt' }),
+          ],
+          [call('t', 6, 'Edit', { file_path: b('two-edits-one-message'), old_string: 'BRAVO', new_string: 'Bravo' })],
+          [text('Edited both.')],
+        ],
+      },
+    },
+    {
+      name: 'guard-denies',
+      summary: 'as changed-after-read, with the guard hooks installed and `agent-guard watch` running: the guard denies the edit; the model reads the file again and the edit goes through',
+      files: two,
+      guard: true,
+      runs: [{ prompt: '[[guard-denies]] edit a.txt' }],
+      turns: {
+        'guard-denies': [
+          [call('g', 1, 'Read', { file_path: a('guard-denies') })],
+          after(() => fs.writeFileSync(a('guard-denies'), 'alpha\nbeta, changed by the user\n'), [call('g', 2, 'Edit', { file_path: a('guard-denies'), old_string: 'alpha', new_string: 'ALPHA' })]),
+          // Told why, the model reads the file again and redoes the edit, which the guard allows.
+          [call('g', 3, 'Read', { file_path: a('guard-denies') })],
+          [call('g', 4, 'Edit', { file_path: a('guard-denies'), old_string: 'alpha', new_string: 'ALPHA' })],
+          [text('Edited after reading the change.')],
+        ],
+      },
+    },
+    {
+      name: 'failing-calls',
+      summary: 'an edit whose old string is absent, a shell command that fails',
+      files: two,
+      runs: [{ prompt: '[[failing-calls]] try things' }],
+      turns: {
+        'failing-calls': [
+          [call('f', 1, 'Read', { file_path: a('failing-calls') })],
+          [call('f', 2, 'Edit', { file_path: a('failing-calls'), old_string: 'zulu', new_string: 'ZULU' })],
+          [call('f', 3, 'Bash', { command: 'cat missing.txt', description: 'Show a missing file' })],
+          [text('Both failed, as expected.')],
+        ],
+      },
+    },
+    {
+      name: 'subagent',
+      summary: 'a sub-agent reads and edits a file; the main session reads it again',
+      files: two,
+      runs: [{ prompt: '[[subagent]] delegate the edit' }],
+      turns: {
+        subagent: [
+          [call('s', 1, 'Agent', { description: 'Edit a.txt', prompt: '[[subagent-child]] Upper-case beta in a.txt.', subagent_type: 'general-purpose' })],
+          [call('s', 2, 'Read', { file_path: a('subagent') })],
+          [text('The sub-agent edited a.txt.')],
+        ],
+        'subagent-child': [
+          [call('sc', 1, 'Read', { file_path: a('subagent') })],
+          [call('sc', 2, 'Edit', { file_path: a('subagent'), old_string: 'beta', new_string: 'BETA' })],
+          [text('beta is now BETA.')],
+        ],
+      },
+    },
+    {
+      name: 'resumed',
+      summary: 'a session read a file; a second run resumes it and edits the file',
+      files: two,
+      runs: [{ prompt: '[[resumed]] read a.txt' }, { prompt: '[[resumed-2]] now edit it', resume: true }],
+      turns: {
+        resumed: [[call('u', 1, 'Read', { file_path: a('resumed') })], [text('Read it.')]],
+        'resumed-2': [[call('u', 2, 'Edit', { file_path: a('resumed'), old_string: 'alpha', new_string: 'ALPHA' })], [text('Edited.')]],
+      },
+    },
+    {
+      name: 'compacted',
+      summary: 'a session reads a file, is compacted (/compact), and edits the file after',
+      files: two,
+      runs: [{ prompt: '[[compacted]] read a.txt' }, { prompt: '/compact', resume: true }, { prompt: '[[compacted-after]] edit a.txt', resume: true }],
+      turns: {
+        compacted: [[call('k', 1, 'Read', { file_path: a('compacted') })], [text('Read it.')]],
+        'compacted-after': [[call('k', 2, 'Edit', { file_path: a('compacted'), old_string: 'alpha', new_string: 'ALPHA' })], [text('Edited.')]],
+      },
+    },
+  ];
+}
