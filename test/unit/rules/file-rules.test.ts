@@ -1079,6 +1079,14 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'aside', line: 6 }],
     },
     {
+      // Claude Code in `-p` or SDK mode, where nobody can be asked: a call the settings do not
+      // allow never runs (what it answers, 1.0.83 to 2.1.332). A formatter's failed run may have
+      // written; this one did not run at all.
+      name: "Claude Code: the session's prettier --write was not allowed (permission not granted)",
+      input: shellThenEdit('npx prettier --write src/app.ts', "Claude requested permissions to use Bash, but you haven't granted it yet.", true),
+      errors: [{ messageId: 'aside', line: 6 }],
+    },
+    {
       // sed -i through a pattern that does not match the file, in the same folder and below it.
       name: "Claude Code: the session's sed -i on other files of the folder (*.md, src/*.md, a find of *.md)",
       input: shellThenEdit("sed -i 's/a/b/' *.md src/*.md && find . -name '*.md' -exec sed -i 's/a/b/' {} +", ''),

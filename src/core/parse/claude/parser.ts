@@ -1519,6 +1519,8 @@ function continuesSession(content: unknown): boolean {
 
 /**
  * What Claude Code answers for a call that never ran: the person refused it at the permission
- * prompt, a PreToolUse hook blocked it, permission was denied, or the tool rejected its input.
+ * prompt, a PreToolUse hook blocked it, permission was denied (or, where nobody could be asked, not
+ * granted: `-p` and the SDK), or the tool rejected its input.
  */
-const refusedBeforeRunning = /^(?:The user doesn\u2019t want to|The user doesn't want to|<tool_use_error>|Permission to use \S+ has been denied|PreToolUse:\S+ hook (?:error|blocked)|Hook PreToolUse:\S+ denied)/;
+const refusedBeforeRunning =
+  /^(?:The user doesn\u2019t want to|The user doesn't want to|<tool_use_error>|Permission to use \S+ has been denied|Claude requested permissions to .*, but you haven't granted it yet|PreToolUse:\S+ hook (?:error|blocked)|Hook PreToolUse:\S+ denied)/;
