@@ -76,9 +76,21 @@ function copyTranscripts(from, to) {
   return copied;
 }
 
-function run(cmd, argv, env, cwd) {
+function newestSession(projects) {
+  let best;
+  for (const e of fs.existsSync(projects) ? fs.readdirSync(projects, { withFileTypes: true, recursive: true }) : []) {
+    if (!e.isFile() || !e.name.endsWith('.jsonl') || (e.parentPath ?? e.path).includes('subagents')) continue;
+    const p = path.join(e.parentPath ?? e.path, e.name);
+    const t = fs.statSync(p).mtimeMs;
+    if (!best || t > best.t) best = { t, id: e.name.slice(0, -'.jsonl'.length) };
+  }
+  return best?.id;
+}
+
+function run(cmd, argv, env, cwd, interruptAfterMs) {
   return new Promise((resolve) => {
     const child = spawn(cmd, argv, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (interruptAfterMs) setTimeout(() => child.kill('SIGINT'), interruptAfterMs);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -104,7 +116,10 @@ for (const s of all) {
   fs.rmSync(home, { recursive: true, force: true });
   fs.mkdirSync(ws, { recursive: true });
   fs.mkdirSync(home, { recursive: true });
-  for (const [name, content] of Object.entries(s.files)) fs.writeFileSync(path.join(ws, name), content);
+  for (const [name, content] of Object.entries(s.files)) {
+    fs.mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
+    fs.writeFileSync(path.join(ws, name), content);
+  }
   spawnSync('git', ['init', '-q'], { cwd: ws });
   const env = {
     PATH: process.env.PATH,
@@ -127,9 +142,14 @@ for (const s of all) {
   }
   let session;
   for (const r of s.runs) {
-    const argv = ['-p', r.prompt, '--output-format', 'json', '--allowedTools', 'Read Edit Write Bash Agent'];
+    const argv = ['-p', r.prompt, '--output-format', 'json', '--allowedTools', r.allowedTools ?? 'Read Edit Write Bash Agent'];
     if (r.resume && session) argv.push('--resume', session);
-    const res = await run(claude, argv, env, ws);
+    const res = await run(claude, argv, env, ws, r.interruptAfterMs);
+    if (r.interruptAfterMs) {
+      // An interrupted run prints no result: the session is the newest transcript.
+      session = newestSession(path.join(home, '.claude', 'projects')) ?? session;
+      continue;
+    }
     try {
       session = JSON.parse(res.stdout).session_id ?? session;
     } catch {

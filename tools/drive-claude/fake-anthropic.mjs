@@ -35,7 +35,8 @@ function sse(res, event, data) {
 /**
  * Starts the server on a free port of 127.0.0.1. `turns(key)` returns the scenario's list of
  * turns for that key; a turn is a list of content blocks, or an async function returning one
- * (it may change the workspace first, as a person or a formatter would between two turns).
+ * (it may change the workspace first, as a person or a formatter would between two turns), or
+ * an API error to answer with, `{ status, error: { type, message } }`.
  */
 export async function startFakeApi(turns, log = () => {}) {
   let messages = 0;
@@ -60,6 +61,12 @@ export async function startFakeApi(turns, log = () => {}) {
       log({ key, turn: route?.turn, messages: body.messages?.length ?? 0, tools: body.tools?.length ?? 0 });
       let blocks = [{ type: 'text', text: key === undefined ? 'Summary: the session read and edited a few files.' : 'Nothing more to do.' }];
       if (turn) blocks = typeof turn === 'function' ? await turn() : turn;
+      if (!Array.isArray(blocks)) {
+        // An API error: `{ status, error: { type, message } }`, answered as the API does.
+        res.writeHead(blocks.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: blocks.error }));
+        return;
+      }
       const id = `msg_drive${String(++messages).padStart(16, '0')}`;
       const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
       const stop = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';

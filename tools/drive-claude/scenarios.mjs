@@ -7,6 +7,15 @@ import path from 'node:path';
 const id = (tag, n) => `toolu_01Drive${tag.replace(/[^A-Za-z0-9]/g, '')}${String(n).padStart(3, '0')}`;
 const text = (t) => ({ type: 'text', text: t });
 const call = (tag, n, name, input) => ({ type: 'tool_use', id: id(tag, n), name, input });
+/** A turn that answers `first` (an API error) the first time it is asked, then `blocks`. */
+const once = (first, blocks) => {
+  let asked = false;
+  return async () => {
+    if (asked) return blocks;
+    asked = true;
+    return first;
+  };
+};
 /** A turn that first changes a file on disk (another writer), then answers with `blocks`. */
 const after = (change, blocks) => async () => {
   change();
@@ -122,6 +131,71 @@ export function scenarios(root) {
           [call('f', 2, 'Edit', { file_path: a('failing-calls'), old_string: 'zulu', new_string: 'ZULU' })],
           [call('f', 3, 'Bash', { command: 'cat missing.txt', description: 'Show a missing file' })],
           [text('Both failed, as expected.')],
+        ],
+      },
+    },
+    {
+      name: 'api-errors',
+      summary: 'an overloaded API (529) answered by a retry, then a refused request (400) that ends the run; a second run resumes',
+      files: two,
+      runs: [{ prompt: '[[api-errors]] read a.txt' }, { prompt: '[[api-errors-2]] go on', resume: true }],
+      turns: {
+        'api-errors': [
+          [call('e', 1, 'Read', { file_path: a('api-errors') })],
+          once({ status: 529, error: { type: 'overloaded_error', message: 'Overloaded' } }, [call('e', 2, 'Bash', { command: 'cat b.txt', description: 'Show b.txt' })]),
+          { status: 400, error: { type: 'invalid_request_error', message: 'scripted refusal' } },
+        ],
+        'api-errors-2': [[call('e', 3, 'Edit', { file_path: a('api-errors'), old_string: 'alpha', new_string: 'ALPHA' })], [text('Edited.')]],
+      },
+    },
+    {
+      name: 'interrupted',
+      summary: 'the run is interrupted (SIGINT) while a shell command runs; a second run resumes',
+      files: two,
+      runs: [{ prompt: '[[interrupted]] wait', interruptAfterMs: 4000 }, { prompt: '[[interrupted-2]] go on', resume: true }],
+      turns: {
+        interrupted: [[call('i', 1, 'Read', { file_path: a('interrupted') })], [call('i', 2, 'Bash', { command: "python3 -c 'import time; time.sleep(30)'", description: 'Wait' })]],
+        'interrupted-2': [[call('i', 3, 'Edit', { file_path: a('interrupted'), old_string: 'alpha', new_string: 'ALPHA' })], [text('Edited.')]],
+      },
+    },
+    {
+      name: 'formatter-hook',
+      summary: "a PostToolUse hook of the project's settings strips trailing blanks after each edit; a second edit follows",
+      files: {
+        'a.txt': 'alpha  \nbeta  \n',
+        '.claude/settings.json': JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR/.claude/fmt.mjs"' }] }] } }, null, 2),
+        '.claude/fmt.mjs': "import fs from 'node:fs';\nconst input = JSON.parse(fs.readFileSync(0, 'utf8'));\nconst file = input.tool_input.file_path;\nfs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/[ \\t]+$/gm, ''));\n",
+      },
+      runs: [{ prompt: '[[formatter-hook]] edit a.txt' }],
+      turns: {
+        'formatter-hook': [
+          [call('m', 1, 'Read', { file_path: a('formatter-hook') })],
+          [call('m', 2, 'Edit', { file_path: a('formatter-hook'), old_string: 'alpha', new_string: 'ALPHA' })],
+          [call('m', 3, 'Edit', { file_path: a('formatter-hook'), old_string: 'beta', new_string: 'BETA' })],
+          [text('Edited twice.')],
+        ],
+      },
+    },
+    {
+      name: 'permission-denied',
+      summary: 'a Write the run does not allow (-p with --allowedTools without Write): Claude Code refuses it',
+      files: two,
+      runs: [{ prompt: '[[permission-denied]] write c.txt', allowedTools: 'Read Edit' }],
+      turns: {
+        'permission-denied': [[call('p', 1, 'Write', { file_path: path.join(ws('permission-denied'), 'c.txt'), content: 'gamma\n' })], [text('Not allowed.')]],
+      },
+    },
+    {
+      name: 'background-shell',
+      summary: 'a shell command run in the background, another in the foreground while it finishes',
+      files: two,
+      runs: [{ prompt: '[[background-shell]] run it' }],
+      turns: {
+        'background-shell': [
+          [call('b', 1, 'Bash', { command: 'sleep 1; echo finished > done.txt', description: 'Write done.txt later', run_in_background: true })],
+          [call('b', 2, 'Bash', { command: 'sleep 3', description: 'Wait' })],
+          [call('b', 3, 'Read', { file_path: path.join(ws('background-shell'), 'done.txt') })],
+          [text('It finished.')],
         ],
       },
     },

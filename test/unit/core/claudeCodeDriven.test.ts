@@ -44,9 +44,9 @@ const expected: Record<string, Expected> = {
       '23 Read(read b.txt)',
       '26 = read',
       '27 = read',
-      '31 Edit(edit a.txt)',
-      '32 = edit',
-      '35 Bash(read b.txt)',
+      '33 Edit(edit a.txt)',
+      '34 = edit',
+      '37 Bash(read b.txt)',
       '38 = shell',
       '41 Write(write c.txt)',
       '42 = write',
@@ -59,14 +59,14 @@ const expected: Record<string, Expected> = {
   },
   // Claude Code runs the edit alone, then the read: its results come in that order.
   'read-and-edit-together': {
-    outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '29 Read(read a.txt)', '30 = edit', '31 = read'],
+    outline: ['21 Read(read a.txt)', '24 = read', '30 Edit(edit a.txt)', '31 Read(read a.txt)', '32 = edit', '33 = read'],
     findings: [],
   },
   // The driver rewrote line 2 after the read; 2.1.332 applied the edit of line 1 anyway
   // (`staleRecovered`, with a note to the model): on top of a change it never saw, elsewhere.
   'changed-after-read': {
-    outline: ['21 Read(read a.txt)', '22 = read', '28 Edit(edit a.txt)', '29 = edit'],
-    findings: ['stale-write@28:291-338:warning'],
+    outline: ['21 Read(read a.txt)', '24 = read', '30 Edit(edit a.txt)', '31 = edit'],
+    findings: ['stale-write@30:291-338:warning'],
   },
   // The same, but the edit replaced part of the line the driver had changed.
   'changed-where-edited': {
@@ -79,45 +79,60 @@ const expected: Record<string, Expected> = {
     outline: [
       '21 Read(read a.txt)',
       '22 Read(read b.txt)',
-      '23 = read',
-      '24 = read',
-      '30 Edit(edit a.txt)',
-      '31 Edit(edit a.txt)',
-      '32 Bash(edit b.txt)',
-      '33 = edit',
+      '25 = read',
+      '26 = read',
+      '32 Edit(edit a.txt)',
+      '33 Edit(edit a.txt)',
+      '34 Bash(edit b.txt)',
       '35 = edit',
-      '36 = shell',
-      '38 Edit(edit b.txt)',
-      '39 = edit',
+      '37 = edit',
+      '38 = shell',
+      '40 Edit(edit b.txt)',
+      '41 = edit',
     ],
     findings: [],
   },
   // The guard's PreToolUse hook denied the stale edit (exit 2): a refused call, not a write.
   'guard-denies': {
-    outline: [
-      '21 Read(read a.txt)',
-      '22 = read',
-      '28 Edit(edit a.txt)',
-      '29 = error refused',
-      '31 Read(read a.txt)',
-      '32 = read',
-      '34 Edit(edit a.txt)',
-      '35 = edit',
-    ],
+    outline: ['21 Read(read a.txt)', '24 = read', '30 Edit(edit a.txt)', '31 = error refused', '33 Read(read a.txt)', '34 = read', '36 Edit(edit a.txt)', '37 = edit'],
     findings: [],
   },
   'failing-calls': {
-    outline: ['21 Read(read a.txt)', '22 = read', '28 Edit(edit a.txt)', '29 = error refused', '32 Bash(read missing.txt)', '33 = error'],
+    outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '29 = error refused', '34 Bash(read missing.txt)', '35 = error'],
+    findings: [],
+  },
+  // A 529 retried (a `system` api_error record), then a 400 that ended the run (Claude Code's
+  // own "API Error: 400" turn); the resumed run's edit is no write before a read.
+  'api-errors': {
+    outline: ['21 Read(read a.txt)', '24 = read', '32 Bash(read b.txt)', '33 = shell', '53 Edit(edit a.txt)', '54 = edit'],
+    findings: [],
+  },
+  // SIGINT while the command ran: Claude Code answers it as a call the user rejected.
+  interrupted: {
+    outline: ['21 Read(read a.txt)', '24 = read', '30 Bash()', '33 = error refused', '41 Edit(edit a.txt)', '42 = edit'],
+    findings: [],
+  },
+  // The hook stripped the blank after ALPHA on line 1 (and after beta, on the line the second
+  // edit quoted as it now is): the second edit went on top of a line 1 the session never saw.
+  // Claude Code told the model only that a hook changed the file (`hook_additional_context`).
+  'formatter-hook': {
+    outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '31 = edit', '35 Edit(edit a.txt)', '36 = edit'],
+    findings: ['stale-write@35:291-334:warning'],
+  },
+  // `-p` with no permission to write: the call never ran.
+  'permission-denied': { outline: ['21 Write(write c.txt)', '22 = error refused'], findings: [] },
+  'background-shell': {
+    outline: ['21 Bash(write done.txt)', '24 = shell', '29 Bash()', '31 = shell', '37 Read(read done.txt)', '38 = read'],
     findings: [],
   },
   subagent: { outline: ['21 Agent()', '22 = other', '28 Read(read a.txt)', '29 = read'], findings: [] },
   // 2.1.332 writes no `toolUseResult` in a sub-agent's file: its results are plain text.
   'subagent/agent': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
   resumed: { outline: ['21 Read(read a.txt)', '24 = read', '37 Edit(edit a.txt)', '38 = edit'], findings: [] },
-  // After `/compact`, Claude Code attached a.txt again (line 39): the edit after it is no
+  // After `/compact`, Claude Code attached a.txt again (line 41): the edit after it is no
   // write before a read.
   compacted: {
-    outline: ['19 Read(read a.txt)', '22 = read', '34 reset', '39 file-attached', '66 Edit(edit a.txt)', '67 = edit'],
+    outline: ['21 Read(read a.txt)', '24 = read', '36 reset', '41 file-attached', '65 Edit(edit a.txt)', '69 = edit'],
     findings: [],
   },
 };
