@@ -141,7 +141,12 @@ for (const s of all) {
     await new Promise((r) => setTimeout(r, 2500));
   }
   let session;
-  for (const r of s.runs) {
+  // Runs marked `parallel` start together (each its own session); the rest run one by one.
+  const together = s.runs.filter((r) => r.parallel);
+  if (together.length > 0) {
+    await Promise.all(together.map((r) => run(claude, ['-p', r.prompt, '--output-format', 'json', '--allowedTools', r.allowedTools ?? 'Read Edit Write Bash Agent'], env, ws)));
+  }
+  for (const r of s.runs.filter((x) => !x.parallel)) {
     const argv = ['-p', r.prompt, '--output-format', 'json', '--allowedTools', r.allowedTools ?? 'Read Edit Write Bash Agent'];
     if (r.resume && session) argv.push('--resume', session);
     const res = await run(claude, argv, env, ws, r.interruptAfterMs);

@@ -29,6 +29,47 @@ export function scenarios(root) {
   const a = (name) => path.join(ws(name), 'a.txt');
   const b = (name) => path.join(ws(name), 'b.txt');
   const two = { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'bravo\n' };
+  /**
+   * Two sessions in one workspace at once: A reads, B reads and edits line 2, then A edits line
+   * 1 on top of B's change (with `guard`, the guard stops it). Each session waits for the other
+   * through these promises.
+   */
+  const twoSessions = (name, guard) => {
+    let aRead;
+    let bEdited;
+    const aHasRead = new Promise((r) => (aRead = r));
+    const bHasEdited = new Promise((r) => (bEdited = r));
+    return {
+      name,
+      summary: `two sessions at once: B edits line 2 after A's read, then A edits line 1${guard ? ', which the guard denies' : ''}`,
+      files: two,
+      guard,
+      runs: [{ prompt: `[[${name}-a]] edit line 1`, parallel: true }, { prompt: `[[${name}-b]] edit line 2`, parallel: true }],
+      turns: {
+        [`${name}-a`]: [
+          [call('a', 1, 'Read', { file_path: a(name) })],
+          async () => {
+            aRead();
+            await bHasEdited;
+            await new Promise((r) => setTimeout(r, 1100));
+            return [call('a', 2, 'Edit', { file_path: a(name), old_string: 'alpha', new_string: 'ALPHA' })];
+          },
+          [text('Done with line 1.')],
+        ],
+        [`${name}-b`]: [
+          async () => {
+            await aHasRead;
+            return [call('bb', 1, 'Read', { file_path: a(name) })];
+          },
+          [call('bb', 2, 'Edit', { file_path: a(name), old_string: 'beta', new_string: 'BETA' })],
+          async () => {
+            bEdited();
+            return [text('Edited line 2.')];
+          },
+        ],
+      },
+    };
+  };
   return [
     {
       name: 'healthy',
@@ -199,6 +240,8 @@ export function scenarios(root) {
         ],
       },
     },
+    twoSessions('two-sessions', false),
+    twoSessions('two-sessions-guarded', true),
     {
       name: 'subagent',
       summary: 'a sub-agent reads and edits a file; the main session reads it again',

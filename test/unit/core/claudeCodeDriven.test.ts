@@ -36,7 +36,10 @@ interface Expected {
   findings: string[];
 }
 
-/** Per scenario (the fixture's first folder); `subagent/agent` is the sub-agent's own file. */
+/**
+ * Per transcript, by the first `[[key]]` marker in it: the scenario's name, or the name of the
+ * prompt a script gave a sub-agent or a second session.
+ */
 const expected: Record<string, Expected> = {
   healthy: {
     outline: [
@@ -125,9 +128,17 @@ const expected: Record<string, Expected> = {
     outline: ['21 Bash(write done.txt)', '24 = shell', '29 Bash()', '31 = shell', '37 Read(read done.txt)', '38 = read'],
     findings: [],
   },
+  // Two sessions at once: B read and edited line 2 after A's read, then A edited line 1 on top
+  // of B's change, which A never saw. (The line numbers of two sessions written at once move
+  // between drives; these are the committed files'.)
+  'two-sessions-a': { outline: ['21 Read(read a.txt)', '24 = read', '30 Edit(edit a.txt)', '31 = edit'], findings: ['stale-write@30:291-332:warning'] },
+  'two-sessions-b': { outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '31 = edit'], findings: [] },
+  // The same with the guard: it denied A's edit, naming session B as the writer.
+  'two-sessions-guarded-a': { outline: ['21 Read(read a.txt)', '24 = read', '30 Edit(edit a.txt)', '31 = error refused'], findings: [] },
+  'two-sessions-guarded-b': { outline: ['23 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '31 = edit'], findings: [] },
   subagent: { outline: ['21 Agent()', '22 = other', '28 Read(read a.txt)', '29 = read'], findings: [] },
   // 2.1.332 writes no `toolUseResult` in a sub-agent's file: its results are plain text.
-  'subagent/agent': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
+  'subagent-child': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
   resumed: { outline: ['21 Read(read a.txt)', '24 = read', '37 Edit(edit a.txt)', '38 = edit'], findings: [] },
   // After `/compact`, Claude Code attached a.txt again (line 41): the edit after it is no
   // write before a read.
@@ -164,6 +175,5 @@ void describe('Claude Code 2.1.332, driven against a scripted model', () => {
 });
 
 function keyOf(file: string): string {
-  const rel = path.relative(root, file).split(path.sep);
-  return rel.includes('subagents') ? `${rel[0]}/agent` : (rel[0] ?? '');
+  return /\[\[([a-z0-9-]+)\]\]/.exec(readFileSync(file, 'utf8'))?.[1] ?? path.basename(file);
 }
