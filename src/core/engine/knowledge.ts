@@ -663,7 +663,14 @@ export class FileKnowledge {
     if (unseen.length === 0) {
       return undefined;
     }
-    const overlaps = write.replaced.length === 0 || touchesAny(unseen, write.replaced);
+    // An edit whose every old_string was found replaced those lines and nothing else, each quoted
+    // as it is (`unquoted` took them out above). A deletion still unseen is then at the edge of
+    // what it replaced, not between two lines it quoted: the deleted lines stay deleted, and the
+    // edit overwrote no change (Claude Code 1.0.84: an overload removed by the person right above
+    // the method the session then edited). A Write, or a patch's hunks, replaced whole regions:
+    // there a deletion at the edge still counts.
+    const changes = sameRanges(write.replaced, write.quoted) ? unseen.filter((u) => u.count > 0) : unseen;
+    const overlaps = write.replaced.length === 0 || touchesAny(changes, write.replaced);
     const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
     if (revertedTo) {
       verdict.revertedTo = revertedTo;
@@ -792,6 +799,11 @@ function normalisedEnd(text: string): number {
     return n > 1 && text.charCodeAt(n - 2) === cr ? n - 2 : n - 1;
   }
   return n;
+}
+
+/** Are `a` and `b` the same line ranges, in the same order (an edit's replaced region being exactly its quotes)? */
+function sameRanges(a: readonly { start: number; count: number }[], b: readonly { start: number; count: number }[] | undefined): boolean {
+  return b !== undefined && a.length === b.length && a.every((r, i) => r.start === b[i]!.start && r.count === b[i]!.count);
 }
 
 /** `unseen` without the lines `quoted` covers (a deletion counts where it happened: between two lines). */

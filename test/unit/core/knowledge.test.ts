@@ -287,6 +287,18 @@ void describe('file knowledge: which unseen change a write overwrote', () => {
     }
   });
 
+  void test('a deletion at the edge of what an edit quoted and replaced overwrote nothing: aside', () => {
+    // Forty-fifth set (Claude Code 1.0.84): lines removed right above the method the edit replaced.
+    const k = new FileKnowledge();
+    seen(k);
+    const exact = k.judge({ path: '/w/a.ts', type: 'update', before: 'a\nc\n', replaced: [{ start: 2, count: 1 }], quoted: [{ start: 2, count: 1 }] });
+    assert.equal(exact?.overlaps, false);
+    assert.deepEqual(exact?.unseen, [{ start: 2, count: 0 }]);
+    // The same region known only from a patch's hunk (not each line quoted): the deletion still counts.
+    const hunk = k.judge({ path: '/w/a.ts', type: 'update', before: 'a\nc\n', replaced: [{ start: 2, count: 1 }] });
+    assert.equal(hunk?.overlaps, true);
+  });
+
   void test('a replaced line that changed unseen: overlap', () => {
     const k = new FileKnowledge();
     seen(k);

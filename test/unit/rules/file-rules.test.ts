@@ -1236,12 +1236,37 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'aside', line: 8, severity: 'warning' }],
     },
     {
-      // The partial read showed the line before the gap only: the deletion stays unseen.
-      name: 'a deletion next to a partial read that does not show both sides: error',
+      // The partial read showed the line before the gap only: the deletion stays unseen. The
+      // edit replaced `three`, below the gap, and left `two` deleted: it overwrote nothing
+      // (this expected an error until the forty-fifth hunt's real case, below).
+      name: 'a deletion next to a partial read that does not show both sides: still unseen, aside',
       input: cc()
         .read('m1', A, f, v1)
         .read('m2', B, f, 'one\nthree\nfour\nfive\n', { offset: 1, limit: 1 })
         .edit('m3', C, f, 'one\nthree\nfour\nfive\n', 'three', '3')
+        .text(),
+      errors: [{ messageId: 'aside', line: 6, severity: 'warning', message: /file line 2 changed after the session last read the file/ }],
+    },
+    {
+      // Forty-fifth set (DominionZA2/claude-config, Claude Code 1.0.84 on Windows): after the
+      // session's edit, the person removed the overload right above the method the session then
+      // edited; the edit's old_string was the method as the session wrote it. The lines removed
+      // stay removed: no lost update, only a change the session never saw.
+      name: 'lines deleted unseen right above the region an edit replaced: aside, not overlap',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, v1, 'five', '5')
+        .edit('m3', C, f, 'one\nfour\n5\n', 'four', '4')
+        .text(),
+      errors: [{ messageId: 'aside', line: 6, severity: 'warning', message: /file line 2 changed after the session last wrote the file/ }],
+    },
+    {
+      // The same deletion under a Write: the whole file was replaced, the deleted lines with it.
+      name: 'lines deleted unseen, then the file written whole: overlap',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, v1, 'five', '5')
+        .write('m3', C, f, 'one\nTWO\nthree\nfour\n5\n', 'one\nfour\n5\n')
         .text(),
       errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
     },
