@@ -66,7 +66,7 @@ interface HereDoc {
 }
 type Token = Word | Op | HereDoc;
 
-const mayTouchFiles = /[<>]|::(?:Write|Append)All(?:Text|Lines|Bytes)\b|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|ultracite|clang-format|shfmt|dprint)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
+const mayTouchFiles = /[<>]|::(?:Write|Append)All(?:Text|Lines|Bytes)\b|\b(cat|nl|less|more|head|tail|sed|awk|tee|touch|rg|grep|egrep|fgrep|apply_?patch|bash|sh|zsh|cp|mv|install|git|python[0-9.]*|node|gofmt|goimports|prettier|black|isort|ruff|rustfmt|eslint|biome|ultracite|clang-format|shfmt|dprint|npm|pnpm|yarn|bun)\b|\b(get-content|set-content|add-content|out-file|move-item|copy-item|select-string|sls|gc|type)\b/i;
 
 /**
  * PowerShell, the shell Codex runs on Windows. Cmdlet names are case-insensitive. `gc` and
@@ -1538,6 +1538,16 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       // initializer's create- package instead, which writes what it writes.)
       if (args[0]?.text === 'init' && args.slice(1).every((a) => !a.dynamic && a.text.startsWith('-'))) {
         push({ path: 'package.json', op: 'write' });
+      } else if (savesDependency(cmd, args)) {
+        push({ path: 'package.json', op: 'write' });
+      }
+      return undefined;
+    }
+    case 'pnpm':
+    case 'yarn':
+    case 'bun': {
+      if (savesDependency(cmd, args)) {
+        push({ path: 'package.json', op: 'write' });
       }
       return undefined;
     }
@@ -1835,6 +1845,39 @@ function formatterOperands(args: readonly Word[], r: Rewriter): { files: Word[];
   }
   return { files, trees };
 }
+
+/** The subcommands that add or remove a package named after them, per package manager. */
+const dependencySubcommands: Record<string, ReadonlySet<string>> = {
+  npm: new Set(['install', 'i', 'in', 'add', 'uninstall', 'un', 'unlink', 'remove', 'rm', 'r']),
+  pnpm: new Set(['add', 'remove', 'rm', 'un', 'uninstall']),
+  yarn: new Set(['add', 'remove']),
+  bun: new Set(['add', 'a', 'install', 'i', 'remove', 'rm']),
+};
+
+/**
+ * `npm install <pkg>`, `pnpm add`, `yarn remove`, `bun add`: the package manager saves the
+ * dependency in the package.json of the folder it runs in, rewritten whole (npm lays out every
+ * array and object it wrote inline one item a line): the session's own write, its content not in
+ * the transcript (forty-fifth set: a `build` section reformatted by `npm install
+ * @electron-toolkit/utils`, later edited by the session). Not with no package named (an install
+ * of what package.json lists), `--no-save`, a global install, or another folder's or workspace's
+ * file (`--prefix`, `-C`, `--cwd`, `-w`), which this does not follow.
+ */
+function savesDependency(cmd: string, args: readonly Word[]): boolean {
+  const sub = args[0];
+  if (!sub || sub.dynamic || !dependencySubcommands[cmd]?.has(sub.text)) {
+    return false;
+  }
+  const rest = args.slice(1);
+  if (rest.some((a) => a.dynamic || /^(?:--no-save|-g|--global|--location(?:=.*)?|--prefix(?:=.*)?|-C|--dir(?:=.*)?|--cwd(?:=.*)?|-w|--workspace(?:=.*)?|--filter(?:=.*)?|-F)$/.test(a.text))) {
+    return false;
+  }
+  // A package named, not the value of an option that takes one (`--registry <url>`).
+  return rest.some((a, i) => !a.text.startsWith('-') && !(i > 0 && valueOptions.has(rest[i - 1]!.text)));
+}
+
+/** Package-manager options whose value is the next word. */
+const valueOptions: ReadonlySet<string> = new Set(['--registry', '--tag', '--loglevel', '--cache', '--userconfig', '--omit', '--include', '--save-prefix']);
 
 /** Python, as a venv or Windows names it: `python3.12`, `.venv/Scripts/python.exe`, the `py` launcher. */
 const pythonCommand = /^(?:python[0-9.]*|py)(?:\.exe)?$/i;

@@ -901,6 +901,19 @@ ruleTester(staleWrite, {
   valid: [
     { name: "Claude Code's PowerShell tool wrote the file with .NET's WriteAllText before the edit", input: touchedThenEdited('PowerShell') },
     {
+      // Forty-fifth set (MatthewBrownie/my-claude-setup, Claude Code 2.1.81 on Windows): the
+      // session wrote package.json, later added a dependency with `npm install`, which wrote the
+      // file whole again (one more line, its inline arrays laid out one item a line), read its
+      // first lines and edited a script there. npm's rewrite was the session's own command.
+      name: 'Claude Code: package.json rewritten by the session\'s own `npm install <pkg>`, then edited',
+      input: cc()
+        .write('m1', A, '/home/dev/proj/package.json', '{\n  "name": "x",\n  "files": ["out/**"]\n}\n', null)
+        .bash('m2', B, 'cd /home/dev/proj && npm install left-pad 2>&1', 'added 1 package')
+        .read('m3', C, '/home/dev/proj/package.json', '{\n  "name": "x",\n  "dependencies": {\n    "left-pad": "^1.3.0"\n  },\n  "files": [\n    "out/**"\n  ]\n}\n', { offset: 1, limit: 2 })
+        .edit('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', '/home/dev/proj/package.json', '{\n  "name": "x",\n  "dependencies": {\n    "left-pad": "^1.3.0"\n  },\n  "files": [\n    "out/**"\n  ]\n}\n', '"name": "x"', '"name": "y"')
+        .text(),
+    },
+    {
       // The edit's old_string quotes the changed line as it is now: the session stated it, and
       // the edit applies only where old_string matches exactly.
       name: "Claude Code: an edit whose old_string quotes the line that changed since the session's read",
