@@ -243,6 +243,21 @@ export function scenarios(root) {
     twoSessions('two-sessions', false),
     twoSessions('two-sessions-guarded', true),
     {
+      name: 'edit-unread',
+      summary: 'ToolSearch, Grep and Glob (not in this build: refused), then an edit of a file the session never read, which Claude Code applies',
+      files: two,
+      runs: [{ prompt: '[[edit-unread]] find beta' }],
+      turns: {
+        'edit-unread': [
+          [call('q', 1, 'ToolSearch', { query: 'select:Grep,Glob', max_results: 5 })],
+          [call('q', 2, 'Grep', { pattern: 'beta', path: ws('edit-unread'), output_mode: 'content', '-n': true }), call('q', 3, 'Glob', { pattern: '*.txt', path: ws('edit-unread') })],
+          [call('q', 4, 'Grep', { pattern: 'alpha', path: a('edit-unread'), output_mode: 'content', '-n': true })],
+          [call('q', 5, 'Edit', { file_path: a('edit-unread'), old_string: 'beta', new_string: 'BETA' })],
+          [text('Done.')],
+        ],
+      },
+    },
+    {
       name: 'subagent',
       summary: 'a sub-agent reads and edits a file; the main session reads it again',
       files: two,

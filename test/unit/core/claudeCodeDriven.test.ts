@@ -122,6 +122,12 @@ const expected: Record<string, Expected> = {
     outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '31 = edit', '35 Edit(edit a.txt)', '36 = edit'],
     findings: ['stale-write@35:291-334:warning'],
   },
+  // 2.1.332 has no Grep or Glob (ToolSearch finds neither; the calls are refused), and it
+  // applied an edit of a file the session never read, where earlier builds refused one.
+  'edit-unread': {
+    outline: ['21 ToolSearch()', '22 = other', '27 Grep()', '28 = error refused', '29 Glob()', '30 = error refused', '34 Grep()', '35 = error refused', '38 Edit(edit a.txt)', '39 = edit'],
+    findings: ['write-before-read@38:291-331:warning'],
+  },
   // `-p` with no permission to write: the call never ran.
   'permission-denied': { outline: ['21 Write(write c.txt)', '22 = error refused'], findings: [] },
   'background-shell': {
