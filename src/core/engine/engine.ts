@@ -187,6 +187,9 @@ export class RuleEngine {
           this.knowledge.noteSeen(e.path, e.at);
         }
         return;
+      case 'file-changed-by-hook':
+        this.knowledge.noteHookChange(e.path, e.at, e.hook);
+        return;
       case 'file-shown':
         for (const v of e.views) {
           this.knowledge.noteShown(e.path, e.at, v.start, v.lines, e.glimpse === true);

@@ -58,6 +58,8 @@ export interface PathKnowledge {
    * never read it.
    */
   attemptedAt?: Span;
+  /** The agent's own note that a hook changed the file (see FileChangedByHookEvent), the latest. */
+  hookChange?: { at: Span; hook: string };
 }
 
 interface EarlierVersion {
@@ -131,6 +133,8 @@ export interface StaleVerdict {
    * it. The change the session never saw is the return to content it knew.
    */
   revertedTo?: { at: Span; source: 'read' | 'write'; butSeen?: true };
+  /** The agent noted, after the session last saw the file, that a hook changed it: the likely writer. */
+  byHook?: { at: Span; hook: string };
 }
 
 /** Per-session file knowledge, fed by the engine after rules have seen each result. */
@@ -573,6 +577,11 @@ export class FileKnowledge {
     k.opaqueSince = at;
   }
 
+  /** The agent noted that a hook changed the file (its content unknown here). */
+  noteHookChange(path: string, at: Span, hook: string): void {
+    this.entry(path).hookChange = { at, hook };
+  }
+
   noteDelete(path: string, at: Span): void {
     const k = this.entry(path);
     k.lastWrite = at;
@@ -674,6 +683,9 @@ export class FileKnowledge {
     const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
     if (revertedTo) {
       verdict.revertedTo = revertedTo;
+    }
+    if (k.hookChange && k.hookChange.at.line > seenAt.line) {
+      verdict.byHook = k.hookChange;
     }
     return verdict;
   }

@@ -345,6 +345,20 @@ export interface FileAttachedEvent {
 }
 
 /**
+ * Claude Code's own note that a hook changed a file after the session's call (2.1.332's
+ * `hook_additional_context` attachment: "PostToolUse hook modified <path> after your edit
+ * (likely a formatter)"). It names the writer of a change the session did not see; it does
+ * not show the change.
+ */
+export interface FileChangedByHookEvent {
+  kind: 'file-changed-by-hook';
+  at: Span;
+  path: string;
+  /** The hook, as Claude Code names it: `PostToolUse:Edit`. */
+  hook: string;
+}
+
+/**
  * The session created a file that no call's input names (Codex `patch_apply_end` of a patch a
  * code-mode script built at run time; a scaffolding script that names the file it made only in its
  * output): the session wrote it, with this content when the transcript holds it.
@@ -420,6 +434,7 @@ export interface ForeignResultEvent {
 }
 
 export type NormalizedEvent =
+  | FileChangedByHookEvent
   | ForeignResultEvent
   | RequestRetriedEvent
   | HistoryGapEvent

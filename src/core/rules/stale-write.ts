@@ -49,7 +49,7 @@ export const staleWrite = defineRule({
       overlap:
         '{{tool}} overwrote a change to {{path}} that this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, and this {{verb}} replaced that region. A lost update is likely.',
       aside:
-        '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, e.g. a formatter or another writer; this {{verb}} did not touch those lines.',
+        '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}{{eg}}; this {{verb}} did not touch those lines.',
       reverted:
         '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}{{but}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
       gap: '{{tool}} was applied to {{path}} on top of a change this transcript does not show: {{change}} after the session last {{seen}} (transcript line {{seenLine}}), but line {{gapLine}} hangs from a record the file does not hold, so the change may be the session\u2019s own, lost with that record.',
@@ -129,7 +129,13 @@ export const staleWrite = defineRule({
               subject: { path: access.path },
             });
           } else if (snapshot && verdict) {
-            const who = live ? ` (changed by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
+            // What the working tree saw first; else the agent's own note that a hook changed it.
+            const hook = live ? undefined : verdict.byHook;
+            const who = live
+              ? ` (changed by ${describeAuthor(live.by)} at ${clockTime(live.at)})`
+              : hook
+                ? `: a ${hook.hook} hook changed it, as Claude Code noted on line ${hook.at.line}`
+                : '';
             ctx.report({
               ...base,
               messageId: verdict.overlaps ? 'overlap' : 'aside',
@@ -141,10 +147,12 @@ export const staleWrite = defineRule({
                 seenLine: verdict.seenAt.line,
                 unseen: formatRanges(verdict.unseen),
                 who,
+                eg: hook ? '' : ', e.g. a formatter or another writer',
                 verb: call.call.category === 'write' ? 'write' : 'edit',
               },
               related: [
                 { at: verdict.seenAt, message: `the session last ${seenText[verdict.seenBy]} here` },
+                ...(hook ? [{ at: hook.at, message: `Claude Code's note: a ${hook.hook} hook modified the file` }] : []),
                 { at: rec.result.at, message: 'the result recording what the file held before this write' },
                 ...liveRelated(live, access),
               ],

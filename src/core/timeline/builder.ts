@@ -160,6 +160,7 @@ export class TimelineBuilder {
       case 'execution':
       case 'file-shown':
       case 'file-attached':
+      case 'file-changed-by-hook':
       case 'file-created':
       case 'worktree-entered':
       case 'paths-aliased':

@@ -24,7 +24,7 @@ function outline(events: readonly NormalizedEvent[]): string[] {
     } else if (e.kind === 'result') {
       const how = [e.isError ? 'error' : '', e.refused ? 'refused' : '', e.shape ?? ''].filter(Boolean);
       out.push([String(e.at.line), '=', ...how].join(' '));
-    } else if (e.kind === 'reset' || e.kind === 'file-attached') {
+    } else if (e.kind === 'reset' || e.kind === 'file-attached' || e.kind === 'file-changed-by-hook') {
       out.push(`${e.at.line} ${e.kind}`);
     }
   }
@@ -34,6 +34,8 @@ function outline(events: readonly NormalizedEvent[]): string[] {
 interface Expected {
   outline: string[];
   findings: string[];
+  /** What each finding's message must say, in order, where it matters. */
+  messages?: RegExp[];
 }
 
 /**
@@ -117,10 +119,12 @@ const expected: Record<string, Expected> = {
   },
   // The hook stripped the blank after ALPHA on line 1 (and after beta, on the line the second
   // edit quoted as it now is): the second edit went on top of a line 1 the session never saw.
-  // Claude Code told the model only that a hook changed the file (`hook_additional_context`).
+  // Claude Code told the model only that a hook changed the file (`hook_additional_context`),
+  // which names the writer in the finding.
   'formatter-hook': {
-    outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '31 = edit', '35 Edit(edit a.txt)', '36 = edit'],
+    outline: ['21 Read(read a.txt)', '24 = read', '28 Edit(edit a.txt)', '31 = edit', '32 file-changed-by-hook', '35 Edit(edit a.txt)', '36 = edit'],
     findings: ['stale-write@35:291-334:warning'],
+    messages: [/file line 1 changed after the session last wrote the file \(transcript line 31\): a PostToolUse:Edit hook changed it, as Claude Code noted on line 32;/],
   },
   // 2.1.332 has no Grep or Glob (ToolSearch finds neither; the calls are refused), and it
   // applied an edit of a file the session never read, where earlier builds refused one.
@@ -176,6 +180,7 @@ void describe('Claude Code 2.1.332, driven against a scripted model', () => {
       assert.ok(want, `no expectation for ${key}`);
       assert.deepEqual(outline(events), want.outline);
       assert.deepEqual(brief(findings), want.findings, findings.map((f) => `${f.line}: ${f.message}`).join('\n'));
+      (want.messages ?? []).forEach((m, i) => assert.match(findings[i]?.message ?? '', m));
     });
   }
 });

@@ -53,6 +53,24 @@ const dated = (updated: string): string =>
 const shown = (path: string, snippet: string, isSidechain = false): string =>
   JSON.stringify({ parentUuid: null, isSidechain, attachment: { type: 'edited_text_file', filename: path, snippet }, type: 'attachment', uuid: `att-${snippet.length}`, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
 
+/** Claude Code's note that a PostToolUse hook changed `path` (2.1.332), or (`own` false) a hook's own words saying so. */
+const hookNote = (path: string, own = true): string =>
+  JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    attachment: {
+      type: 'hook_additional_context',
+      content: [`PostToolUse hook modified ${path} after your edit (likely a formatter). Your next Edit will not fail with a stale-file error, but if its old_string targets a region the hook reformatted, Read the file first.`],
+      isOwnText: own,
+      hookName: 'PostToolUse:Edit',
+      toolUseID: B,
+      hookEvent: 'PostToolUse',
+    },
+    type: 'attachment',
+    uuid: `hook-${String(own)}`,
+    sessionId: 'aaaaaaaa-0000-4000-8000-000000000001',
+  });
+
 /** A sub-agent's own file: every record is a sidechain record. */
 function subAgent(): ClaudeTranscript {
   const t = new ClaudeTranscript();
@@ -1098,6 +1116,20 @@ ruleTester(staleWrite, {
       name: "Claude Code: the session's prettier --write was not allowed (permission not granted)",
       input: shellThenEdit('npx prettier --write src/app.ts', "Claude requested permissions to use Bash, but you haven't granted it yet.", true),
       errors: [{ messageId: 'aside', line: 6 }],
+    },
+    {
+      // Claude Code 2.1.332 (the driven formatter-hook scenario): a PostToolUse hook rewrote line
+      // 3 after the edit, and Claude Code noted so without showing the change. The note names the
+      // writer; the session still never saw the line.
+      name: "Claude Code's own note that a PostToolUse hook changed the file names the hook",
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'one', '1').raw(hookNote(f)).edit('m3', C, f, '1\ntwo\nTHREE\nfour\nfive\n', 'five', '5').text(),
+      errors: [{ messageId: 'aside', line: 7, severity: 'warning', message: /\(transcript line 5\): a PostToolUse:Edit hook changed it, as Claude Code noted on line 6; this edit/ }],
+    },
+    {
+      // The same words written by a hook itself (isOwnText false) could say anything: not taken.
+      name: "a hook's own words that it changed the file: the writer stays unknown",
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, v1, 'one', '1').raw(hookNote(f, false)).edit('m3', C, f, '1\ntwo\nTHREE\nfour\nfive\n', 'five', '5').text(),
+      errors: [{ messageId: 'aside', line: 7, severity: 'warning', message: /\(transcript line 5\), e\.g\. a formatter or another writer; this edit/ }],
     },
     {
       // sed -i through a pattern that does not match the file, in the same folder and below it.

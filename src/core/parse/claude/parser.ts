@@ -946,6 +946,10 @@ class ClaudeParser implements FormatParser {
       }
       return;
     }
+    if (isRecord(a) && a['type'] === 'hook_additional_context') {
+      this.hookNote(a, raw);
+      return;
+    }
     if (!isRecord(a) || a['type'] !== 'edited_text_file' || typeof a['filename'] !== 'string' || typeof a['snippet'] !== 'string') {
       return;
     }
@@ -953,6 +957,26 @@ class ClaudeParser implements FormatParser {
     const views = numberedRuns(a['snippet']);
     if (path !== undefined && views.length > 0) {
       this.ctx.emit({ kind: 'file-shown', at: lineSpan(raw), path, views });
+    }
+  }
+
+  /**
+   * Claude Code's own note (`isOwnText`) that a `PostToolUse` hook changed the file the call
+   * wrote (2.1.332: a formatter run by the project's hooks). A hook's own words (`isOwnText`
+   * false) are not taken: anything may be written there.
+   */
+  private hookNote(a: Record<string, unknown>, raw: RawLine): void {
+    const content = a['content'];
+    const hook = a['hookName'];
+    if (a['isOwnText'] !== true || a['hookEvent'] !== 'PostToolUse' || typeof hook !== 'string' || !Array.isArray(content)) {
+      return;
+    }
+    for (const text of content) {
+      const m = typeof text === 'string' ? hookModified.exec(text) : null;
+      const path = m ? resolveAgainst(m[1]!, this.cwd) : undefined;
+      if (path !== undefined) {
+        this.ctx.emit({ kind: 'file-changed-by-hook', at: lineSpan(raw), path, hook });
+      }
     }
   }
 
@@ -1516,6 +1540,9 @@ function continuesSession(content: unknown): boolean {
   const first = typeof content === 'string' ? content : Array.isArray(content) ? (content as { type?: unknown; text?: unknown }[]).find((b) => b?.type === 'text')?.text : undefined;
   return typeof first === 'string' && first.trimStart().startsWith(continuedOpening);
 }
+
+/** Claude Code's note after a `PostToolUse` hook changed the file a call wrote (2.1.332). */
+const hookModified = /^PostToolUse hook modified (.+?) after your edit \(likely a formatter\)/;
 
 /**
  * What Claude Code answers for a call that never ran: the person refused it at the permission
