@@ -59,7 +59,13 @@ function redactLine(line) {
     return line;
   }
   const prose = proseRecords.has(r.type) || (r.type === 'attachment' && proseAttachments.has(r.attachment?.type));
-  return prose ? JSON.stringify(redact(r)) : line;
+  if (!prose) return line;
+  // Only the prose itself: a record's own fields (cwd, ids, times) stay as written.
+  const out = { ...r };
+  for (const key of ['attachment', 'rendered', 'shape', 'message', 'params']) {
+    if (key in out) out[key] = key === 'attachment' ? { ...redact(out[key]), type: r.attachment.type } : redact(out[key]);
+  }
+  return JSON.stringify(out);
 }
 
 function copyTranscripts(from, to) {
@@ -121,6 +127,11 @@ for (const s of all) {
     fs.writeFileSync(path.join(ws, name), content);
   }
   spawnSync('git', ['init', '-q'], { cwd: ws });
+  if (s.commit) {
+    // A worktree needs a commit to branch from.
+    spawnSync('git', ['add', '-A'], { cwd: ws });
+    spawnSync('git', ['-c', 'user.name=drive', '-c', 'user.email=drive@example.invalid', 'commit', '-qm', 'start'], { cwd: ws });
+  }
   const env = {
     PATH: process.env.PATH,
     HOME: home,

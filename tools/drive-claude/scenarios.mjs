@@ -276,6 +276,27 @@ export function scenarios(root) {
       },
     },
     {
+      name: 'subagent-worktree',
+      summary: 'a sub-agent in its own git worktree (isolation: worktree) reads and edits a.txt there; the main session edits its own a.txt',
+      files: two,
+      commit: true,
+      runs: [{ prompt: '[[subagent-worktree]] delegate in a worktree' }],
+      turns: {
+        'subagent-worktree': [
+          [call('wt', 1, 'Agent', { description: 'Edit a.txt in a worktree', prompt: '[[subagent-worktree-child]] Upper-case beta in a.txt.', subagent_type: 'general-purpose', isolation: 'worktree' })],
+          [call('wt', 2, 'Read', { file_path: a('subagent-worktree') })],
+          [call('wt', 3, 'Edit', { file_path: a('subagent-worktree'), old_string: 'alpha', new_string: 'ALPHA' })],
+          [text('Both edited.')],
+        ],
+        // The child's paths are relative: it works in the worktree it was given.
+        'subagent-worktree-child': [
+          [call('wtc', 1, 'Bash', { command: 'pwd && cat a.txt', description: 'Where am I' })],
+          [call('wtc', 2, 'Bash', { command: "sed -i 's/beta/BETA/' a.txt && git diff --stat", description: 'Edit a.txt' })],
+          [text('beta is now BETA in the worktree.')],
+        ],
+      },
+    },
+    {
       name: 'resumed',
       summary: 'a session read a file; a second run resumes it and edits the file',
       files: two,

@@ -36,6 +36,8 @@ interface Expected {
   findings: string[];
   /** What each finding's message must say, in order, where it matters. */
   messages?: RegExp[];
+  /** Every path the calls touch matches this (a worktree's files are not the main folder's). */
+  paths?: RegExp;
 }
 
 /**
@@ -149,6 +151,18 @@ const expected: Record<string, Expected> = {
   subagent: { outline: ['21 Agent()', '22 = other', '28 Read(read a.txt)', '29 = read'], findings: [] },
   // 2.1.332 writes no `toolUseResult` in a sub-agent's file: its results are plain text.
   'subagent-child': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
+  // A sub-agent in its own worktree (`isolation: worktree`, launched in the background): its
+  // records name the worktree as their folder, so its relative paths are the worktree's files.
+  'subagent-worktree': {
+    outline: ['21 Agent()', '24 = other', '28 Read(read a.txt)', '31 = read', '35 Edit(edit a.txt)', '36 = edit'],
+    findings: [],
+    paths: /^\/tmp\/agent-guard-drive\/subagent-worktree\/a\.txt$/,
+  },
+  'subagent-worktree-child': {
+    outline: ['14 Bash(read a.txt)', '15 =', '20 Bash(edit a.txt)', '21 ='],
+    findings: [],
+    paths: /^\/tmp\/agent-guard-drive\/subagent-worktree\/\.claude\/worktrees\/agent-[0-9a-f]+\/a\.txt$/,
+  },
   resumed: { outline: ['21 Read(read a.txt)', '24 = read', '37 Edit(edit a.txt)', '38 = edit'], findings: [] },
   // After `/compact`, Claude Code attached a.txt again (line 41): the edit after it is no
   // write before a read.
@@ -181,6 +195,13 @@ void describe('Claude Code 2.1.332, driven against a scripted model', () => {
       assert.deepEqual(outline(events), want.outline);
       assert.deepEqual(brief(findings), want.findings, findings.map((f) => `${f.line}: ${f.message}`).join('\n'));
       (want.messages ?? []).forEach((m, i) => assert.match(findings[i]?.message ?? '', m));
+      if (want.paths) {
+        for (const e of events) {
+          for (const a of e.kind === 'call' ? e.accesses : []) {
+            assert.match(a.path, want.paths);
+          }
+        }
+      }
     });
   }
 });
