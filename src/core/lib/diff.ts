@@ -223,3 +223,40 @@ export function countLines(text: string): number {
   }
   return n;
 }
+
+/**
+ * The lines of `before` each edit's old_string matched (it must match exactly, and once, for the
+ * edit to apply). A `replace_all` edit may also match places the session never saw: none. A
+ * MultiEdit's later old_strings match the text its earlier edits made; one not found as is in
+ * `before` vouches for nothing.
+ */
+export function quotedLines(before: string, edits: readonly { old_string: string; replace_all?: boolean | undefined }[]): { start: number; count: number }[] {
+  const out: { start: number; count: number }[] = [];
+  for (const e of edits) {
+    if (e.replace_all === true || e.old_string === '') {
+      continue;
+    }
+    const at = before.indexOf(e.old_string);
+    if (at < 0 || before.indexOf(e.old_string, at + 1) >= 0) {
+      continue;
+    }
+    // Whole lines only: a line the quote starts or ends inside of was not stated in full.
+    const end = at + e.old_string.length;
+    const first = lineAt(before, at) + (at === 0 || before[at - 1] === '\n' ? 0 : 1);
+    const lastLine = lineAt(before, end - 1);
+    const lastWhole = before[end - 1] === '\n' || end === before.length || before[end] === '\n' ? lastLine : lastLine - 1;
+    if (lastWhole >= first) {
+      out.push({ start: first, count: lastWhole - first + 1 });
+    }
+  }
+  return out;
+}
+
+/** The 1-based line of `text` that character `index` is on. */
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) {
+    line++;
+  }
+  return line;
+}
