@@ -136,6 +136,11 @@ export interface ToolCall {
    * `wait_for_previous`).
    */
   inOrder?: true;
+  /**
+   * The agent ran this call by itself: after the calls before it in its batch had finished, and
+   * before any after it started (Gemini CLI's `write_file` and `replace` since 0.48).
+   */
+  alone?: true;
   messageKey?: string;
   timestamp?: string;
   /** The model that made the call, where the transcript names it (Claude Code's `message.model`). */

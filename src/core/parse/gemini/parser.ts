@@ -100,6 +100,22 @@ export const geminiAdapter: FormatAdapter = {
 const sequentialFrom = '2025-11-15';
 const sequentialUntil = '2026-03-10';
 
+/**
+ * Since google-gemini/gemini-cli#27854 (15 June 2026, in 0.48.0-preview.0; 0.49.0 on 25 June the
+ * first stable build with it) the scheduler never runs `write_file` or `replace` beside another
+ * call (`_isParallelizable`: EDIT_TOOL_NAMES): each waits for the calls before it in the batch,
+ * and the calls after it wait for it (0.61.0 run here: a `read_file` and a `write_file` of one
+ * file in one response ran one after the other, in the response's order). Dated from the stable
+ * build, as sequentialFrom is.
+ */
+const editsAloneFrom = '2026-06-25';
+const editTools: ReadonlySet<string> = new Set(['write_file', 'replace']);
+
+/** Did Gemini CLI run this call by itself (see ToolCall.alone)? */
+function ranAlone(tc: GeminiToolCall): boolean {
+  return editTools.has(tc.name) && tc.timestamp !== undefined && tc.timestamp >= editsAloneFrom;
+}
+
 /** Did Gemini CLI run this call after the calls before it in its batch (see ToolCall.inOrder)? */
 function ranInOrder(tc: GeminiToolCall, args: unknown): boolean {
   // The parallel scheduler's barrier: the model asks the call to wait for the ones before it.
@@ -542,6 +558,7 @@ class GeminiParser implements FormatParser {
       category: cls.category,
       ...(cls.rewrites ? { rewrites: cls.rewrites } : {}),
       ...(ranInOrder(tc, args) ? { inOrder: true } : {}),
+      ...(ranAlone(tc) ? { alone: true } : {}),
       accesses,
       messageKey,
       ...(this.ctx.hashInputs ? { inputHash: inputHash(args) } : {}),

@@ -11,10 +11,11 @@ export function isWrite(a: FileAccess): boolean {
  * Does this call run alone, after the calls of its batch dispatched before it and before those
  * after it? Codex runs a tool that is not marked safe to run in parallel under an exclusive lock,
  * in the order the calls stream in, and apply_patch is never marked safe (codex-rs
- * `tools/spec.rs`: `push_spec`, not `push_spec_with_parallel_support`).
+ * `tools/spec.rs`: `push_spec`, not `push_spec_with_parallel_support`). Other agents' adapters
+ * mark such a call `alone` (see ToolCall.alone).
  */
 export function runsAlone(agent: string, call: CallRecord): boolean {
-  return agent === 'codex' && call.call.tool === 'apply_patch';
+  return call.call.alone === true || (agent === 'codex' && call.call.tool === 'apply_patch');
 }
 
 /** Did this call run after the calls before it in its batch had finished? */

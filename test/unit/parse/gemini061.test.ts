@@ -1,0 +1,114 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { TranscriptStream } from '../../../src/core/engine/stream';
+import type { NormalizedEvent } from '../../../src/core/model/events';
+import type { Finding } from '../../../src/core/model/finding';
+import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
+import { sha256 } from '../../../src/core/lib/hash';
+import { streamRules } from '../../../src/core/rules/registry';
+
+/**
+ * Record shapes of Gemini CLI 0.61.0 as it wrote them here (test/fixtures/generated/gemini-0.61),
+ * trimmed: the metadata line, a `$set.messages` checkpoint opening with the session context, a
+ * `gemini` record re-appended with its toolCalls (call and result in one), the user turn that
+ * sends the result back, and `$set.lastUpdated` after each message.
+ */
+const ws = '/w/proj';
+const app = `${ws}/src/app.ts`;
+const original = 'export const port = 3000;\nexport const host = "localhost";\n';
+
+function run(lines: readonly object[]): { events: NormalizedEvent[]; findings: Finding[] } {
+  const events: NormalizedEvent[] = [];
+  const findings: Finding[] = [];
+  const stream = new TranscriptStream({
+    file: '/home/u/.gemini/tmp/proj/chats/session-2026-12-01T05-53-ed45f7ae.jsonl',
+    adapters: [geminiAdapter],
+    rules: streamRules,
+    mode: 'batch',
+    sink: { add: (f) => findings.push(f), retract: () => undefined },
+    observe: (e) => events.push(e),
+  });
+  stream.push(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'));
+  stream.end();
+  return { events, findings };
+}
+
+const brief = (f: Finding): string => `${f.rule} ${f.severity} @${f.line}`;
+
+const meta = { sessionId: 'ed45f7ae-a79d-414e-9660-ce342d6fc54f', projectHash: sha256(ws), startTime: '2026-12-01T05:53:54.418Z', lastUpdated: '2026-12-01T05:53:54.418Z', kind: 'main' };
+const context = {
+  $set: {
+    messages: [
+      {
+        id: 'd04923d38bb0f6017037e74183378ef4',
+        timestamp: '2026-12-01T05:53:54.421Z',
+        type: 'user',
+        content: [{ text: `<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n- **Workspace Directories:**\n  - ${ws}\n- **Directory Structure:**\n\n${ws}/\n└───src/\n    └───app.ts\n</session_context>` }],
+      },
+    ],
+    lastUpdated: '2026-12-01T05:53:54.421Z',
+  },
+};
+const prompt = { id: '191f150e', timestamp: '2026-12-01T05:53:54.457Z', type: 'user', content: [{ text: 'Make the port 8080' }] };
+
+interface Call {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  output?: string;
+  error?: string;
+  display?: unknown;
+  timestamp?: string;
+}
+
+/** A model turn's record with its calls finished, and the user turn that sends their results back. */
+function turn(msgId: string, calls: readonly Call[]): object[] {
+  const responses = calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: c.error !== undefined ? { error: c.error } : { output: c.output ?? '' } } }));
+  return [
+    { id: msgId, timestamp: '2026-12-01T05:53:54.697Z', type: 'gemini', content: '', thoughts: [], model: 'gemini-2.5-flash' },
+    {
+      id: msgId,
+      timestamp: '2026-12-01T05:53:54.697Z',
+      type: 'gemini',
+      content: '',
+      thoughts: [],
+      model: 'gemini-2.5-flash',
+      toolCalls: calls.map((c, i) => ({
+        id: c.id,
+        name: c.name,
+        args: c.args,
+        result: [responses[i]],
+        status: c.error !== undefined ? 'error' : 'success',
+        timestamp: c.timestamp ?? '2026-12-01T05:53:54.742Z',
+        resultDisplay: c.display ?? '',
+      })),
+    },
+    { id: `${msgId}-r`, timestamp: '2026-12-01T05:53:54.743Z', type: 'user', content: responses },
+    { $set: { lastUpdated: '2026-12-01T05:53:54.743Z' } },
+  ];
+}
+
+const read = (id: string, args: Record<string, unknown> = {}, output = original): Call => ({ id, name: 'read_file', args: { file_path: app, ...args }, output });
+const overwrite = (id: string, before: string): Call => ({
+  id,
+  name: 'write_file',
+  args: { file_path: app, content: original.replace('3000', '8080') },
+  output: `Successfully overwrote file: ${app}. Here is the updated code:\n${original.replace('3000', '8080')}`,
+  display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: before, newContent: original.replace('3000', '8080'), isNewFile: false },
+});
+
+void describe('Gemini CLI 0.61: a write runs alone', () => {
+  const batch = (timestamp: string): object[] =>
+    turn('m1', [
+      { ...read('read_file__read_file_1796104393234_0'), timestamp },
+      { ...overwrite('write_file__write_file_1796104393235_1', original), timestamp },
+    ]);
+
+  void test('a read and a write of one file in one response are not a race since 0.49 (the scheduler runs the write by itself, in order)', () => {
+    assert.deepEqual(run([meta, context, prompt, ...batch('2026-12-01T06:13:32.110Z')]).findings.map(brief), []);
+  });
+
+  void test('before it, the parallel scheduler could run them side by side: still reported', () => {
+    assert.deepEqual(run([meta, context, prompt, ...batch('2026-04-20T10:00:00.000Z')]).findings.map(brief), ['parallel-read-write warning @5']);
+  });
+});
