@@ -97,6 +97,22 @@ const overwrite = (id: string, before: string): Call => ({
   display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: before, newContent: original.replace('3000', '8080'), isNewFile: false },
 });
 
+void describe('Gemini CLI 0.61: the project folder', () => {
+  void test('is the folder of the opening checkpoint whose hash the metadata holds: a shell command’s relative path is read there', () => {
+    const cat: Call = { id: 'run_shell_command__run_shell_command_1_0', name: 'run_shell_command', args: { command: 'cat src/app.ts' }, output: `<untrusted_context>\nOutput: ${original}</untrusted_context>` };
+    const r = run([meta, context, prompt, ...turn('m1', [cat])]);
+    const call = r.events.find((e) => e.kind === 'call');
+    assert.ok(call?.kind === 'call');
+    assert.deepEqual(call.accesses.map((a) => `${a.op} ${a.path}`), [`read ${app}`]);
+    assert.ok(r.events.some((e) => e.kind === 'session' && e.cwd === ws));
+  });
+
+  void test('is not taken from a folder the checkpoint names whose hash is another', () => {
+    const r = run([{ ...meta, projectHash: sha256('/elsewhere') }, context, prompt]);
+    assert.ok(!r.events.some((e) => e.kind === 'session' && e.cwd !== undefined));
+  });
+});
+
 void describe('Gemini CLI 0.61: a write runs alone', () => {
   const batch = (timestamp: string): object[] =>
     turn('m1', [

@@ -210,6 +210,8 @@ function turnsOf(calls: ValidCall[], finishTimes: boolean): ValidCall[][] {
 class GeminiParser implements FormatParser {
   private cwd: string | undefined;
   private sessionId: string | undefined;
+  /** The metadata's SHA-256 of the project folder: how a main session's folder is found (see set). */
+  private projectHash: string | undefined;
   /** Known message ids in order of first appearance: the order `$rewindTo` cuts by (the loader's Map order). */
   private readonly records = new Map<string, RecordState>();
   /**
@@ -279,6 +281,7 @@ class GeminiParser implements FormatParser {
     }
     const m = parsed.data;
     this.sessionId = m.sessionId;
+    this.projectHash = m.projectHash;
     this.cwd = m.directories?.[0] ?? this.cwd;
     // Sub-agent sessions live in chats/<parentSessionId>/<sessionId>.jsonl (FORMATS.md §3.1).
     const parent = m.kind === 'subagent' ? /[\\/]chats[\\/]([^\\/]+)[\\/][^\\/]+\.jsonl?$/.exec(this.ctx.file)?.[1] : undefined;
@@ -303,7 +306,13 @@ class GeminiParser implements FormatParser {
     const s = parsed.data.$set;
     const sessionId = s.sessionId !== undefined && s.sessionId !== this.sessionId ? s.sessionId : undefined;
     // Main sessions only record directories through `/dir add`; the first one is the project root.
-    const cwd = this.cwd === undefined ? s.directories?.[0] : undefined;
+    // Without it, a checkpoint names the folder: Gemini CLI 0.61 starts a session with one holding
+    // its `<session_context>` ("Workspace Directories: - /path"), and the folder is the one whose
+    // hash the metadata records. (A shell command's relative paths need it: `cat src/util.ts`.)
+    const cwd =
+      this.cwd === undefined
+        ? (s.directories?.[0] ?? (s.messages !== undefined && this.projectHash !== undefined ? rootOfHash(this.projectHash, raw.text) : undefined))
+        : undefined;
     if (sessionId !== undefined || cwd !== undefined || s.summary) {
       this.sessionId = sessionId ?? this.sessionId;
       this.cwd = cwd ?? this.cwd;
