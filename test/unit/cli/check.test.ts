@@ -368,12 +368,12 @@ void describe('agent-guard check', () => {
     // were 300 billion characters compared, past the minute. The looking now has a budget.
     const dir = path.join(tmp, 'gemini-overwrites');
     mkdirSync(dir, { recursive: true });
-    const read = (id: string, file: string, output: string): object => ({
+    const read = (id: string, file: string, output: string, args: object = {}): object => ({
       id: `t-${id}`,
       timestamp: '2026-05-17T12:05:09.000Z',
       type: 'gemini',
       content: '',
-      toolCalls: [{ id, name: 'read_file', args: { file_path: file }, result: [{ functionResponse: { id, name: 'read_file', response: { output } } }], status: 'success' }],
+      toolCalls: [{ id, name: 'read_file', args: { file_path: file, ...args }, result: [{ functionResponse: { id, name: 'read_file', response: { output } } }], status: 'success' }],
     });
     const overwrite = (i: number, file = 'f.txt'): object => ({
       id: `t-w${i}`,
@@ -394,7 +394,9 @@ void describe('agent-guard check', () => {
     const records = [
       { sessionId: 'e44d4888-56b5-49a9-861b-6b3bf2cc129c', projectHash: 'x', startTime: '2026-05-17T12:04:54.550Z', lastUpdated: '2026-05-17T12:04:54.550Z', kind: 'main', directories: ['/home/u'] },
       { id: 'p1', timestamp: '2026-05-17T12:05:08.596Z', type: 'user', content: [{ text: 'go' }] },
-      read('r0', 'f.txt', 'one\ntwo\n'),
+      // A read of some lines: a whole-file read is what the session saw, and every overwrite
+      // below, of content it never saw, would then be a stale write (20,000 errors).
+      read('r0', 'f.txt', 'one\ntwo\n', { start_line: 1, end_line: 2 }),
       ...Array.from({ length: 12 }, (_, k) => read(`r${k + 1}`, `big${k}.txt`, 'some line of text that is read\n'.repeat(42_000))),
       ...Array.from({ length: 20_000 }, (_, i) => overwrite(i)),
       overwrite(20_000, 'g.txt'),

@@ -97,6 +97,42 @@ const overwrite = (id: string, before: string): Call => ({
   display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: before, newContent: original.replace('3000', '8080'), isNewFile: false },
 });
 
+void describe('Gemini CLI 0.61: what a read showed, and what an edit replaced', () => {
+  /** The file after the user changed line 2. */
+  const changed = original.replace('"localhost"', '"0.0.0.0"');
+
+  void test('a write_file over a change made since the whole-file read_file is a stale write (it was before: no finding)', () => {
+    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1796104434525_0')]), ...turn('m2', [overwrite('write_file__write_file_1796104434784_0', changed)])]);
+    assert.deepEqual(r.findings.map(brief), ['stale-write error @9']);
+  });
+
+  void test('a write_file over the file as read is not', () => {
+    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [overwrite('write_file__write_file_2_0', original)])]);
+    assert.deepEqual(r.findings.map(brief), []);
+  });
+
+  void test('a replace of line 1 after line 2 changed: the stale-write warning, from its originalContent and newContent', () => {
+    const edit: Call = {
+      id: 'replace__replace_1796104434784_0',
+      name: 'replace',
+      args: { file_path: app, old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' },
+      output: `Successfully modified file: ${app} (1 replacements).`,
+      display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: changed, newContent: changed.replace('3000', '8080'), isNewFile: false },
+    };
+    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [edit])]);
+    assert.deepEqual(r.findings.map(brief), ['stale-write warning @9']);
+  });
+
+  void test('a read of some lines, a truncated read, or one with project context appended is not taken for the whole file', () => {
+    const truncated = `\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-1 of 2 total lines.\n\n--- FILE CONTENT (truncated) ---\n${original}`;
+    const withContext = `${changed}\n\n--- Newly Discovered Project Context ---\nUse tabs.\n--- End Project Context ---`;
+    for (const r1 of [read('read_file__read_file_1_0', { start_line: 1, end_line: 2 }, changed), read('read_file__read_file_1_0', {}, truncated), read('read_file__read_file_1_0', {}, withContext)]) {
+      const r = run([meta, context, prompt, ...turn('m1', [r1]), ...turn('m2', [overwrite('write_file__write_file_2_0', changed)])]);
+      assert.deepEqual(r.findings.map(brief), [], r1.output);
+    }
+  });
+});
+
 void describe('Gemini CLI 0.61: the project folder', () => {
   void test('is the folder of the opening checkpoint whose hash the metadata holds: a shell command’s relative path is read there', () => {
     const cat: Call = { id: 'run_shell_command__run_shell_command_1_0', name: 'run_shell_command', args: { command: 'cat src/app.ts' }, output: `<untrusted_context>\nOutput: ${original}</untrusted_context>` };

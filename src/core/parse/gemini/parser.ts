@@ -1,8 +1,8 @@
 import { resolveAgainst } from '../../classify/paths';
 import { classifyToolCall, isRecord } from '../../classify/tools';
-import { countLines } from '../../lib/diff';
+import { countLines, diffLines, quotedLines, splitLines } from '../../lib/diff';
 import { inputHash, sha256 } from '../../lib/hash';
-import type { FileAccess, Span, ToolResult, WriteSnapshot } from '../../model/events';
+import type { FileAccess, ReadSnapshot, Span, ToolResult, WriteSnapshot } from '../../model/events';
 import type { AdapterContext, FormatAdapter, FormatParser } from '../adapter';
 import type { RawLine } from '../lineSplitter';
 import { isPlaceholderText, resultText } from '../placeholder';
@@ -235,6 +235,12 @@ class GeminiParser implements FormatParser {
    * was there before (see overwritten): the call itself does not say.
    */
   private readonly writeTargets = new Map<string, string>();
+  /**
+   * The file of each whole-file `read_file` and each `replace`, by call id, until its result says
+   * what the file held: the read's output is the file, and the edit's resultDisplay the file
+   * before and after it (what stale-write judges by, as Claude Code's Read and Edit records are).
+   */
+  private readonly fileTargets = new Map<string, FileTarget>();
   /** What the session's reads returned, oldest first, at most maxShownChars in all (see shownWhole). */
   private readonly shown: string[] = [];
   private shownChars = 0;
@@ -336,6 +342,7 @@ class GeminiParser implements FormatParser {
     this.answeredIds.clear();
     this.calledIds.clear();
     this.writeTargets.clear();
+    this.fileTargets.clear();
     this.messagesOf(s.messages, raw);
   }
 
@@ -559,6 +566,10 @@ class GeminiParser implements FormatParser {
     if (target !== undefined) {
       this.writeTargets.set(tc.id, target);
     }
+    const file = fileTarget(tc.name, args, accesses);
+    if (file !== undefined) {
+      this.fileTargets.set(tc.id, file);
+    }
     this.ctx.emit({
       kind: 'call',
       at: c.at,
@@ -618,6 +629,11 @@ class GeminiParser implements FormatParser {
    * overwritten): a write of an existing file, as Claude Code's Write of `type: "update"` is.
    */
   private withWrite(result: ToolResult, fr: FunctionResponse, display: unknown): ToolResult {
+    const file = this.fileTargets.get(result.callId);
+    if (file !== undefined) {
+      this.fileTargets.delete(result.callId);
+      return result.isError ? result : withFile(result, file, fr, display);
+    }
     const path = this.writeTargets.get(result.callId);
     if (path === undefined) {
       return result;
@@ -809,6 +825,95 @@ function responseResult(fr: FunctionResponse, id: string, status: string | undef
     placeholder: isPlaceholderText(responseText(fr.response)),
     ...(fr.name !== undefined ? { tool: fr.name } : {}),
   };
+}
+
+/** A call whose result shows its file (see GeminiParser.fileTargets). */
+type FileTarget =
+  | { tool: 'read'; path: string }
+  | { tool: 'edit'; path: string; oldString: string | undefined; allowMultiple: boolean };
+
+/** The arguments that make a `read_file` show part of its file: lines from and to (`offset`/`limit` in older builds). */
+const rangeKeys = ['start_line', 'end_line', 'offset', 'limit'];
+
+function fileTarget(tool: string, args: unknown, accesses: readonly FileAccess[]): FileTarget | undefined {
+  if (!isRecord(args)) {
+    return undefined;
+  }
+  if (tool === 'read_file') {
+    const read = accesses.find((a) => a.op === 'read');
+    return read !== undefined && !rangeKeys.some((k) => args[k] !== undefined && args[k] !== null) ? { tool: 'read', path: read.path } : undefined;
+  }
+  if (tool === 'replace') {
+    const edit = accesses.find((a) => a.op === 'edit');
+    const oldString = args['old_string'];
+    return edit === undefined
+      ? undefined
+      : { tool: 'edit', path: edit.path, oldString: typeof oldString === 'string' ? oldString : undefined, allowMultiple: args['allow_multiple'] === true };
+  }
+  return undefined;
+}
+
+/** A successful read's or edit's result with what it shows of its file, when it shows it whole. */
+function withFile(result: ToolResult, file: FileTarget, fr: FunctionResponse, display: unknown): ToolResult {
+  if (file.tool === 'read') {
+    const content = wholeFile(fr.response);
+    if (content === undefined) {
+      return result;
+    }
+    const lines = countLines(content);
+    const read: ReadSnapshot = { path: file.path, content, startLine: 1, numLines: lines, totalLines: lines };
+    return { ...result, read };
+  }
+  const write = editSnapshot(file, display);
+  return write === undefined ? result : { ...result, write };
+}
+
+/**
+ * The file a `read_file` without a range returned, verbatim, or undefined when its output may be
+ * anything else. Gemini CLI 0.61 (read-file.ts) returns a text file as its lines joined by "\n"
+ * (a CRLF file's line ends are not kept, as the stale-write comparison ignores them too); a file
+ * longer than 2,000 lines, or with a line longer than 2,000 characters, after an "IMPORTANT: The
+ * file content has been truncated." notice, its long lines cut with "... [truncated]"; a
+ * GEMINI.md found beside it appended after "--- Newly Discovered Project Context ---"; an image
+ * or PDF as inlineData, not text. Older builds worded their notices otherwise: an output that says
+ * "truncated" near its start is not taken for the file, nor is one wrapped in
+ * `<untrusted_context>` (other tools' output in 0.61).
+ */
+function wholeFile(response: unknown): string | undefined {
+  const output = isRecord(response) ? response['output'] : undefined;
+  if (typeof output !== 'string') {
+    return undefined;
+  }
+  const head = output.slice(0, 400).toLowerCase();
+  if (head.includes('truncated') || output.startsWith('<untrusted_context>') || output.includes('... [truncated]') || output.includes('--- Newly Discovered Project Context ---')) {
+    return undefined;
+  }
+  return output;
+}
+
+/**
+ * What a `replace` changed, from its resultDisplay: `originalContent` (null for a file it made)
+ * and `newContent`, the whole file before and after (Gemini CLI since July 2025; 0.61 as well).
+ * The replaced lines are those its old_string matched (it matched exactly, once, unless
+ * allow_multiple) or else, when Gemini CLI's fuzzy matching found the text another way, the lines
+ * a diff of the two shows changed.
+ */
+function editSnapshot(file: Extract<FileTarget, { tool: 'edit' }>, display: unknown): WriteSnapshot | undefined {
+  if (!isRecord(display)) {
+    return undefined;
+  }
+  const before = display['originalContent'];
+  const after = display['newContent'];
+  if (typeof after !== 'string' || (typeof before !== 'string' && before !== null)) {
+    return undefined;
+  }
+  if (before === null || display['isNewFile'] === true) {
+    return { path: file.path, type: 'create', before: null, after, replaced: [] };
+  }
+  const quoted = file.oldString === undefined ? [] : quotedLines(before, [{ old_string: file.oldString, replace_all: file.allowMultiple }]);
+  const replaced =
+    quoted.length > 0 ? quoted : diffLines(splitLines(before), splitLines(after)).map((h) => ({ start: h.aStart + 1, count: h.aCount }));
+  return { path: file.path, type: 'update', before, after, replaced, ...(quoted.length > 0 ? { quoted } : {}) };
 }
 
 /**
