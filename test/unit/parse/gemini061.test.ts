@@ -164,3 +164,35 @@ void describe('Gemini CLI 0.61: a write runs alone', () => {
     assert.deepEqual(run([meta, context, prompt, ...batch('2026-04-20T10:00:00.000Z')]).findings.map(brief), ['parallel-read-write warning @5']);
   });
 });
+
+void describe('Gemini CLI 0.61: a resumed session sends a result twice', () => {
+  const callId = 'read_file__read_file_1796104733884_0';
+  const response = { functionResponse: { id: callId, name: 'read_file', response: { output: original } } };
+  const history = (copies: number): object => ({
+    $set: {
+      messages: [
+        context.$set.messages[0],
+        { id: '26822f97', timestamp: '2026-12-01T05:54:32.397Z', type: 'user', content: [{ text: 'Read app.ts' }] },
+        { id: '8eb0e895', timestamp: '2026-12-01T05:54:32.710Z', type: 'gemini', content: [{ functionCall: { id: callId, name: 'read_file', args: { file_path: app } } }] },
+        ...(copies === 2 ? [{ id: '8eb0e895_response', timestamp: '2026-12-01T05:54:41.500Z', type: 'user', content: [response] }] : []),
+        { id: '0427a9f2', timestamp: '2026-12-01T05:54:32.786Z', type: 'user', content: [response] },
+        { id: '65d5677d', timestamp: '2026-12-01T05:54:32.865Z', type: 'gemini', content: [{ text: 'Read it.' }] },
+      ],
+      lastUpdated: '2026-12-01T05:54:41.500Z',
+    },
+  });
+
+  void test('a checkpoint whose two user turns hold one response: duplicate-result (it was before: no finding)', () => {
+    assert.deepEqual(run([meta, history(2)]).findings.map(brief), ['duplicate-result error @2']);
+  });
+
+  void test('one user turn holding it, besides the call’s own toolCalls entry, is one response', () => {
+    assert.deepEqual(run([meta, history(1)]).findings.map(brief), []);
+    assert.deepEqual(run([meta, context, prompt, ...turn('m1', [read(callId)])]).findings.map(brief), []);
+  });
+
+  void test('copies of the history appended under new ids before a checkpoint (Gemini CLI 0.4x) are not sent twice', () => {
+    const copy = { id: 'c0ffee', timestamp: '2026-12-01T05:55:00.000Z', type: 'user', content: [response] };
+    assert.deepEqual(run([meta, context, prompt, ...turn('m1', [read(callId)]), copy, { $set: { lastUpdated: 't' } }]).findings.map(brief), []);
+  });
+});

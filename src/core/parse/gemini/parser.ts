@@ -38,6 +38,8 @@ interface RecordState {
   answered: Set<string>;
   /** Indexes of toolCalls already reported as malformed (each copy repeats them). */
   badCalls: Set<number>;
+  /** Call ids this user record of a checkpoint sends back as functionResponse parts (see GeminiParser.sentIds). */
+  sent: Set<string>;
 }
 
 /** Where a record sits in its line: a `$set.messages` line holds many records. */
@@ -226,6 +228,11 @@ class GeminiParser implements FormatParser {
   private readonly answeredIds = new Map<string, number>();
   /** How many of `records` made a call with each id (as answeredIds, for the calls). */
   private readonly calledIds = new Map<string, number>();
+  /**
+   * How many user records of the current checkpoint (`$set.messages`) send each call id's
+   * response (as answeredIds): two that send one are sent both (see user).
+   */
+  private readonly sentIds = new Map<string, number>();
   /** The pairs of the line being read, found once (see StringPairs). */
   private placed: { raw: RawLine; pairs: StringPairs } | undefined;
   /** The session is a legacy one: one JSON document, its calls' times when they finished (see turnsOf). */
@@ -341,6 +348,7 @@ class GeminiParser implements FormatParser {
     this.order.length = 0;
     this.answeredIds.clear();
     this.calledIds.clear();
+    this.sentIds.clear();
     this.writeTargets.clear();
     this.fileTargets.clear();
     this.messagesOf(s.messages, raw);
@@ -390,6 +398,9 @@ class GeminiParser implements FormatParser {
       for (const key of state.calls) {
         forget(this.calledIds, key.slice(0, key.lastIndexOf('#')));
       }
+      for (const sent of state.sent) {
+        forget(this.sentIds, sent);
+      }
       this.records.delete(id);
       if (known && id === parsed.data.$rewindTo) {
         break;
@@ -417,7 +428,7 @@ class GeminiParser implements FormatParser {
     }
     let state = this.records.get(rec.id);
     if (!state) {
-      state = { text: false, calls: new Set(), answered: new Set(), badCalls: new Set() };
+      state = { text: false, calls: new Set(), answered: new Set(), badCalls: new Set(), sent: new Set() };
       this.records.set(rec.id, state);
       this.order.push(rec.id);
     }
@@ -433,10 +444,23 @@ class GeminiParser implements FormatParser {
     const responses = functionResponses(rec.content);
     if (responses.length > 0 && partsText(rec.content) === '') {
       // A user turn that only carries tool responses (a checkpoint can synthesise one): answers,
-      // not a prompt. Responses already recorded inside a tool call are not counted twice.
+      // not a prompt. Responses already recorded inside a tool call are not counted twice: that is
+      // one response, recorded in both places; and so are the copies of the history Gemini CLI
+      // 0.4x appends under new ids before it checkpoints it (see partCalls). But a checkpoint is
+      // the history the API is sent: a response two of its user turns hold is sent twice. Gemini
+      // CLI 0.61 resuming a session rebuilds each call's response from its toolCalls (`<message
+      // id>_response`) and keeps the user turn that held it as well.
       for (const fr of responses) {
         const id = fr.id;
-        if (id !== undefined && !this.answeredIds.has(id)) {
+        if (id === undefined || state.sent.has(id)) {
+          continue;
+        }
+        const twice = place.inSet && this.sentIds.has(id);
+        if (place.inSet) {
+          state.sent.add(id);
+          this.sentIds.set(id, (this.sentIds.get(id) ?? 0) + 1);
+        }
+        if (!this.answeredIds.has(id) || twice) {
           this.answer(state, id);
           const result = responseResult(fr, id, undefined, this.locate(raw, 'id', id, place.from) ?? this.anywhere(raw, 'id', id));
           this.ctx.emit(this.withWrite(result, fr, undefined));
