@@ -1,0 +1,192 @@
+// The scripted sessions: each a workspace's files, and runs of the CLI (a prompt and the model's
+// turns; a later run with --resume continues the session).
+import fs from 'node:fs';
+import path from 'node:path';
+
+const call = (name, args) => ({ functionCall: { name, args } });
+const text = (t) => ({ text: t });
+
+const appTs = 'export const port = 3000;\nexport const host = "localhost";\n';
+const utilTs = 'export function add(a: number, b: number) {\n  return a + b;\n}\n';
+
+export const scenarios = [
+  {
+    // (a) read, edit, answer: no finding.
+    name: 'healthy',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port to 8080' })] },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (b) two reads in one turn, then an edit of each in one turn: no finding.
+    name: 'parallel-reads',
+    files: { 'src/app.ts': appTs, 'src/util.ts': utilTs },
+    runs: [
+      {
+        prompt: 'Rename host to hostname and add to sum',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') }), call('read_file', { file_path: path.join(ws, 'src/util.ts') })] },
+          {
+            parts: [
+              call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'const host', new_string: 'const hostname', instruction: 'Rename host' }),
+              call('replace', { file_path: path.join(ws, 'src/util.ts'), old_string: 'function add', new_string: 'function sum', instruction: 'Rename add' }),
+            ],
+          },
+          { parts: [text('Renamed both.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (b) a read and a write of one path in one turn: a parallel-read-write warning.
+    name: 'parallel-read-write',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Rewrite app.ts',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          {
+            parts: [
+              call('read_file', { file_path: path.join(ws, 'src/app.ts') }),
+              call('write_file', { file_path: path.join(ws, 'src/app.ts'), content: 'export const port = 9000;\n' }),
+            ],
+          },
+          {
+            // The other order: the read sees what the write made (0.61 runs a write alone, in order).
+            parts: [
+              call('write_file', { file_path: path.join(ws, 'src/app.ts'), content: 'export const port = 9001;\n' }),
+              call('read_file', { file_path: path.join(ws, 'src/app.ts') }),
+            ],
+          },
+          { parts: [text('Rewritten.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (c) the user changes a line next to the one the model then edits: a stale-write warning.
+    name: 'stale-edit',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          {
+            before: () => fs.writeFileSync(path.join(ws, 'src/app.ts'), appTs.replace('"localhost"', '"0.0.0.0"')),
+            parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })],
+          },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (c) the user changes the file, then the model writes it whole from what it read: a lost
+    // update, a stale-write error.
+    name: 'stale-write',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          {
+            before: () => fs.writeFileSync(path.join(ws, 'src/app.ts'), appTs.replace('"localhost"', '"0.0.0.0"')),
+            parts: [call('write_file', { file_path: path.join(ws, 'src/app.ts'), content: appTs.replace('3000', '8080') })],
+          },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (d) calls that fail: an edit whose old string is absent, a shell command that fails.
+    name: 'failing-calls',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Change the timeout and run the tests',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'timeout = 10', new_string: 'timeout = 20', instruction: 'Raise the timeout' })] },
+          { parts: [call('run_shell_command', { command: 'ls does-not-exist && echo never', description: 'List a missing file' })] },
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/missing.ts') })] },
+          { parts: [text('There is no timeout, and the listing failed.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (e) the other tools, and an edit of a file never read (a true write-before-read).
+    name: 'other-tools',
+    files: { 'src/app.ts': appTs, 'src/util.ts': utilTs, 'README.md': '# demo\n' },
+    runs: [
+      {
+        prompt: 'Look around, add a config file and a test',
+        script: ({ ws }) => [
+          { parts: [call('write_todos', { todos: [{ description: 'Look around', status: 'in_progress' }, { description: 'Add config', status: 'pending' }] })] },
+          { parts: [call('list_directory', { dir_path: ws }), call('glob', { pattern: 'src/**/*.ts' }), call('grep_search', { pattern: 'export', dir_path: path.join(ws, 'src') })] },
+          { parts: [call('search_file_content', { pattern: 'port' })] },
+          { parts: [call('read_many_files', { include: ['src/*.ts', 'README.md'] })] },
+          { parts: [call('write_file', { file_path: path.join(ws, 'config.json'), content: '{ "port": 3000 }\n' })] },
+          { parts: [call('run_shell_command', { command: "printf 'x\\n' > notes.txt && cat src/util.ts", description: 'Write notes' })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'README.md'), old_string: '# demo', new_string: '# demo app', instruction: 'Retitle' })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/util.ts'), old_string: 'a + b', new_string: 'b + a', instruction: 'Swap' })] },
+          { parts: [call('write_todos', { todos: [{ description: 'Look around', status: 'completed' }, { description: 'Add config', status: 'completed' }] })] },
+          { parts: [text('Added config.json.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (e) a session resumed: a second run with --resume latest reads and edits again.
+    name: 'resumed',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Read app.ts',
+        script: ({ ws }) => [{ parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] }, { parts: [text('Read it.')] }],
+      },
+      {
+        prompt: 'Now make the port 8080',
+        args: ['--resume', 'latest'],
+        script: ({ ws }) => [
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
+          { parts: [text('Done.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (c) with the guard: its hooks installed and `watch` running, the stale whole-file write of
+    // stale-write is denied before it lands, and the model told why; it reads again and edits.
+    name: 'guarded-stale-write',
+    guard: true,
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          {
+            before: () => fs.writeFileSync(path.join(ws, 'src/app.ts'), appTs.replace('"localhost"', '"0.0.0.0"')),
+            parts: [call('write_file', { file_path: path.join(ws, 'src/app.ts'), content: appTs.replace('3000', '8080') })],
+          },
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
+          { parts: [text('The port is now 8080, and your host change is kept.')] },
+        ],
+      },
+    ],
+  },
+];
