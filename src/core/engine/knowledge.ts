@@ -1,6 +1,6 @@
 import { hasWildcard, shellPattern, type PathPattern } from '../classify/paths';
 import { contentHash } from '../lib/hash';
-import { changedRegions, splitLines, type DiffHunk } from '../lib/diff';
+import { changedRegions, diffLines, splitLines, type DiffHunk } from '../lib/diff';
 import type { ReadSnapshot, Span, WriteSnapshot } from '../model/events';
 
 /** A partial read vouches only for the lines it returned. */
@@ -679,7 +679,12 @@ export class FileKnowledge {
     // the method the session then edited). A Write, or a patch's hunks, replaced whole regions:
     // there a deletion at the edge still counts.
     const changes = sameRanges(write.replaced, write.quoted) ? unseen.filter((u) => u.count > 0) : unseen;
-    const overlaps = write.replaced.length === 0 || touchesAny(changes, write.replaced);
+    // A Write replaced every line, but it may have written the changed ones back as they are
+    // (Claude Code 2.1.81: the person added `import Foundation` to a file the session then wrote
+    // whole, its new text holding that import too): only the lines it changed can be lost.
+    const overlaps = write.whole && write.after !== undefined
+      ? rewritesAny(changes, diffLines(splitLines(write.before), splitLines(write.after)))
+      : write.replaced.length === 0 || touchesAny(changes, write.replaced);
     const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps, seenAt, seenBy };
     if (revertedTo) {
       verdict.revertedTo = revertedTo;
@@ -842,6 +847,29 @@ function unquoted(unseen: { start: number; count: number }[], quoted: readonly {
     }
   }
   return out;
+}
+
+/**
+ * Do the lines a whole-file write changed (`hunks`, of `before` against what it wrote) touch a
+ * change the session never saw? A changed line it wrote back as it was is kept. A deletion is
+ * touched by a change of a line on either side of it, and by lines inserted where it was (the
+ * deleted lines may be back). Each change is one search (see touchesAny), not a pass over the hunks.
+ */
+function rewritesAny(unseen: readonly { start: number; count: number }[], hunks: readonly DiffHunk[]): boolean {
+  const replaced: { start: number; count: number }[] = [];
+  const insertedAt = new Set<number>();
+  for (const h of hunks) {
+    if (h.aCount > 0) {
+      replaced.push({ start: h.aStart + 1, count: h.aCount });
+    } else {
+      insertedAt.add(h.aStart + 1);
+    }
+  }
+  if (unseen.some((u) => u.count === 0 && insertedAt.has(u.start))) {
+    return true;
+  }
+  // A deletion before line n, widened to lines n-1 and n.
+  return touchesAny(unseen.map((u) => (u.count > 0 ? u : { start: u.start - 1, count: 2 })), replaced);
 }
 
 /**

@@ -172,6 +172,11 @@ export interface WriteSnapshot {
   /** 1-based line ranges of `before` the write replaced. */
   replaced: { start: number; count: number }[];
   /**
+   * The call wrote the whole file (Claude Code's `Write`): `replaced` is every line of `before`,
+   * and `after` (always set then) says which of them it wrote back as they were.
+   */
+  whole?: true;
+  /**
    * 1-based line ranges of `before` the call's own input quoted verbatim (an edit's `old_string`,
    * which must match exactly for the edit to apply): the session stated them as they were.
    */

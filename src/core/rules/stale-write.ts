@@ -50,6 +50,8 @@ export const staleWrite = defineRule({
         '{{tool}} overwrote a change to {{path}} that this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}, and this {{verb}} replaced that region. A lost update is likely.',
       aside:
         '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}{{eg}}; this {{verb}} did not touch those lines.',
+      kept:
+        '{{tool}} was applied to {{path}} on top of a change this session never saw: file {{unseen}} changed after the session last {{seen}} (transcript line {{seenLine}}){{who}}{{eg}}; this write replaced the whole file but wrote those lines back as they were.',
       reverted:
         '{{tool}} was applied to {{path}} after the file went back to an earlier version, the one this session {{earlier}} on transcript line {{earlierLine}}{{but}}: what it {{seen}} later (line {{seenLine}}) had been undone behind its back{{who}}.',
       gap: '{{tool}} was applied to {{path}} on top of a change this transcript does not show: {{change}} after the session last {{seen}} (transcript line {{seenLine}}), but line {{gapLine}} hangs from a record the file does not hold, so the change may be the session\u2019s own, lost with that record.',
@@ -138,7 +140,8 @@ export const staleWrite = defineRule({
                 : '';
             ctx.report({
               ...base,
-              messageId: verdict.overlaps ? 'overlap' : 'aside',
+              // A Write that wrote the changed lines back as they were kept the change.
+              messageId: verdict.overlaps ? 'overlap' : snapshot.whole ? 'kept' : 'aside',
               severity: verdict.overlaps ? 'error' : 'warning',
               data: {
                 tool: call.call.tool,

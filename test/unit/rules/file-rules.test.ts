@@ -1316,6 +1316,39 @@ ruleTester(staleWrite, {
       errors: [{ messageId: 'overlap', line: 6, severity: 'error' }],
     },
     {
+      // Forty-sixth set (SuyeonKim1702/claude-config, Claude Code 2.1.81, a compaction helper's
+      // copy of the session): after the session's Write, the person added `import Foundation` as
+      // line 2; the session, which never read the file again, wrote it whole with that import in
+      // its new text too. Nothing it replaced was lost: the change survived the write.
+      name: 'a Write over a line added unseen, its new text holding that line as it is: kept, not overlap',
+      input: cc()
+        .read('m1', A, f, 'import A\n\nstruct S {\n    var main: M\n}\n')
+        .write('m2', B, f, 'import A\nimport Foundation\n\nstruct S {\n    var main = M()\n}\n\nextension S {}\n', 'import A\nimport Foundation\n\nstruct S {\n    var main: M\n}\n')
+        .text(),
+      errors: [{ messageId: 'kept', line: 4, severity: 'warning', message: /file line 2 changed after the session last read the file \(transcript line 3\), e\.g\. a formatter or another writer; this write replaced the whole file but wrote those lines back as they were/ }],
+    },
+    {
+      // The same Write without the added line: it removed it.
+      name: 'a Write over a line added unseen, its new text without it: overlap',
+      input: cc()
+        .read('m1', A, f, 'import A\n\nstruct S {\n    var main: M\n}\n')
+        .write('m2', B, f, 'import A\n\nstruct S {\n    var main = M()\n}\n', 'import A\nimport Foundation\n\nstruct S {\n    var main: M\n}\n')
+        .text(),
+      errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
+      // Lines deleted unseen, and a Write that changed a line away from the gap: the deletion stays.
+      name: 'lines deleted unseen, then the file written whole, changing only a line away from the gap: kept',
+      input: cc().read('m1', A, f, v1).write('m2', B, f, 'one\nfour\nfive\nsix\n', 'one\nfour\nfive\n').text(),
+      errors: [{ messageId: 'kept', line: 4, severity: 'warning' }],
+    },
+    {
+      // A line next to the gap rewritten: what the deleted lines were part of may be undone.
+      name: 'lines deleted unseen, then the file written whole, changing the line right after the gap: overlap',
+      input: cc().read('m1', A, f, v1).write('m2', B, f, 'one\nFOUR\nfive\n', 'one\nfour\nfive\n').text(),
+      errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],
+    },
+    {
       name: 'full overwrite of a changed file: error',
       input: cc().read('m1', A, f, v1).write('m2', B, f, 'all new\n', 'one\ntwo\nthree\nfour\nfive\nsix\n').text(),
       errors: [{ messageId: 'overlap', line: 4, severity: 'error' }],

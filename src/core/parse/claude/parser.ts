@@ -1334,6 +1334,9 @@ function writeSnapshot(w: WriteMeta, note: CallNote | undefined): WriteSnapshot 
     if (type === 'update' && before !== null) {
       replaced.length = 0;
       replaced.push({ start: 1, count: countLines(before) });
+      if (after !== undefined) {
+        return { path: w.filePath, type, before, after, replaced, whole: true };
+      }
     }
   } else if (before !== null) {
     const edits = w.oldString !== undefined && w.newString !== undefined
