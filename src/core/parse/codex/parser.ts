@@ -343,7 +343,7 @@ class CodexParser implements FormatParser {
           at: valueSpan(raw, callId, 'call_id'),
           callId,
           isError,
-          ...(isError && text !== undefined && /^exec command rejected\b/i.test(text) ? { refused: true as const } : {}),
+          ...(isError && text !== undefined && refusedOutput.test(text) ? { refused: true as const } : {}),
           placeholder: isPlaceholderText(text),
           timestamp,
         });
@@ -445,6 +445,18 @@ function pathSpan(raw: RawLine, absolute: string, cwd: string | undefined): Span
  */
 const unifiedExecExit = /^(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?Process exited with code (\d+)/;
 
+/**
+ * The output Codex writes for a call a PreToolUse hook denied (0.171: `Command blocked by
+ * PreToolUse hook: <reason>. Command: <input>` for shell commands and apply_patch, `Tool call
+ * blocked by …` for other tools; strings of codex-rs/core's tool router, seen in a run of the
+ * guard, test/fixtures/generated/codex-0.171/guarded.jsonl). The tool never ran: a blocked
+ * patch wrote nothing, though its output has no exit code and no apply_patch error.
+ */
+const hookBlocked = /^(?:Command|Tool call) blocked by PreToolUse hook: /;
+
+/** Outputs of calls that never ran: the user declined the command, or a hook blocked it. */
+const refusedOutput = /^exec command rejected\b|^(?:Command|Tool call) blocked by PreToolUse hook: /i;
+
 function outputText(output: unknown): string | undefined {
   if (typeof output === 'string') {
     return output;
@@ -480,6 +492,9 @@ function shellEnvelope(text: string | undefined): { output?: string; exitCode?: 
 function outputFailed(text: string | undefined, envelope: ReturnType<typeof shellEnvelope>, isPatch: boolean): boolean {
   if (text === undefined) {
     return false;
+  }
+  if (hookBlocked.test(text)) {
+    return true;
   }
   if (envelope?.exitCode !== undefined) {
     return envelope.exitCode !== 0;

@@ -1,0 +1,73 @@
+/**
+ * Codex CLI 0.171, run here against a scripted model (tools/drive-codex): record shapes of its
+ * rollouts that earlier builds did not write.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ToolResult } from '../../../src/core/model/events';
+import { CodexRollout } from '../support/codex';
+import { run } from '../support/run';
+
+const cwd = '/tmp/drive-codex-guarded-bWPwGQ/ws';
+const patch = '*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\n';
+
+/** 0.171's output line for a call a PreToolUse hook denied (guarded.jsonl, line 17, its metadata kept). */
+function blocked(r: CodexRollout, callId: string, text: string, custom: boolean): CodexRollout {
+  return r.item('response_item', {
+    type: custom ? 'custom_tool_call_output' : 'function_call_output',
+    id: 'ctco_01a2302c-b035-7eb2-ac89-8164f1ccd388',
+    call_id: callId,
+    output: text,
+    internal_chat_message_metadata_passthrough: { turn_id: '01a2302c-96c7-7a01-bae2-cec97ba82500', create_time: 1796104564.7897713 },
+  });
+}
+
+function results(r: CodexRollout): ToolResult[] {
+  return run(r.text(), { file: '/tmp/rollout-2026-12-01T05-55-58-01a2302c-9633-73f2-a330-05ea01de0fe8.jsonl' }).events.filter(
+    (e): e is ToolResult => e.kind === 'result',
+  );
+}
+
+void describe('Codex 0.171: a call a PreToolUse hook denied', () => {
+  const reason = 'notes.txt changed on disk after you last read it (by an unattributed process at 05:56:02). Read it again, then redo the edit.';
+
+  void test('a blocked apply_patch failed and never ran', () => {
+    const r = new CodexRollout('01a2302c-9633-73f2-a330-05ea01de0fe8', cwd).user('Work on the repository as scripted.').patch('call_stale_w1', patch);
+    blocked(r, 'call_stale_w1', `Command blocked by PreToolUse hook: ${reason}. Command: ${patch}`, true);
+    const [result] = results(r);
+    assert.equal(result?.isError, true);
+    assert.equal(result?.refused, true);
+  });
+
+  void test('a blocked shell command, and a blocked call of another tool, failed and never ran', () => {
+    const r = new CodexRollout('01a2302c-9633-73f2-a330-05ea01de0fe8', cwd).user('go').exec('c1', "printf 'x\\n' > notes.txt");
+    blocked(r, 'c1', "Command blocked by PreToolUse hook: no shell writes here. Command: printf 'x\\n' > notes.txt", false);
+    r.item('response_item', { type: 'function_call', name: 'view_image', arguments: '{"path":"pic.png"}', call_id: 'c2' });
+    blocked(r, 'c2', 'Tool call blocked by PreToolUse hook: no images', false);
+    assert.deepEqual(
+      results(r).map((x) => [x.callId, x.isError, x.refused]),
+      [
+        ['c1', true, true],
+        ['c2', true, true],
+      ],
+    );
+  });
+
+  void test('a command whose output only quotes such a line is no refusal', () => {
+    const r = new CodexRollout('01a2302c-9633-73f2-a330-05ea01de0fe8', cwd).user('go').exec('c1', 'cat log.txt');
+    blocked(r, 'c1', 'Chunk ID: 1bd9ff\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nCommand blocked by PreToolUse hook: x\n', false);
+    assert.deepEqual(
+      results(r).map((x) => [x.isError, x.refused]),
+      [[false, undefined]],
+    );
+  });
+
+  void test('the blocked patch of a file the session never read is no blind write', () => {
+    const r = new CodexRollout('01a2302c-9633-73f2-a330-05ea01de0fe8', cwd).user('go').patch('p1', patch);
+    blocked(r, 'p1', `Command blocked by PreToolUse hook: notes.txt already exists and you have not read it in this session. Read it first, then redo the edit.. Command: ${patch}`, true);
+    assert.deepEqual(
+      run(r.text(), { file: '/tmp/rollout-x.jsonl' }).findings.map((f) => f.rule),
+      [],
+    );
+  });
+});
