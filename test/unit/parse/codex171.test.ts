@@ -71,3 +71,40 @@ void describe('Codex 0.171: a call a PreToolUse hook denied', () => {
     );
   });
 });
+
+void describe('Codex 0.171: outputs of shell calls that failed', () => {
+  const session = (): CodexRollout => new CodexRollout('01a2302e-d652-7e80-8a5e-e394305bfe87', '/tmp/drive-codex-heredoc-TX0UkA/ws').user('Work on the repository as scripted.');
+
+  void test('an apply_patch heredoc Codex intercepted, whose patch did not apply (heredoc.jsonl)', () => {
+    const r = session()
+      .exec('call_hd_w1', "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\nEOF")
+      .output('call_hd_w1', 'Wall time: 0.0000 seconds\nOutput:\nExit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM notes.txt\n')
+      .exec('call_hd_w2', "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n-no such line\n+x\n*** End Patch\nEOF")
+      .output('call_hd_w2', 'apply_patch verification failed: Failed to find expected lines in /tmp/drive-codex-heredoc-TX0UkA/ws/notes.txt:\nno such line');
+    assert.deepEqual(
+      results(r).map((x) => [x.callId, x.isError]),
+      [
+        ['call_hd_w1', false],
+        ['call_hd_w2', true],
+      ],
+    );
+  });
+
+  void test('a command the user interrupted (interrupted.jsonl)', () => {
+    const r = session().item('response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"sleep 60","yield_time_ms":30000}', call_id: 'call_int_sleep' });
+    r.output('call_int_sleep', 'Wall time: 2.8 seconds\naborted by user');
+    assert.deepEqual(
+      results(r).map((x) => [x.isError, x.refused]),
+      [[true, undefined]],
+    );
+  });
+
+  void test('a command that printed such a line itself did not fail', () => {
+    const r = session().exec('c1', 'cat notes.txt');
+    r.output('c1', 'Chunk ID: 1bd9ff\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\napply_patch verification failed: x\naborted by user\n');
+    assert.deepEqual(
+      results(r).map((x) => x.isError),
+      [false],
+    );
+  });
+});

@@ -503,11 +503,21 @@ function outputFailed(text: string | undefined, envelope: ReturnType<typeof shel
   if (exit) {
     return exit[1] !== '0';
   }
-  if (isPatch && /apply_patch verification failed|^error:/i.test(text)) {
+  if ((isPatch && /apply_patch verification failed|^error:/i.test(text)) || interceptedPatchFailed.test(text)) {
     return true;
   }
-  return text === 'aborted' || /^aborted by user/i.test(text);
+  return text === 'aborted' || abortedByUser.test(text);
 }
+
+/**
+ * An `apply_patch` heredoc run through a shell tool, which Codex intercepts and applies itself:
+ * a patch that does not apply is answered with the verification error alone, where a command's
+ * output (0.171) always starts with its header (`Chunk ID:`, `Wall time:`, `Exit code:`).
+ */
+const interceptedPatchFailed = /^apply_patch verification failed\b/;
+
+/** A call the user interrupted; 0.171 writes `Wall time: 2.8 seconds` before it. */
+const abortedByUser = /^(?:Wall time: [^\n]*\n)?aborted by user/i;
 
 /** A unified-exec chunk a code-mode script prints for each command it ran: its exit code, once it has one. */
 const execChunk = /\{"chunk_id":"[^"]*","wall_time_seconds":[-+.\deE]+,(?:"exit_code":(-?\d+))?/g;
