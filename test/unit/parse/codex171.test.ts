@@ -108,3 +108,54 @@ void describe('Codex 0.171: outputs of shell calls that failed', () => {
     );
   });
 });
+
+void describe('Codex 0.171: a file a code-mode script created (codemode.jsonl)', () => {
+  const ws = '/tmp/drive-codex-codemode-heTv6y/ws';
+  const script =
+    "const r = await tools.exec_command({ cmd: 'cat notes.txt' });\ntext(JSON.stringify(r));\nconst p = await tools.apply_patch('*** Begin Patch\\n*** Add File: made.txt\\n+' + 'made by a script' + '\\n*** End Patch\\n');\ntext(JSON.stringify(p));";
+  /** The script, its patch's FileChange item (line 13), its output, then the session's update of the file. */
+  const session = (status: string): string =>
+    new CodexRollout('01a23030-4aca-7a21-9bc1-b9ecaebe6c48', ws)
+      .user('Work on the repository as scripted.')
+      .item('response_item', { type: 'custom_tool_call', id: 'item_resp_1_0', call_id: 'call_code_1', name: 'exec', input: script })
+      .event('item_completed', {
+        thread_id: '01a23030-4aca-7a21-9bc1-b9ecaebe6c48',
+        turn_id: '01a23030-4b51-7c83-b7e6-ab279dac9776',
+        item: {
+          type: 'FileChange',
+          id: 'exec-b60d76c1-7639-42bb-92b2-fd05bcefdaaa',
+          changes: { [`${ws}/made.txt`]: { type: 'add', content: 'made by a script\n' } },
+          status,
+          stdout: 'Success. Updated the following files:\nA made.txt\n',
+          stderr: '',
+        },
+        started_at_ms: 1796104806240,
+        completed_at_ms: 1796104806240,
+      })
+      .item('response_item', {
+        type: 'custom_tool_call_output',
+        call_id: 'call_code_1',
+        output: [
+          { type: 'input_text', text: 'Script completed\nWall time 4.4 seconds\nOutput:\n' },
+          { type: 'input_text', text: '{"chunk_id":"3e5e5b","wall_time_seconds":3.69562548,"exit_code":0,"original_token_count":5,"output":"alpha\\nbeta\\ngamma\\n"}' },
+          { type: 'input_text', text: '{}' },
+        ],
+      })
+      .patch('call_code_w1', '*** Begin Patch\n*** Update File: made.txt\n@@\n-made by a script\n+edited after\n*** End Patch\n')
+      .output('call_code_w1', 'Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM made.txt\n', true)
+      .text();
+
+  void test('the session knows the file it made: its update is no blind write', () => {
+    assert.deepEqual(
+      run(session('completed'), { file: '/tmp/rollout-x.jsonl' }).findings.map((f) => f.rule),
+      [],
+    );
+  });
+
+  void test('a FileChange that did not complete made nothing', () => {
+    assert.deepEqual(
+      run(session('failed'), { file: '/tmp/rollout-x.jsonl' }).findings.map((f) => f.rule),
+      ['write-before-read'],
+    );
+  });
+});

@@ -140,6 +140,8 @@ class CodexParser implements FormatParser {
           this.ctx.emit({ kind: 'turn-end', at: lineSpan(raw), aborted: payload.type === 'turn_aborted' });
         } else if (isEventMsg(payload) && payload.type === 'patch_apply_end') {
           this.patchApplied(payload, raw);
+        } else if (isEventMsg(payload) && payload.type === 'item_completed') {
+          this.itemCompleted(payload, raw);
         }
         return;
       }
@@ -202,7 +204,8 @@ class CodexParser implements FormatParser {
    * A patch applied inside a code-mode script (its `call_id` is the script's inner call, not a
    * call of the rollout): the files it created, which a patch the script built at run time
    * (`addFile(path, data)`) does not spell out. Only successful creations: an update here would
-   * say nothing about whether the session had read the file.
+   * say nothing about whether the session had read the file. `payload` is a patch_apply_end, or
+   * 0.171's FileChange item in those fields (`id` as call_id, status `completed` as success).
    */
   private patchApplied(payload: Record<string, unknown>, raw: RawLine): void {
     const changes = payload['changes'];
@@ -214,6 +217,17 @@ class CodexParser implements FormatParser {
       if (path !== undefined && isRecord(change) && change['type'] === 'add' && typeof change['content'] === 'string') {
         this.ctx.emit({ kind: 'file-created', at: lineSpan(raw), path, content: change['content'] });
       }
+    }
+  }
+
+  /**
+   * 0.171 reports a patch as a completed FileChange item (its id the call's, or a code-mode
+   * script's inner call) where earlier builds wrote patch_apply_end.
+   */
+  private itemCompleted(payload: Record<string, unknown>, raw: RawLine): void {
+    const item = payload['item'];
+    if (isRecord(item) && item['type'] === 'FileChange') {
+      this.patchApplied({ call_id: item['id'], success: item['status'] === 'completed', changes: item['changes'] }, raw);
     }
   }
 
