@@ -159,3 +159,50 @@ void describe('Codex 0.171: a file a code-mode script created (codemode.jsonl)',
     );
   });
 });
+
+void describe('Codex 0.171: calls the sandbox or the approval policy refused (sandboxed.jsonl)', () => {
+  const ws = '/tmp/drive-codex-sandboxed-hVHwF3/ws';
+  const session = (): CodexRollout => new CodexRollout('01a23031-13ee-7de3-88c1-f048629619e5', ws).user('Work on the repository as scripted.');
+
+  void test('a patch in a read-only sandbox, and an escalation under approval policy Never, never ran', () => {
+    const r = session()
+      .patch('call_sb_w1', '*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\n')
+      .output('call_sb_w1', 'patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings', true)
+      .item('response_item', {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: "printf 'x\\n' > notes.txt", sandbox_permissions: 'require_escalated', justification: 'write the file' }),
+        call_id: 'call_sb_w3',
+      })
+      .output('call_sb_w3', 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never');
+    assert.deepEqual(
+      results(r).map((x) => [x.callId, x.isError, x.refused]),
+      [
+        ['call_sb_w1', true, true],
+        ['call_sb_w3', true, true],
+      ],
+    );
+  });
+
+  void test('the refused patch of a file the session never read is no blind write', () => {
+    const r = session()
+      .patch('call_sb_w1', '*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\n')
+      .output('call_sb_w1', 'patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings', true);
+    assert.deepEqual(
+      run(r.text(), { file: '/tmp/rollout-x.jsonl' }).findings.map((f) => f.rule),
+      [],
+    );
+  });
+
+  void test('a write the sandbox stopped is a command that failed, not a refusal', () => {
+    const r = session().exec('call_sb_w2', "printf 'x\\n' > notes.txt");
+    r.output(
+      'call_sb_w2',
+      "Chunk ID: 3d87da\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 27\nOutput:\npyenv: cannot rehash: /root/.pyenv/shims isn't writable\n/bin/bash: line 1: notes.txt: Read-only file system\n",
+    );
+    assert.deepEqual(
+      results(r).map((x) => [x.isError, x.refused]),
+      [[true, undefined]],
+    );
+  });
+});

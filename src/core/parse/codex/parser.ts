@@ -460,16 +460,18 @@ function pathSpan(raw: RawLine, absolute: string, cwd: string | undefined): Span
 const unifiedExecExit = /^(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?Process exited with code (\d+)/;
 
 /**
- * The output Codex writes for a call a PreToolUse hook denied (0.171: `Command blocked by
- * PreToolUse hook: <reason>. Command: <input>` for shell commands and apply_patch, `Tool call
- * blocked by …` for other tools; strings of codex-rs/core's tool router, seen in a run of the
- * guard, test/fixtures/generated/codex-0.171/guarded.jsonl). The tool never ran: a blocked
- * patch wrote nothing, though its output has no exit code and no apply_patch error.
+ * Outputs of calls that never ran, which Codex writes in place of the tool's output (strings of
+ * codex-rs/core, seen in runs of 0.171 here, test/fixtures/generated/codex-0.171):
+ * - the user declined the command: `exec command rejected by user`, `patch rejected by user`;
+ * - the approval policy or sandbox forbade it: `patch rejected: writing is blocked by read-only
+ *   sandbox; rejected by user approval settings` (also `writing outside of the project; …`),
+ *   `approval policy is Never; reject command — you cannot ask for escalated permissions …`;
+ * - a PreToolUse hook denied it: `Command blocked by PreToolUse hook: <reason>. Command:
+ *   <input>` (shell commands and apply_patch), `Tool call blocked by …` (other tools).
+ * Such a call failed, and a patch among them wrote nothing, though the text has no exit code
+ * and no apply_patch error.
  */
-const hookBlocked = /^(?:Command|Tool call) blocked by PreToolUse hook: /;
-
-/** Outputs of calls that never ran: the user declined the command, or a hook blocked it. */
-const refusedOutput = /^exec command rejected\b|^(?:Command|Tool call) blocked by PreToolUse hook: /i;
+const refusedOutput = /^exec command rejected\b|^patch rejected\b|^approval policy is [^;\n]*; reject command\b|^(?:Command|Tool call) blocked by PreToolUse hook: /i;
 
 function outputText(output: unknown): string | undefined {
   if (typeof output === 'string') {
@@ -507,7 +509,7 @@ function outputFailed(text: string | undefined, envelope: ReturnType<typeof shel
   if (text === undefined) {
     return false;
   }
-  if (hookBlocked.test(text)) {
+  if (refusedOutput.test(text)) {
     return true;
   }
   if (envelope?.exitCode !== undefined) {
