@@ -206,3 +206,21 @@ void describe('Codex 0.171: calls the sandbox or the approval policy refused (sa
     );
   });
 });
+
+void describe('Codex 0.171: a call of a tool the session does not have (tools.jsonl)', () => {
+  void test('the classic shell tool, not offered next to exec_command, ran nothing', () => {
+    const r = new CodexRollout('01a23032-3cb4-7872-8b9f-1674c8bbd5d3', '/tmp/drive-codex-tools-BOiTRs/ws')
+      .user('Work on the repository as scripted.')
+      .item('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', "printf 'x\\n' > notes.txt"] }), call_id: 'call_tools_shell1' })
+      .output('call_tools_shell1', 'unsupported call: shell');
+    assert.deepEqual(
+      results(r).map((x) => [x.isError, x.refused]),
+      [[true, true]],
+    );
+    // Its write never happened: no blind write of notes.txt.
+    assert.deepEqual(
+      run(r.text(), { file: '/tmp/rollout-x.jsonl' }).findings.map((f) => f.rule),
+      [],
+    );
+  });
+});

@@ -461,17 +461,20 @@ const unifiedExecExit = /^(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?Process
 
 /**
  * Outputs of calls that never ran, which Codex writes in place of the tool's output (strings of
- * codex-rs/core, seen in runs of 0.171 here, test/fixtures/generated/codex-0.171):
+ * codex-rs/core in the 0.171 binary; all but the two the user declines were written in its runs
+ * here, test/fixtures/generated/codex-0.171):
  * - the user declined the command: `exec command rejected by user`, `patch rejected by user`;
  * - the approval policy or sandbox forbade it: `patch rejected: writing is blocked by read-only
  *   sandbox; rejected by user approval settings` (also `writing outside of the project; …`),
  *   `approval policy is Never; reject command — you cannot ask for escalated permissions …`;
  * - a PreToolUse hook denied it: `Command blocked by PreToolUse hook: <reason>. Command:
- *   <input>` (shell commands and apply_patch), `Tool call blocked by …` (other tools).
+ *   <input>` (shell commands and apply_patch), `Tool call blocked by …` (other tools);
+ * - the session has no such tool: `unsupported call: shell` (the classic shell tool, which
+ *   0.171 does not offer next to exec_command, called all the same).
  * Such a call failed, and a patch among them wrote nothing, though the text has no exit code
  * and no apply_patch error.
  */
-const refusedOutput = /^exec command rejected\b|^patch rejected\b|^approval policy is [^;\n]*; reject command\b|^(?:Command|Tool call) blocked by PreToolUse hook: /i;
+const refusedOutput = /^exec command rejected\b|^patch rejected\b|^approval policy is [^;\n]*; reject command\b|^(?:Command|Tool call) blocked by PreToolUse hook: |^unsupported call: /i;
 
 function outputText(output: unknown): string | undefined {
   if (typeof output === 'string') {
