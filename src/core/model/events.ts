@@ -232,7 +232,8 @@ export interface ResetEvent {
   /**
    * `restart`: Claude Code began a new `parentUuid` tree (a root line after the model had spoken),
    * writing the history again from its start. `partway`: the file starts partway through a
-   * session (its first record hangs from one the file does not hold), its history before that
+   * session (its first record hangs from one the file does not hold, or, Codex 0.171, it is a
+   * forked thread's file whose session_meta names its `history_base`), its history before that
    * kept elsewhere (always with `elsewhere`).
    */
   reason: 'compaction' | 'rewind' | 'replace' | 'restart' | 'partway';

@@ -224,3 +224,47 @@ void describe('Codex 0.171: a call of a tool the session does not have (tools.js
     );
   });
 });
+
+void describe('Codex 0.171: a forked thread whose history is in its parent\'s file (fork-2.jsonl)', () => {
+  const ws = '/tmp/drive-codex-fork-c9HgEU/ws';
+  const parent = '01a23033-309b-78e3-ae12-c64ce2e22021';
+  const child = '01a23033-53c2-7f50-98c9-fed23aa632be';
+  const fork = (historyBase: boolean): string =>
+    new CodexRollout(child, ws, false)
+      .item('session_meta', {
+        account_scoped: true,
+        session_id: child,
+        id: child,
+        forked_from_id: parent,
+        forked_from_ordinal_exclusive: 19,
+        timestamp: '2026-12-01T06:03:19.979Z',
+        cwd: ws,
+        originator: 'codex_exec',
+        cli_version: '0.171.0',
+        source: 'exec',
+        thread_source: 'user',
+        model_provider: 'fake',
+        history_mode: 'paginated',
+        ...(historyBase ? { history_base: { thread_id: parent, end_ordinal_exclusive: 19, end_byte_offset: 44460 } } : {}),
+      })
+      .user('Now change beta to BETA.')
+      .patch('call_fork_w1', '*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\n')
+      .output('call_fork_w1', 'Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM notes.txt\n', true)
+      .text();
+
+  void test('what the parent read (its file, up to history_base) is no blind spot of the fork', () => {
+    const { findings, stream } = run(fork(true), { file: `/tmp/rollout-2026-12-01T06-03-19-${child}.jsonl` });
+    assert.deepEqual(
+      findings.map((f) => f.rule),
+      [],
+    );
+    assert.equal(stream.engine.sessionInfo?.parentSessionId, parent);
+  });
+
+  void test('a fork that names no history_base holds its history: its blind write is still one', () => {
+    assert.deepEqual(
+      run(fork(false), { file: `/tmp/rollout-2026-12-01T06-03-19-${child}.jsonl` }).findings.map((f) => f.rule),
+      ['write-before-read'],
+    );
+  });
+});

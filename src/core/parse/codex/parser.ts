@@ -257,6 +257,14 @@ class CodexParser implements FormatParser {
       ...(m.timestamp !== undefined ? { startedAt: m.timestamp } : {}),
       ...(parent ? { parentSessionId: parent } : {}),
     });
+    const base = m.history_base;
+    if (isRecord(base) && typeof base['thread_id'] === 'string' && base['thread_id'] !== m.id) {
+      // 0.171's paginated history: a forked thread's file holds none of the history it was
+      // forked with (`history_base` names the thread and the end of what it takes from that
+      // thread's file), though the model is sent all of it. What the session read there is
+      // not here.
+      this.ctx.emit({ kind: 'reset', at: lineSpan(raw), reason: 'partway', elsewhere: true });
+    }
   }
 
   private responseItem(payload: unknown, raw: RawLine, timestamp: string | undefined): void {

@@ -24,6 +24,8 @@ export const sessionMetaSchema = z.object({
   cwd: z.string().optional(),
   forked_from_id: z.string().nullable().optional(),
   parent_thread_id: z.string().nullable().optional(),
+  /** 0.171's paginated history: where a fork's history is (`{thread_id, end_ordinal_exclusive, end_byte_offset}`). */
+  history_base: z.unknown().optional(),
 });
 
 export const turnContextSchema = z.object({ cwd: z.string().optional() });
