@@ -12,8 +12,11 @@
  *   @5411f11, "Configuration schema"; HOOKS-AND-VSCODE.md §3.2).
  * - Codex CLI: `.codex/hooks.json`, PreToolUse/PostToolUse; `apply_patch` is matched by its
  *   name or its aliases Edit/Write; `timeout` in seconds (HOOKS-AND-VSCODE.md §3.4; FORMATS.md
- *   §2.6; https://developers.openai.com/codex/hooks). Codex asks the user to trust new
- *   project hooks (`/hooks`) before it runs them.
+ *   §2.6; https://developers.openai.com/codex/hooks). Codex 0.171 reads a project's `.codex/`
+ *   only when the project is trusted (`[projects."<path>"] trust_level = "trusted"`), and runs
+ *   its hooks only once the user has reviewed them (`/hooks`); `codex exec` skips hooks not yet
+ *   reviewed without a word (docs/validation.md, "The newest agents, run here against a
+ *   scripted model").
  * Post-tool entries cover writes as well as reads: a write's post-tool report ends it "in
  * flight" and tells the guard what the session itself wrote.
  */
@@ -76,7 +79,7 @@ export const hookSpecs: Readonly<Record<InstallAgent, AgentHookSpec>> = {
       { event: 'PostToolUse', matcher: 'apply_patch|Edit|Write' },
     ],
     hook: (command) => ({ type: 'command', command, timeout: timeoutSeconds }),
-    note: 'Codex asks you to trust new project hooks (/hooks) before it runs them.',
+    note: 'Codex runs project hooks only in a trusted project, once you have reviewed them (/hooks); until then `codex exec` skips them without a word.',
   },
 };
 
