@@ -12,7 +12,9 @@
  *   timestamp, tool_name, tool_input; no tool_use_id.
  * - Codex PreToolUse/PostToolUse: session_id, turn_id, transcript_path (nullable), cwd, model,
  *   tool_name, tool_input, tool_use_id; `apply_patch` carries its envelope in
- *   tool_input.command (or .input).
+ *   tool_input.command (or .input). 0.171 names exec_command `Bash`, its command line in
+ *   tool_input.command, and sends no PostToolUse for a patch that was denied or failed
+ *   (test/fixtures/generated/codex-0.171/guarded.hook-payloads.ndjson).
  */
 import { classifyToolCall, isRecord } from '../classify/tools';
 import { parseApplyPatch } from '../classify/applyPatch';
