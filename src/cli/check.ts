@@ -6,6 +6,8 @@ import { allRules } from '../core/rules/all';
 import type { Finding } from '../core/model/finding';
 import type { CheckedFile } from '../io/checkFile';
 import { checkFiles, defaultJobs } from '../io/checkPool';
+import { nameWritersAcross } from '../io/writersAcross';
+import { adapters } from '../core/parse/registry';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
 import { allRoots } from '../core/discovery/locations';
@@ -117,6 +119,8 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // What one file cannot settle alone: a plan approval answered at the start of the next session's file.
   const settled = settleAcrossFiles(results.map((r) => ({ file: r.file, folder: nodePath.dirname(r.file), findings: r.findings, carriedIn: r.carriedIn })));
   results.forEach((r, i) => (r.findings = settled[i]!));
+  // A change a session never saw, made by another session (or sub-agent) checked here: named.
+  await nameWritersAcross(results, adapters);
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;

@@ -31,6 +31,8 @@ export interface CheckedFile {
   hasContent: boolean;
   /** Another session's calls answered at the start of the file (see ForeignResultEvent). */
   carriedIn: string[];
+  /** The session's working folder, where the transcript (or the files beside it) names it. */
+  cwd?: string;
 }
 
 /** Streams one transcript through the rules (batch mode): memory stays flat whatever its size. */
@@ -60,6 +62,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     stream.push(chunk as Buffer);
   }
   stream.end();
+  const workingFolder = stream.engine.sessionInfo?.cwd ?? cwd;
   return {
     file,
     agent: stream.agent,
@@ -67,6 +70,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     findings: [...findings.values()].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)),
     hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
     carriedIn: stream.engine.carriedIn,
+    ...(workingFolder !== undefined ? { cwd: workingFolder } : {}),
   };
 }
 

@@ -509,6 +509,7 @@ export class RuleEngine {
       ...(d.subject ? { subject: boundedSubject(d.subject) } : {}),
       ...(d.callId !== undefined ? { callId: d.callId } : {}),
       messageId: d.messageId,
+      ...(d.changedBetween ? { changedBetween: d.changedBetween } : {}),
     });
   }
 }

@@ -49,6 +49,8 @@ export interface ReportDescriptor {
   demote?: boolean;
   /** Overrides the configured severity (never above it) for findings whose gravity depends on the data. */
   severity?: Severity;
+  /** See Finding.changedBetween. */
+  changedBetween?: { seenLine: number; writeLine: number };
 }
 
 /** A rule's view of one transcript stream. */

@@ -44,4 +44,11 @@ export interface Finding {
   callId?: string;
   /** Which of the rule's messages this is (stable; tests and filters use it, not the text). */
   messageId?: string;
+  /**
+   * The subject file changed behind the session's back between these two transcript lines
+   * (the session's last view of it, and the result of the write on top), by a writer the
+   * transcript does not name. `check` looks for that writer among the other transcripts it
+   * reads (see attributeAcross.ts). Not part of the public JSON.
+   */
+  changedBetween?: { seenLine: number; writeLine: number };
 }

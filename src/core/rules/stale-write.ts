@@ -160,6 +160,8 @@ export const staleWrite = defineRule({
                 ...liveRelated(live, access),
               ],
               subject: { path: access.path, lines: unseenLines(verdict.unseen) },
+              // Nothing here names the writer: another transcript read with this one may.
+              ...(live || hook ? {} : { changedBetween: { seenLine: verdict.seenAt.line, writeLine: rec.result.at.line } }),
             });
           } else if (live && !snapshot) {
             // No record of what was replaced (Codex, Gemini, shell writes): the working tree

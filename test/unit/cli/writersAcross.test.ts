@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { cli } from '../support/cli';
+import { ClaudeTranscript } from '../support/claude';
+import { repoRoot } from '../support/repo';
+
+interface Out {
+  findings: { rule: string; severity: string; line: number; message: string; file: string; related: { file: string; line: number; message: string }[] }[];
+}
+
+function check(...targets: string[]): Out {
+  const r = cli(['check', '--format', 'json', ...targets]);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  return JSON.parse(r.stdout) as Out;
+}
+
+/**
+ * Claude Code 2.1.332, run here (test/fixtures/generated/claude-code-2.1.332/two-sessions): A
+ * read a.txt (line 24, 06:12:44.912), B edited its line 2 (call line 28, result 06:12:45.830),
+ * then A edited line 1 on top (result line 31, 06:12:47.124).
+ */
+const twoSessions = path.join(repoRoot(), 'test', 'fixtures', 'generated', 'claude-code-2.1.332', 'two-sessions', '-tmp-agent-guard-drive-two-sessions');
+const a = path.join(twoSessions, '60f84621-9909-4772-9529-65cdf752256d.jsonl');
+const b = path.join(twoSessions, '5332e60e-94ad-4eec-a7eb-52d90497c5ed.jsonl');
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-writers-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+void describe('check names the writer of a change another checked transcript records', () => {
+  void test('two sessions of one folder: the stale write names the other session, its time and its line', () => {
+    const out = check(twoSessions);
+    assert.equal(out.findings.length, 1);
+    const f = out.findings[0]!;
+    assert.equal(f.rule, 'stale-write');
+    assert.equal(f.severity, 'warning');
+    assert.equal(f.file, a);
+    assert.match(
+      f.message,
+      / Another transcript checked with this one records a write of that file in between: session 5332e60e-94ad-4eec-a7eb-52d90497c5ed, its Edit at 06:12:45 UTC \(line 28 of 5332e60e-94ad-4eec-a7eb-52d90497c5ed\.jsonl\)\.$/,
+    );
+    assert.deepEqual(f.related.at(-1), { file: b, line: 28, message: "the other transcript's Edit of this file" });
+  });
+
+  void test('the same transcript checked alone names nobody', () => {
+    const out = check(a);
+    assert.equal(out.findings.length, 1);
+    assert.doesNotMatch(out.findings[0]!.message, /Another transcript/);
+    assert.ok(out.findings[0]!.related.every((r) => r.file === a));
+  });
+
+  void test("a sub-agent's edit between its parent's read and edit is named as this session's other transcript", () => {
+    const ws = path.join(tmp, 'ws');
+    const folder = path.join(tmp, 'projects', '-ws');
+    mkdirSync(path.join(folder, 'sess-1', 'subagents'), { recursive: true });
+    const file = path.join(ws, 'notes.txt');
+    const parent = new ClaudeTranscript('sess-1', ws)
+      .user('tidy notes.txt')
+      .read('m1', 'toolu_R1', file, 'one\ntwo\nthree\n')
+      .call('m2', 'toolu_T1', 'Task', { description: 'fix', prompt: 'capitalise line 2' });
+    // The sub-agent ran while the parent waited on its Task call.
+    const readAt = Date.parse('2026-02-12T14:00:03.000Z');
+    const sub = new ClaudeTranscript('sess-1', ws);
+    sub.sidechain = true;
+    sub.at(readAt + 1500).user('capitalise line 2').edit('s1', 'toolu_S1', file, 'one\ntwo\nthree\n', 'two', 'TWO');
+    parent.result('toolu_T1', 'done').edit('m3', 'toolu_E1', file, 'one\nTWO\nthree\n', 'one', 'ONE');
+    writeFileSync(path.join(folder, 'sess-1.jsonl'), parent.text());
+    const subFile = path.join(folder, 'sess-1', 'subagents', 'agent-a1.jsonl');
+    writeFileSync(subFile, sub.text());
+
+    const alone = check(path.join(folder, 'sess-1.jsonl')).findings.filter((f) => f.rule === 'stale-write');
+    assert.equal(alone.length, 1, 'the parent alone: a change it never saw');
+    assert.doesNotMatch(alone[0]!.message, /Another transcript/);
+
+    const both = check(folder).findings.filter((f) => f.rule === 'stale-write');
+    assert.equal(both.length, 1);
+    assert.match(both[0]!.message, /in between: another transcript of this session \(a sub-agent or another run of it\), its Edit at 14:00:06 UTC \(line 2 of agent-a1\.jsonl\)\.$/);
+    assert.deepEqual(both[0]!.related.at(-1), { file: subFile, line: 2, message: "the other transcript's Edit of this file" });
+  });
+
+  void test('another session that wrote the file before the read, or wrote another file, is not named', () => {
+    const ws = path.join(tmp, 'ws2');
+    const folder = path.join(tmp, 'projects', '-ws2');
+    mkdirSync(folder, { recursive: true });
+    const file = path.join(ws, 'a.txt');
+    const other = path.join(ws, 'b.txt');
+    // Session 2 wrote a.txt at 13:59:02, before session 1 read it, and b.txt at 14:00:04, in the window.
+    const s2 = new ClaudeTranscript('sess-2', ws)
+      .at(Date.parse('2026-02-12T13:59:00.000Z'))
+      .user('go')
+      .write('n1', 'toolu_W1', file, 'x\ny\n', null)
+      .at(Date.parse('2026-02-12T14:00:03.000Z'))
+      .write('n2', 'toolu_W2', other, 'b\n', null);
+    // Session 1 read a.txt at 14:00:03; a person changed it; session 1 edited on top at 14:00:05.
+    const s1 = new ClaudeTranscript('sess-1', ws).user('go').read('m1', 'toolu_R1', file, 'x\ny\n').edit('m2', 'toolu_E1', file, 'x\nY\n', 'x', 'X');
+    writeFileSync(path.join(folder, 'sess-1.jsonl'), s1.text());
+    writeFileSync(path.join(folder, 'sess-2.jsonl'), s2.text());
+    const stale = check(folder).findings.filter((f) => f.rule === 'stale-write');
+    assert.equal(stale.length, 1);
+    assert.doesNotMatch(stale[0]!.message, /Another transcript/);
+  });
+});
