@@ -88,7 +88,7 @@ async function readWrites(
       if (calls !== undefined && !e.isError && Number.isFinite(time)) {
         pending.delete(e.callId);
         for (const c of calls) {
-          writes.push({ file: r.file, session: r.session, path: c.path, line: c.line, tool: c.tool, time });
+          writes.push({ file: r.file, session: r.session, path: c.path, line: c.line, tool: c.tool, callId: e.callId, time });
         }
       }
     }

@@ -23,6 +23,7 @@ export interface RecordedWrite {
   path: string;
   /** The call's line. */
   line: number;
+  callId: string;
   tool: string;
   /** ms since the epoch: when the result was recorded (the write was done by then). */
   time: number;
@@ -39,7 +40,7 @@ export interface OpenChange {
 
 /**
  * The finding with the writer named, when another transcript records a write of the file after
- * the session last saw it and no later than its own write's result: the latest such write (and
+ * the session last saw it and before its own write's result: the latest such write (and
  * how many others there were). Timestamps are the only link, so the message gives them for a
  * person to check. Returns undefined when no other transcript wrote it then.
  */
@@ -48,7 +49,10 @@ export function attributeChange(open: OpenChange, writes: readonly RecordedWrite
   let last: RecordedWrite | undefined;
   let count = 0;
   for (const w of writes) {
-    if (w.file === f.file || w.path !== f.subject?.path || !(w.time > open.seenTime && w.time <= open.writeTime)) {
+    // A transcript that copies this one's records (Claude Code's compaction helper, a resumed
+    // session's new file, an older Codex fork) holds this very write again, at the same time:
+    // not another writer. Nor is a write whose result came back at the same instant as this one.
+    if (w.file === f.file || w.callId === f.callId || w.path !== f.subject?.path || !(w.time > open.seenTime && w.time < open.writeTime)) {
       continue;
     }
     count++;

@@ -80,6 +80,21 @@ void describe('check names the writer of a change another checked transcript rec
     assert.deepEqual(both[0]!.related.at(-1), { file: subFile, line: 2, message: "the other transcript's Edit of this file" });
   });
 
+  void test("a copy of the session's records in another file (a compaction helper's, a resumed session's) names nobody", () => {
+    const ws = path.join(tmp, 'ws3');
+    const folder = path.join(tmp, 'projects', '-ws3');
+    mkdirSync(folder, { recursive: true });
+    const file = path.join(ws, 'a.txt');
+    const s1 = new ClaudeTranscript('sess-1', ws).user('go').read('m1', 'toolu_R1', file, 'x\ny\n').edit('m2', 'toolu_E1', file, 'x\nY\n', 'x', 'X');
+    writeFileSync(path.join(folder, 'sess-1.jsonl'), s1.text());
+    writeFileSync(path.join(folder, 'sess-1-copy.jsonl'), s1.text());
+    const stale = check(folder).findings.filter((f) => f.rule === 'stale-write');
+    assert.equal(stale.length, 2, 'each file alone shows the change');
+    for (const f of stale) {
+      assert.doesNotMatch(f.message, /Another transcript/);
+    }
+  });
+
   void test('another session that wrote the file before the read, or wrote another file, is not named', () => {
     const ws = path.join(tmp, 'ws2');
     const folder = path.join(tmp, 'projects', '-ws2');

@@ -20,12 +20,13 @@ function finding(): Finding {
     session: 'session-a',
     related: [{ file: '/s/a.jsonl', line: 24, message: 'the session last read the file here' }],
     subject: { path: '/w/a.txt' },
+    callId: 'toolu_A2',
     changedBetween: { seenLine: 24, writeLine: 31 },
   };
 }
 
 function write(over: Partial<RecordedWrite>): RecordedWrite {
-  return { file: '/s/b.jsonl', session: 'session-b', path: '/w/a.txt', line: 28, tool: 'Edit', time: t0 + 1000, ...over };
+  return { file: '/s/b.jsonl', session: 'session-b', path: '/w/a.txt', line: 28, tool: 'Edit', callId: 'toolu_B2', time: t0 + 1000, ...over };
 }
 
 const open = { finding: finding(), seenTime: t0, writeTime: t0 + 3000 };
@@ -47,13 +48,17 @@ void describe('attributeChange: naming the writer of a change another checked tr
     assert.equal(attributeChange(open, [write({ time: t0 })]), undefined, 'at the read: the session may have seen it');
     assert.equal(attributeChange(open, [write({ time: t0 - 5 })]), undefined, 'before the read');
     assert.equal(attributeChange(open, [write({ time: t0 + 3001 })]), undefined, 'after the write on top');
+    assert.ok(attributeChange(open, [write({ time: t0 + 1 })]), 'just after the read');
     assert.equal(attributeChange(open, [write({ path: '/w/b.txt' })]), undefined, 'another file');
     assert.equal(attributeChange(open, [write({ file: '/s/a.jsonl' })]), undefined, "the session's own write");
     assert.equal(attributeChange(open, []), undefined);
   });
 
-  void test('the write at the end of the window counts: its result came back no later than the write on top', () => {
-    assert.ok(attributeChange(open, [write({ time: t0 + 3000 })]));
+  void test("a copy of this session's own write in another transcript (same call id) is not another writer", () => {
+    // Claude Code's compaction helper and a resumed session's new file copy the records, times and ids.
+    assert.equal(attributeChange(open, [write({ callId: 'toolu_A2', time: t0 + 2000 })]), undefined);
+    assert.equal(attributeChange(open, [write({ time: t0 + 3000 })]), undefined, 'a result at the same instant as the write on top');
+    assert.ok(attributeChange(open, [write({ time: t0 + 2999 })]));
   });
 
   void test('of several writes in between, the latest is named and the others counted', () => {
