@@ -6,7 +6,7 @@ import { allRules } from '../core/rules/all';
 import type { Finding } from '../core/model/finding';
 import type { CheckedFile } from '../io/checkFile';
 import { checkFiles, defaultJobs } from '../io/checkPool';
-import { nameWritersAcross } from '../io/writersAcross';
+import { nameWriters } from '../io/writersAcross';
 import { adapters } from '../core/parse/registry';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
@@ -120,7 +120,8 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   const settled = settleAcrossFiles(results.map((r) => ({ file: r.file, folder: nodePath.dirname(r.file), findings: r.findings, carriedIn: r.carriedIn })));
   results.forEach((r, i) => (r.findings = settled[i]!));
   // A change a session never saw, made by another session (or sub-agent) checked here: named.
-  await nameWritersAcross(results, adapters);
+  const named = await nameWriters(results, adapters);
+  results.forEach((r) => (r.findings = r.findings.map((f) => named.get(f.id) ?? f)));
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;

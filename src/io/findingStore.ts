@@ -106,6 +106,10 @@ export class FindingStore {
     }
   }
 
+  get(file: string, id: string): Finding | undefined {
+    return this.byFile.get(file)?.get(id);
+  }
+
   forFile(file: string): Finding[] {
     return [...(this.byFile.get(file)?.values() ?? [])];
   }

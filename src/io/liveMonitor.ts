@@ -22,6 +22,7 @@ import { FindingStore } from './findingStore';
 import { acquireReadBuffer, releaseReadBuffer } from './readBuffers';
 import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
 import { FileTail } from './tail';
+import { WriterNamer } from './writersAcross';
 import { hashText, WorkTree } from './workTree';
 
 /** What the sessions view and the status bar show about one transcript. */
@@ -70,6 +71,8 @@ export interface LiveMonitorOptions {
   hibernateAfterMs?: number;
   /** How many transcripts are read from the start at once (startup, re-check, waking). */
   readConcurrency?: number;
+  /** How long new stale writes gather before their writers are looked up in the other transcripts (ms). */
+  namingDelayMs?: number;
 }
 
 /** A live follow of one session's events (see LiveMonitor.followSession). */
@@ -163,6 +166,8 @@ export class LiveMonitor implements Disposable {
   private readonly urgentQueue: (() => void)[] = [];
   /** Deleted transcripts being looked for again, with the timer of the next look. */
   private readonly returning = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Names the writer of a stale write that another of the workspace's transcripts records. */
+  private readonly namer: WriterNamer;
 
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -193,6 +198,15 @@ export class LiveMonitor implements Disposable {
       });
     }
     this.subscriptions.push(this.watcher.onDidChange((e) => this.onFileEvent(e)));
+    this.namer = new WriterNamer({
+      store: this.findings,
+      adapters,
+      transcripts: () => this.sessionList().map((x) => ({ file: x.file, session: x.sessionId, cwd: x.cwd })),
+      busy: () => this.reading.size > 0,
+      logger: scoped(this.logger, 'writers'),
+      ...(opts.namingDelayMs !== undefined ? { delayMs: opts.namingDelayMs } : {}),
+    });
+    this.subscriptions.push(this.namer);
   }
 
   get watchedRoots(): readonly WatchedRoot[] {
@@ -216,6 +230,7 @@ export class LiveMonitor implements Disposable {
       await Promise.all([...this.reading]);
       await this.watcher.idle();
     }
+    await this.namer.idle();
   }
 
   sessionList(): SessionSummary[] {

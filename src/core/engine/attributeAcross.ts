@@ -41,8 +41,8 @@ export interface OpenChange {
 /**
  * The finding with the writer named, when another transcript records a write of the file after
  * the session last saw it and before its own write's result: the latest such write (and
- * how many others there were). Timestamps are the only link, so the message gives them for a
- * person to check. Returns undefined when no other transcript wrote it then.
+ * how many others there were), without `changedBetween`. Timestamps are the only link, so the
+ * message gives them for a person to check. Undefined when no other transcript wrote it then.
  */
 export function attributeChange(open: OpenChange, writes: readonly RecordedWrite[]): Finding | undefined {
   const f = open.finding;
@@ -64,9 +64,11 @@ export function attributeChange(open: OpenChange, writes: readonly RecordedWrite
     return undefined;
   }
   const others = count > 1 ? ` (and ${count - 1} more write${count > 2 ? 's' : ''} there)` : '';
+  // Named: no longer open (a live host does not name it twice).
+  const { changedBetween: _settled, ...named } = f;
   const who = last.session === f.session ? 'another transcript of this session (a sub-agent or another run of it)' : `session ${last.session}`;
   return {
-    ...f,
+    ...named,
     message: `${f.message} Another transcript checked with this one records a write of that file in between: ${who}, its ${last.tool} at ${isoSecond(last.time)} (line ${last.line} of ${baseName(last.file)})${others}.`,
     related: [...f.related, { file: last.file, line: last.line, message: `the other transcript's ${last.tool} of this file` }],
   };
