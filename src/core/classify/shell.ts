@@ -20,6 +20,8 @@ export interface ShellAccess {
   fixer?: true;
   /** Appended to (see FileAccess.append). */
   append?: true;
+  /** Rewritten from what it held, one entry changed (see FileAccess.amend). */
+  amend?: true;
   /** `path` is a directory: the command may rewrite any file in it, which ones unknown (`git checkout main`). */
   tree?: true;
   /** A move (`mv`, `git mv`): the path it came from, as written (relative to the same folder). */
@@ -1539,7 +1541,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
       if (args[0]?.text === 'init' && args.slice(1).every((a) => !a.dynamic && a.text.startsWith('-'))) {
         push({ path: 'package.json', op: 'write' });
       } else if (savesDependency(cmd, args)) {
-        push({ path: 'package.json', op: 'write' });
+        push({ path: 'package.json', op: 'write', amend: true });
       }
       return undefined;
     }
@@ -1547,7 +1549,7 @@ function interpret(words: Word[], heredocs: string[], cwd: string | undefined, o
     case 'yarn':
     case 'bun': {
       if (savesDependency(cmd, args)) {
-        push({ path: 'package.json', op: 'write' });
+        push({ path: 'package.json', op: 'write', amend: true });
       }
       return undefined;
     }

@@ -542,6 +542,9 @@ function shellAccesses(command: string, base: string | undefined, home: string |
       if (s.append) {
         a.append = true;
       }
+      if (s.amend) {
+        a.amend = true;
+      }
       if (s.from !== undefined) {
         const from = access(s.from, 'read', dir, home)?.path;
         if (from !== undefined) {

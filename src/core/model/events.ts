@@ -42,6 +42,12 @@ export interface FileAccess {
    */
   append?: true;
   /**
+   * Written by a package manager saving a dependency (`pnpm add x`, `npm install x`): it read
+   * package.json when it ran and wrote it back with the one entry changed, so what an earlier
+   * write had put there stays, as after an append.
+   */
+  amend?: true;
+  /**
    * `path` is a shell pathname pattern, made absolute (`/w/src/*.json`; a quoted wildcard is
    * escaped with a backslash), or a Windows one, which has no escapes (`C:\w\src\*.lua`, see
    * shellPattern): the call read every file it matched then, whichever they were.

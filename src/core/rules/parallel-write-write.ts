@@ -29,10 +29,14 @@ export const parallelWriteWrite = defineRule({
         // append (`>>`) adds to what the earlier write left, and a formatter or fixer
         // (`prettier --write`, `ruff check --fix`) reads the file when it runs and rewrites what
         // it finds there: it reformats the earlier change rather than putting older content
-        // back. A whole-file write or a delete still undoes the earlier change.
+        // back. So does a package manager saving a dependency: Claude Code 2.0.53 ran `pnpm add
+        // tinify` then `pnpm add -D @types/tinify` from one message, and the second added its
+        // entry to package.json as the first had left it (forty-seventh set). A whole-file write
+        // or a delete still undoes the earlier change. Where the calls run side by side (Codex),
+        // two package managers read the file at once and the later write drops the other's entry.
         const serial = writesInOrder(ctx.agent, rec);
         for (const a of rec.call.accesses) {
-          if (!isWrite(a) || (serial && (a.op === 'edit' || a.append === true || a.fixer === true))) {
+          if (!isWrite(a) || (serial && (a.op === 'edit' || a.append === true || a.fixer === true || a.amend === true))) {
             continue;
           }
           const first = batchSiblings(rec, a.path, isWrite)[0];

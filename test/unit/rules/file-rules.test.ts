@@ -21,6 +21,8 @@ const B = 'toolu_01BBBBBBBBBBBBBBBBBBBBBB';
 const C = 'toolu_01CCCCCCCCCCCCCCCCCCCCCC';
 const f = '/home/dev/proj/src/app.ts';
 const v1 = 'one\ntwo\nthree\nfour\nfive\n';
+/** A package.json with one script. */
+const pkg = '{\n  "name": "app",\n  "scripts": {\n    "dev": "vite"\n  }\n}\n';
 const cc = (): ClaudeTranscript => new ClaudeTranscript().user('go');
 
 /**
@@ -763,10 +765,54 @@ ruleTester(parallelWriteWrite, {
         .result(B, 'src/app.ts 35ms (unchanged)\nsrc/other.ts 77ms (unchanged)')
         .text(),
     },
+    {
+      // Forty-seventh set (Claude Code 2.0.53 on Linux, pnpm): `pnpm add tinify` and
+      // `pnpm add -D @types/tinify` in one message. Run in order, the second reads package.json
+      // as the first left it and saves its own entry beside the first's: nothing is undone.
+      name: 'Claude Code: two package-manager adds in one batch',
+      input: cc()
+        .call('m1', A, 'Bash', { command: 'pnpm add tinify', description: 'Install the SDK' })
+        .call('m1', B, 'Bash', { command: 'pnpm add -D @types/tinify', description: 'Install its types' })
+        .result(A, 'Packages: +4\n++++\ndependencies:\n+ tinify 1.8.2\n\nDone in 2.6s using pnpm v10.23.0')
+        .result(B, 'Packages: +1\n+\ndevDependencies:\n+ @types/node 22.0.0\n\nDone in 1.9s using pnpm v10.23.0')
+        .text(),
+    },
+    {
+      // The same session: an `Edit` of package.json's scripts, then `pnpm add -D concurrently`
+      // in the same message, which keeps the edited scripts.
+      name: 'Claude Code: an edit of package.json, then a package-manager add in one batch',
+      input: cc()
+        .read('m0', 'toolu_read', '/home/dev/proj/package.json', pkg)
+        .call('m1', A, 'Edit', { file_path: '/home/dev/proj/package.json', old_string: '"dev": "vite"', new_string: '"dev": "concurrently vite node server.js"' })
+        .call('m1', B, 'Bash', { command: 'pnpm add -D concurrently' })
+        .editResult(A, '/home/dev/proj/package.json', pkg, '"dev": "vite"', '"dev": "concurrently vite node server.js"')
+        .result(B, 'devDependencies:\n+ concurrently 9.2.1\n\nDone in 1.2s using pnpm v10.23.0')
+        .text(),
+    },
   ],
   invalid: [
     {
+      // Where shell commands may run side by side (Codex), two package managers read
+      // package.json at once, and the later write drops the other's entry.
+      name: 'Codex: two package-manager adds in one batch',
+      input: new CodexRollout().user('go').exec('c1', 'pnpm add tinify').exec('c2', 'pnpm add -D @types/tinify').output('c1', 'Exit code: 0').output('c2', 'Exit code: 0').text(),
+      errors: [{ messageId: 'race', line: 4, severity: 'error', message: /^exec_command writes package\.json in the same parallel batch as the exec_command call on line 3/ }],
+    },
+    {
+      // A whole-file write after the package manager's still puts back what it was written from.
+      name: 'Claude Code: a package-manager add, then a whole-file write of package.json in one batch',
+      input: cc()
+        .read('m0', 'toolu_read', '/home/dev/proj/package.json', pkg)
+        .call('m1', A, 'Bash', { command: 'pnpm add tinify' })
+        .call('m1', B, 'Write', { file_path: '/home/dev/proj/package.json', content: pkg })
+        .result(A, 'dependencies:\n+ tinify 1.8.2')
+        .result(B, 'ok')
+        .text(),
+      errors: [{ messageId: 'overwrite', line: 5, severity: 'error', message: /^Write replaces package\.json after the Bash call on line 4/ }],
+    },
+    {
       // Where shell commands may run side by side (Codex), a formatter still races the write.
+
       name: 'Codex: a shell write and a formatter run on the file in one batch',
       input: new CodexRollout().user('go').exec('c1', "sed -i 's/two/2/' src/app.ts").exec('c2', 'npx prettier --write src/app.ts').output('c1', 'Exit code: 0').output('c2', 'Exit code: 0').text(),
       errors: [{ messageId: 'race', line: 4, severity: 'error', message: /^exec_command writes src\/app\.ts in the same parallel batch as the exec_command call on line 3/ }],
