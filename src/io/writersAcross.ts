@@ -27,7 +27,8 @@ export interface TranscriptAmongOthers {
  * It reads transcripts again, without rules, and only when there is such a finding: the
  * finding's own file (for the times of its two lines) and those of the other transcripts whose
  * working folder holds one of the files concerned (or names none): a project's sessions, not
- * every session of a large check. What it keeps is the writes of those files, nothing else.
+ * every session of a large check, unless a file concerned is outside its session's folder.
+ * What it keeps is the writes of those files, nothing else.
  */
 export async function nameWriters(transcripts: readonly TranscriptAmongOthers[], adapters: readonly FormatAdapter[]): Promise<Map<string, Finding>> {
   const named = new Map<string, Finding>();
@@ -37,10 +38,17 @@ export async function nameWriters(transcripts: readonly TranscriptAmongOthers[],
   }
   const paths = new Set(open.map((f) => f.subject!.path));
   const owners = new Set(open.map((f) => f.file));
+  // A file outside its own session's folder (`~/.claude/CLAUDE.md`, a shared notes file) is
+  // as likely written by a session of another project: then every transcript is read.
+  const cwdOf = new Map(transcripts.map((t) => [t.file, t.cwd]));
+  const stray = open.some((f) => {
+    const cwd = cwdOf.get(f.file);
+    return cwd === undefined || !isInside(f.subject!.path, cwd);
+  });
   const writes: RecordedWrite[] = [];
   const times = new Map<string, Map<number, number>>();
   for (const t of transcripts) {
-    const concerned = t.cwd === undefined || [...paths].some((p) => isInside(p, t.cwd!));
+    const concerned = stray || t.cwd === undefined || [...paths].some((p) => isInside(p, t.cwd!));
     if (!concerned && !owners.has(t.file)) {
       continue;
     }

@@ -95,6 +95,23 @@ void describe('check names the writer of a change another checked transcript rec
     }
   });
 
+  void test("a file outside the session's folder (a shared notes file) is looked up in every project's sessions", () => {
+    // aroldzmitry's home, thirty-fifth set: a session of another project wrote the shared history file.
+    const home = path.join(tmp, 'home4');
+    const notes = path.join(home, '.claude', 'agents', 'history.md');
+    const p1 = path.join(tmp, 'projects4', '-p1');
+    const p2 = path.join(tmp, 'projects4', '-p2');
+    mkdirSync(p1, { recursive: true });
+    mkdirSync(p2, { recursive: true });
+    const s1 = new ClaudeTranscript('sess-1', path.join(home, 'p1')).user('go').read('m1', 'toolu_R1', notes, 'a\nb\n').edit('m2', 'toolu_E1', notes, 'a\nb2\n', 'a', 'A');
+    const s2 = new ClaudeTranscript('sess-2', path.join(home, 'p2')).at(Date.parse('2026-02-12T14:00:02.000Z')).user('go').edit('n1', 'toolu_E2', notes, 'a\nb\n', 'b', 'b2');
+    writeFileSync(path.join(p1, 'sess-1.jsonl'), s1.text());
+    writeFileSync(path.join(p2, 'sess-2.jsonl'), s2.text());
+    const stale = check(path.join(tmp, 'projects4')).findings.filter((f) => f.rule === 'stale-write');
+    assert.equal(stale.length, 1);
+    assert.match(stale[0]!.message, /in between: session sess-2, its Edit at 14:00:04 UTC \(line 2 of sess-2\.jsonl\)\.$/);
+  });
+
   void test('another session that wrote the file before the read, or wrote another file, is not named', () => {
     const ws = path.join(tmp, 'ws2');
     const folder = path.join(tmp, 'projects', '-ws2');
