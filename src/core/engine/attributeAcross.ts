@@ -47,7 +47,9 @@ export interface OpenChange {
 export function attributeChange(open: OpenChange, writes: readonly RecordedWrite[]): Finding | undefined {
   const f = open.finding;
   let last: RecordedWrite | undefined;
-  let count = 0;
+  // Writes by call: a compaction helper or a resumed session's file copies its session's records,
+  // call ids and times with them, so one write may be held by several transcripts.
+  const calls = new Set<string>();
   for (const w of writes) {
     // A transcript that copies this one's records (Claude Code's compaction helper, a resumed
     // session's new file, an older Codex fork) holds this very write again, at the same time:
@@ -55,7 +57,7 @@ export function attributeChange(open: OpenChange, writes: readonly RecordedWrite
     if (w.file === f.file || w.callId === f.callId || w.path !== f.subject?.path || !(w.time > open.seenTime && w.time < open.writeTime)) {
       continue;
     }
-    count++;
+    calls.add(w.callId);
     if (last === undefined || w.time > last.time || (w.time === last.time && w.line > last.line)) {
       last = w;
     }
@@ -63,6 +65,7 @@ export function attributeChange(open: OpenChange, writes: readonly RecordedWrite
   if (last === undefined) {
     return undefined;
   }
+  const count = calls.size;
   const others = count > 1 ? ` (and ${count - 1} more write${count > 2 ? 's' : ''} there)` : '';
   // Named: no longer open (a live host does not name it twice).
   const { changedBetween: _settled, ...named } = f;

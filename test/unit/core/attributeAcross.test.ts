@@ -62,10 +62,22 @@ void describe('attributeChange: naming the writer of a change another checked tr
   });
 
   void test('of several writes in between, the latest is named and the others counted', () => {
-    const f = attributeChange(open, [write({ time: t0 + 2000, line: 40, file: '/s/c.jsonl', session: 'session-c' }), write({}), write({ time: t0 + 500, line: 12 })]);
+    const f = attributeChange(open, [write({ time: t0 + 2000, line: 40, file: '/s/c.jsonl', session: 'session-c', callId: 'toolu_C1' }), write({}), write({ time: t0 + 500, line: 12, callId: 'toolu_B1' })]);
     assert.ok(f);
     assert.match(f.message, /session session-c, its Edit at 06:12:46 UTC \(line 40 of c\.jsonl\) \(and 2 more writes there\)\.$/);
     assert.equal(f.related.at(-1)!.file, '/s/c.jsonl');
+  });
+
+  void test("copies of the other session's write (its compaction helper's, a resumed file's) are counted once", () => {
+    // Claude Code's compaction helper copies its session's records with their call ids and times:
+    // one write, however many transcripts hold it.
+    const helper = '/s/session-b/subagents/agent-acompact-1.jsonl';
+    const f = attributeChange(open, [write({}), write({ file: helper, line: 20 }), write({ time: t0 + 500, line: 12, callId: 'toolu_B1' }), write({ file: helper, time: t0 + 500, line: 9, callId: 'toolu_B1' })]);
+    assert.ok(f);
+    assert.match(f.message, /session session-b, its Edit at 06:12:45 UTC \(line 28 of b\.jsonl\) \(and 1 more write there\)\.$/);
+    const one = attributeChange(open, [write({}), write({ file: helper, line: 20 })]);
+    assert.ok(one);
+    assert.match(one.message, /\(line 28 of b\.jsonl\)\.$/, 'one write, held twice: none more');
   });
 
   void test('a transcript of the same session (a Claude Code sub-agent names its parent) is not called another session', () => {
