@@ -45,6 +45,12 @@ export async function nameWriters(transcripts: readonly TranscriptAmongOthers[],
     const cwd = cwdOf.get(f.file);
     return cwd === undefined || !isInside(f.subject!.path, cwd);
   });
+  const linesOf = new Map<string, Set<number>>();
+  for (const f of open) {
+    const lines = linesOf.get(f.file) ?? new Set<number>();
+    lines.add(f.changedBetween!.seenLine).add(f.changedBetween!.writeLine);
+    linesOf.set(f.file, lines);
+  }
   const writes: RecordedWrite[] = [];
   const times = new Map<string, Map<number, number>>();
   for (const t of transcripts) {
@@ -52,8 +58,7 @@ export async function nameWriters(transcripts: readonly TranscriptAmongOthers[],
     if (!concerned && !owners.has(t.file)) {
       continue;
     }
-    const lines = new Set(open.filter((f) => f.file === t.file).flatMap((f) => [f.changedBetween!.seenLine, f.changedBetween!.writeLine]));
-    const found = await readWrites(t, paths, lines, adapters);
+    const found = await readWrites(t, paths, linesOf.get(t.file) ?? new Set(), adapters);
     writes.push(...found.writes);
     times.set(t.file, found.times);
   }
@@ -197,7 +202,9 @@ export class WriterNamer implements Disposable {
     this.waiting.clear();
     const byFile = new Map<string, Finding[]>();
     for (const f of batch) {
-      byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
+      const list = byFile.get(f.file) ?? [];
+      list.push(f);
+      byFile.set(f.file, list);
     }
     const transcripts = this.opts.transcripts().map((t) => ({ ...t, findings: byFile.get(t.file) ?? [] }));
     try {
