@@ -203,6 +203,7 @@ export class LiveMonitor implements Disposable {
       adapters,
       transcripts: () => this.sessionList().map((x) => ({ file: x.file, session: x.sessionId, cwd: x.cwd })),
       busy: () => this.reading.size > 0,
+      onDidChangeTranscripts: this.onDidChangeSessions,
       logger: scoped(this.logger, 'writers'),
       ...(opts.namingDelayMs !== undefined ? { delayMs: opts.namingDelayMs } : {}),
     });

@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
 import type { Disposable } from '../core/lib/disposable';
+import type { Event } from '../core/lib/event';
 import { nullLogger, type Logger } from '../core/lib/logger';
 import type { NormalizedEvent } from '../core/model/events';
 import type { Finding } from '../core/model/finding';
@@ -131,9 +132,22 @@ export interface WriterNamerOptions {
   adapters: readonly FormatAdapter[];
   /** While true (transcripts still being read), naming waits: what they hold is not in yet. */
   busy: () => boolean;
+  /**
+   * Fires when a transcript appears or grows (its file), or when one goes (undefined): a
+   * transcript none of the stale writes left unnamed was looked up in may name their writer.
+   */
+  onDidChangeTranscripts: Event<{ file: string } | undefined>;
   logger?: Logger;
   delayMs?: number;
 }
+
+/**
+ * How many stale writes left unnamed are kept to look up again when a transcript appears. Each
+ * is a finding held in memory, and a workspace whose formatter changes files behind every
+ * session has many that no transcript will ever name; the newest are kept, as a transcript that
+ * appears now is most likely that of a session running now.
+ */
+const maxUnnamed = 256;
 
 /**
  * The live hosts' (`watch`, the extension) side of `nameWriters`. The working-tree watcher
@@ -142,31 +156,48 @@ export interface WriterNamerOptions {
  * are read, this names the writer another of the workspace's transcripts records, replacing the
  * finding in the store (same id: an update). A transcript read again reports the finding
  * unnamed again: the named one is kept for it, so it is not looked up twice.
+ *
+ * One left unnamed is looked up again when a transcript it was not looked up in appears (found
+ * after the start-up reads, in a folder that appeared, or a new session), as `check` over the
+ * same files would name it. Not when a transcript it was looked up in grows: agents record a
+ * write's result as it comes back, so what those hold of the time before the write on top was
+ * on disk when it was looked up, and looking again at each append would read the workspace's
+ * transcripts again each time.
  */
 export class WriterNamer implements Disposable {
   private readonly waiting = new Map<string, Finding>();
   /** Named findings, by id, with the message of the finding they replace. */
   private readonly done = new Map<string, { from: string; named: Finding }>();
+  /** Looked up and left unnamed, by id, oldest first: each was looked up in every transcript of `lookedIn`. */
+  private readonly unnamed = new Map<string, Finding>();
+  /** The transcripts of the last lookup. */
+  private lookedIn = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private disposed = false;
-  private readonly subscription: Disposable;
+  private readonly subscriptions: Disposable[];
   private readonly logger: Logger;
 
   constructor(private readonly opts: WriterNamerOptions) {
     this.logger = opts.logger ?? nullLogger;
-    this.subscription = opts.store.onDidChange((c) => {
-      for (const f of c.removed) {
-        this.waiting.delete(f.id);
-        this.done.delete(f.id);
-      }
-      for (const f of [...c.added, ...c.updated]) {
-        this.offer(f);
-      }
-    });
+    this.subscriptions = [
+      opts.store.onDidChange((c) => {
+        for (const f of c.removed) {
+          this.waiting.delete(f.id);
+          this.done.delete(f.id);
+          this.unnamed.delete(f.id);
+        }
+        for (const f of [...c.added, ...c.updated]) {
+          this.offer(f);
+        }
+      }),
+      opts.onDidChangeTranscripts((t) => this.transcriptsChanged(t?.file)),
+    ];
   }
 
   private offer(f: Finding): void {
+    // Changed (or named by the working tree): what was looked up for it no longer holds.
+    this.unnamed.delete(f.id);
     if (f.changedBetween === undefined || f.subject === undefined) {
       return;
     }
@@ -197,7 +228,42 @@ export class WriterNamer implements Disposable {
     this.timer.unref?.();
   }
 
+  /**
+   * A transcript appeared or grew (`file`), or went (undefined): one that the unnamed were not
+   * looked up in sends them to be looked up again. Only a transcript new to them does, so a
+   * finding no transcript names is looked up once per transcript that appears, never in a loop.
+   */
+  private transcriptsChanged(file: string | undefined): void {
+    if (this.unnamed.size === 0 || this.disposed) {
+      return;
+    }
+    const appeared = file !== undefined ? !this.lookedIn.has(file) : this.opts.transcripts().some((t) => !this.lookedIn.has(t.file));
+    if (appeared) {
+      this.retry();
+    }
+  }
+
+  private retry(): void {
+    this.requeueUnnamed();
+    this.schedule();
+  }
+
+  private requeueUnnamed(): void {
+    for (const f of this.unnamed.values()) {
+      this.waiting.set(f.id, f);
+    }
+    this.unnamed.clear();
+  }
+
   private async run(): Promise<void> {
+    const known = this.opts.transcripts();
+    const files = new Set(known.map((t) => t.file));
+    // A transcript that came to be known with no change reported yet (its read not done): the
+    // unnamed are looked up in it now, since `lookedIn` will hold it from here on.
+    if (known.some((t) => !this.lookedIn.has(t.file))) {
+      this.requeueUnnamed();
+    }
+    this.lookedIn = files;
     const batch = [...this.waiting.values()];
     this.waiting.clear();
     const byFile = new Map<string, Finding[]>();
@@ -206,18 +272,40 @@ export class WriterNamer implements Disposable {
       list.push(f);
       byFile.set(f.file, list);
     }
-    const transcripts = this.opts.transcripts().map((t) => ({ ...t, findings: byFile.get(t.file) ?? [] }));
+    const transcripts = known.map((t) => ({ ...t, findings: byFile.get(t.file) ?? [] }));
+    this.logger.debug(`looking up the writers of ${batch.length} stale write(s) in ${transcripts.length} transcript(s)`);
+    let named = new Map<string, Finding>();
     try {
-      const named = await nameWriters(transcripts, this.opts.adapters);
-      for (const f of batch) {
-        const g = named.get(f.id);
-        if (g && !this.disposed && this.opts.store.get(f.file, f.id)?.message === f.message) {
-          this.done.set(f.id, { from: f.message, named: g });
-          this.opts.store.add(g);
-        }
-      }
+      named = await nameWriters(transcripts, this.opts.adapters);
     } catch (err) {
       this.logger.warn(`naming the writers of stale writes failed: ${String(err)}`);
+    }
+    if (this.disposed) {
+      return;
+    }
+    for (const f of batch) {
+      // Changed or gone meanwhile: the store's change offered it again or forgot it.
+      if (this.opts.store.get(f.file, f.id)?.message !== f.message || this.waiting.has(f.id)) {
+        continue;
+      }
+      const g = named.get(f.id);
+      if (g) {
+        this.done.set(f.id, { from: f.message, named: g });
+        this.opts.store.add(g);
+      } else {
+        this.keepUnnamed(f);
+      }
+    }
+    // A transcript that appeared while this lookup ran was reported against `lookedIn` before
+    // this batch was among the unnamed.
+    this.transcriptsChanged(undefined);
+  }
+
+  private keepUnnamed(f: Finding): void {
+    this.unnamed.delete(f.id);
+    this.unnamed.set(f.id, f);
+    if (this.unnamed.size > maxUnnamed) {
+      this.unnamed.delete(this.unnamed.keys().next().value!);
     }
   }
 
@@ -233,6 +321,8 @@ export class WriterNamer implements Disposable {
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
     }
-    this.subscription.dispose();
+    for (const d of this.subscriptions) {
+      d.dispose();
+    }
   }
 }
