@@ -43,6 +43,58 @@ function run(cmd, args, opts) {
   });
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs the CLI's interactive mode in a pseudo-terminal (util-linux `script`), typing each of
+ * `step.prompts` (a string, or `{ text, before }` with `before()` run just before it is typed: the
+ * user changing a file between prompts) once the previous one is done: when the fake API has had
+ * a request since it was typed and none for `idleMs`. Slash commands (`/compress`) are typed the
+ * same way. Ends with `/quit`.
+ */
+async function runInteractive(step, api, { cwd, env, ws, home }) {
+  const cmd = `stty cols 120 rows 40; exec ${process.execPath} ${bin} ${[...(step.args ?? []), '--approval-mode', 'yolo'].join(' ')}`;
+  const child = spawn('script', ['-qfc', cmd, '/dev/null'], { cwd, env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stdout += d));
+  const closed = new Promise((r) => child.on('close', r));
+  const until = async (ready, ms) => {
+    const start = Date.now();
+    while (!ready()) {
+      if (Date.now() - start > ms) {
+        throw new Error('timed out');
+      }
+      await sleep(200);
+    }
+  };
+  const type = async (text) => {
+    child.stdin.write(text);
+    await sleep(500);
+    child.stdin.write('\r');
+  };
+  const idleMs = step.idleMs ?? 2500;
+  let stderr = '';
+  try {
+    await until(() => stdout.includes('Type your message'), 60_000);
+    await sleep(1000);
+    for (const p of step.prompts) {
+      const { text, before } = typeof p === 'string' ? { text: p } : p;
+      await before?.({ ws, home });
+      const seen = api.requests.length;
+      await type(text);
+      await until(() => api.requests.length > seen && Date.now() - api.lastRequestAt() > idleMs, step.timeoutMs ?? 120_000);
+    }
+    await type('/quit');
+    await Promise.race([closed, sleep(5000)]);
+  } catch (e) {
+    stderr = `interactive run: ${e.message}\n`;
+  }
+  child.kill('SIGTERM');
+  const code = await closed;
+  return { code, stdout, stderr };
+}
+
 for (const sc of scenarios) {
   if (only.length > 0 && !only.includes(sc.name)) {
     continue;
@@ -85,8 +137,9 @@ for (const sc of scenarios) {
   for (const [i, step] of sc.runs.entries()) {
     const api = await startFakeApi(step.script({ ws, home }), { log });
     env.GOOGLE_GEMINI_BASE_URL = api.url;
-    const args = [bin, ...(step.args ?? []), '--approval-mode', 'yolo', '-p', step.prompt];
-    const r = await run(process.execPath, args, { cwd: ws, env, timeoutMs: step.timeoutMs });
+    const r = step.prompts
+      ? await runInteractive(step, api, { cwd: ws, env, ws, home })
+      : await run(process.execPath, [bin, ...(step.args ?? []), '--approval-mode', 'yolo', '-p', step.prompt], { cwd: ws, env, timeoutMs: step.timeoutMs });
     await api.close();
     log(`run ${i}: exit ${r.code}, ${api.turnsPlayed()} turns played`);
     fs.writeFileSync(path.join(base, `run${i}.stdout`), r.stdout);

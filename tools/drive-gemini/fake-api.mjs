@@ -13,6 +13,7 @@ import http from 'node:http';
  */
 export function startFakeApi(script, { log = () => {} } = {}) {
   let next = 0;
+  let lastRequestAt = 0;
   const requests = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -28,6 +29,7 @@ export function startFakeApi(script, { log = () => {} } = {}) {
       const method = url.pathname.split(':').pop();
       const main = Array.isArray(json.tools) && json.tools.length > 0 && !json.generationConfig?.responseJsonSchema;
       requests.push({ method, path: url.pathname, main, contents: json.contents?.length });
+      lastRequestAt = Date.now();
       log(`${req.method} ${url.pathname}${url.search} main=${main} contents=${json.contents?.length ?? '-'}`);
       // What the model is sent, turn by turn: a role and its parts' kinds (a call's or response's id).
       for (const c of main ? (json.contents ?? []) : []) {
@@ -74,7 +76,14 @@ export function startFakeApi(script, { log = () => {} } = {}) {
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, requests, turnsPlayed: () => next, close: () => new Promise((r) => server.close(r)) });
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        requests,
+        turnsPlayed: () => next,
+        /** When the last request came (ms since the epoch): an interactive run is idle when none came for a while. */
+        lastRequestAt: () => lastRequestAt,
+        close: () => new Promise((r) => server.close(r)),
+      });
     });
   });
 }

@@ -1,5 +1,6 @@
 // The scripted sessions: each a workspace's files, and runs of the CLI (a prompt and the model's
-// turns; a later run with --resume continues the session).
+// turns; a later run with --resume continues the session; a run with `prompts` is the interactive
+// mode, typed into a pseudo-terminal).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -185,6 +186,111 @@ export const scenarios = [
           { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
           { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
           { parts: [text('The port is now 8080, and your host change is kept.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (f) compression, automatic: the model's answer to the first prompt reports a prompt of
+    // 900,000 tokens (over half of gemini-2.5-flash's 1,048,576), so sending the second prompt
+    // first compresses the history into a summary (the fake's <state_snapshot>). A fresh `-p`
+    // session cannot: its history holds one user text turn, and the split point of
+    // chatCompressionService.ts must be a later one (or the end, after the model's text). No finding.
+    name: 'compressed',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompts: ['Read app.ts', 'Now make the port 8080'],
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [text('Read it.')], usage: { promptTokenCount: 900_000, totalTokenCount: 900_020 } },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (f) compression, by hand (`/compress`); then the user changes line 2 and the model writes the
+    // whole file from what it read before the compression: a lost update, a stale-write error.
+    name: 'compressed-stale-write',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompts: [
+          'Read app.ts',
+          '/compress',
+          { text: 'Now make the port 8080', before: ({ ws }) => fs.writeFileSync(path.join(ws, 'src/app.ts'), appTs.replace('"localhost"', '"0.0.0.0"')) },
+        ],
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [text('Read it.')] },
+          { parts: [call('write_file', { file_path: path.join(ws, 'src/app.ts'), content: appTs.replace('3000', '8080') })] },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (f) compression in `-p` mode, on --resume: there the history ends with the first run's
+    // answer, so a split point exists. The resumed run's first call reports 900,000 prompt tokens,
+    // and sending its result compresses the history mid-turn: the checkpoint keeps the second
+    // prompt and that call, and the call's result follows it. The resumed history sent the first
+    // run's read result twice, as in `resumed`: a duplicate-result error.
+    name: 'resumed-compressed',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Read app.ts',
+        script: ({ ws }) => [{ parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] }, { parts: [text('Read it.')] }],
+      },
+      {
+        prompt: 'Now make the port 8080',
+        args: ['--resume', 'latest'],
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })], usage: { promptTokenCount: 900_000, totalTokenCount: 900_020 } },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (g) a sub-agent: the model delegates to the built-in `generalist` (invoke_agent), whose own
+    // loop (its requests declare tools too, so they play the next turns) reads and edits the file
+    // and ends with complete_task. Its session file is chats/<parent session id>/<its id>.jsonl.
+    // No finding.
+    name: 'sub-agent',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080',
+        script: ({ ws }) => [
+          { parts: [call('invoke_agent', { agent_name: 'generalist', prompt: 'Set the port in src/app.ts to 8080.' })] },
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
+          { parts: [call('complete_task', { result: { response: 'The port in src/app.ts is now 8080.' } })] },
+          { parts: [text('The port is now 8080.')] },
+        ],
+      },
+    ],
+  },
+  {
+    // (g) the main session reads the file, a sub-agent edits it, then the main session writes
+    // the whole file from its own read: the sub-agent's change is lost, a stale-write error.
+    name: 'sub-agent-lost-update',
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080 and the host 0.0.0.0',
+        script: ({ ws }) => [
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [call('invoke_agent', { agent_name: 'generalist', prompt: 'Set the port in src/app.ts to 8080.' })] },
+          { parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] },
+          { parts: [call('replace', { file_path: path.join(ws, 'src/app.ts'), old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' })] },
+          { parts: [call('complete_task', { result: { response: 'The port in src/app.ts is now 8080.' } })] },
+          { parts: [call('write_file', { file_path: path.join(ws, 'src/app.ts'), content: appTs.replace('"localhost"', '"0.0.0.0"') })] },
+          { parts: [text('The port is 8080 and the host 0.0.0.0.')] },
         ],
       },
     ],
