@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { cli } from '../support/cli';
@@ -33,11 +33,54 @@ const expected: Record<string, string[]> = {
   resumed: ['duplicate-result error @13'],
   // The guard denied the stale write (its hook's reason is the call's error): nothing landed.
   'guarded-stale-write': [],
+  // Compressed (interactive mode, 900,000 prompt tokens reported): the checkpoint of a summary
+  // replaced the read; the edit after it is no finding.
+  compressed: [],
+  // `/compress`, then the user changed line 2 and the model wrote the whole file from its read of
+  // before the compression: lost.
+  'compressed-stale-write': ['stale-write error @20'],
+  // Compressed mid-turn on --resume: the checkpoint keeps the prompt and a call whose result comes
+  // after it (no finding); the error is the resumed history's, as in `resumed`.
+  'resumed-compressed': ['duplicate-result error @15'],
+  // A sub-agent (generalist, by invoke_agent) read and edited the file, in its own session file.
+  'sub-agent': [],
+  // The main session read the file, its sub-agent edited line 1, then the main session wrote the
+  // whole file from its own read: the sub-agent's change was lost.
+  'sub-agent-lost-update': ['stale-write error @17'],
 };
+
+/** The session files of a scenario, relative to its chats folder. */
+function sessionFiles(scenario: string): string[] {
+  const chats = path.join(root, scenario, '.gemini', 'tmp', 'proj', 'chats');
+  return readdirSync(chats, { recursive: true, encoding: 'utf8' })
+    .filter((n) => n.endsWith('.jsonl'))
+    .map((n) => n.split(path.sep).join('/'))
+    .sort();
+}
 
 void describe('Gemini CLI 0.61 sessions, run here against a scripted model', () => {
   void test('every scenario is checked', () => {
     assert.deepEqual(readdirSync(root).filter((n) => n !== 'README.md').sort(), Object.keys(expected).sort());
+  });
+
+  void test('the compressed sessions hold a checkpoint of the summary', () => {
+    for (const scenario of ['compressed', 'compressed-stale-write', 'resumed-compressed']) {
+      const [file] = sessionFiles(scenario);
+      const text = readFileSync(path.join(root, scenario, '.gemini', 'tmp', 'proj', 'chats', file!), 'utf8');
+      assert.ok(text.split('\n').some((l) => l.startsWith('{"$set":{"messages":') && l.includes('<state_snapshot>')), scenario);
+    }
+  });
+
+  void test("a sub-agent's session file, chats/<main session id>/<its id>.jsonl, is checked too", () => {
+    for (const scenario of ['sub-agent', 'sub-agent-lost-update']) {
+      const files = sessionFiles(scenario);
+      assert.equal(files.length, 2, scenario);
+      const r = cli(['check', '--format', 'json', path.join(root, scenario)]);
+      const out = JSON.parse(r.stdout) as { files: { file: string; session: string }[] };
+      const sub = out.files.find((f) => /[\\/]chats[\\/][^\\/]+[\\/][^\\/]+\.jsonl$/.test(f.file));
+      assert.ok(sub, `${scenario}: the sub-agent's file is checked`);
+      assert.equal(out.files.length, 2, scenario);
+    }
   });
 
   for (const [scenario, findings] of Object.entries(expected)) {
