@@ -295,4 +295,21 @@ export const scenarios = [
       },
     ],
   },
+  {
+    // (g) sub-agent-lost-update with the guard installed and `watch` running. Gemini CLI sends a
+    // sub-agent's hooks with the main session's session_id and transcript_path (hookSystem's
+    // createBaseInput), so the guard takes the sub-agent's read and edit for the main session's:
+    // the main session's stale write_file is let through, and `watch` reports the sub-agent's
+    // edit as a concurrent-write against the main session. The transcripts' finding is
+    // sub-agent-lost-update's.
+    name: 'guarded-sub-agent-lost-update',
+    guard: true,
+    files: { 'src/app.ts': appTs },
+    runs: [
+      {
+        prompt: 'Make the port 8080 and the host 0.0.0.0',
+        script: (o) => scenarios.find((x) => x.name === 'sub-agent-lost-update').runs[0].script(o),
+      },
+    ],
+  },
 ];

@@ -47,6 +47,9 @@ const expected: Record<string, string[]> = {
   // The main session read the file, its sub-agent edited line 1, then the main session wrote the
   // whole file from its own read: the sub-agent's change was lost.
   'sub-agent-lost-update': ['stale-write error @17'],
+  // The same with the guard: it let the stale write through (the sub-agent's hooks came with the
+  // main session's id and transcript), so the transcripts hold the same lost update.
+  'guarded-sub-agent-lost-update': ['stale-write error @17'],
 };
 
 /** The session files of a scenario, relative to its chats folder. */
@@ -72,7 +75,7 @@ void describe('Gemini CLI 0.61 sessions, run here against a scripted model', () 
   });
 
   void test("a sub-agent's session file, chats/<main session id>/<its id>.jsonl, is checked too", () => {
-    for (const scenario of ['sub-agent', 'sub-agent-lost-update']) {
+    for (const scenario of ['sub-agent', 'sub-agent-lost-update', 'guarded-sub-agent-lost-update']) {
       const files = sessionFiles(scenario);
       assert.equal(files.length, 2, scenario);
       const r = cli(['check', '--format', 'json', path.join(root, scenario)]);
