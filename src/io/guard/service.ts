@@ -13,6 +13,7 @@ import { guardFinding } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
 import { hookCallPrefix, type WorkTree } from '../workTree';
 import { ServedLedgerView, servingHeartbeatMs, type HookLedger } from './ledger';
+import { runningGeminiSubAgent } from './geminiSubAgent';
 import { GuardServer, serviceAnswers } from './server';
 import { guardDir, realWorkspace, socketPathFor } from './socketPath';
 
@@ -187,7 +188,26 @@ export class GuardService implements Disposable {
     clearTimeout(timer);
   }
 
-  private async pre(r: PreRequest): Promise<Verdict> {
+  /**
+   * The session a hook is really from. Gemini CLI sends a sub-agent's hooks under its main
+   * session's id and transcript: while a sub-agent of that session runs, they are taken as its
+   * own (see runningGeminiSubAgent), so neither session is credited with the other's reads and
+   * writes.
+   */
+  private async attribute<R extends PreRequest | PostRequest>(r: R): Promise<R> {
+    if (r.agent !== 'gemini' || !r.transcriptPath) {
+      return r;
+    }
+    const sub = await runningGeminiSubAgent(nodePath.resolve(r.transcriptPath), r.sessionId);
+    if (!sub) {
+      return r;
+    }
+    this.logger.debug(`[guard] ${r.tool} named Gemini CLI session ${r.sessionId}, whose sub-agent ${sub.sessionId} is running: taken as the sub-agent's`);
+    return { ...r, transcriptPath: sub.file, sessionId: sub.sessionId };
+  }
+
+  private async pre(asked: PreRequest): Promise<Verdict> {
+    const r = await this.attribute(asked);
     const key = this.sessionKey(r);
     await this.catchUp(key);
     const { verdict, unplaced } = await this.exclusive(() => this.judge(r, key));
@@ -300,7 +320,8 @@ export class GuardService implements Disposable {
     };
   }
 
-  private async post(r: PostRequest): Promise<void> {
+  private async post(reported: PostRequest): Promise<void> {
+    const r = await this.attribute(reported);
     const key = this.sessionKey(r);
     await this.exclusive(() => {
       const o = { source: 'hook' as const, ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}) };

@@ -152,6 +152,43 @@ void describe('guard hook end to end', () => {
     allowed(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: path.join(g.workspace, 'src', 'new.ts'), content: 'n' }), ['--agent', 'gemini']));
   });
 
+  void test('Gemini CLI: a running sub-agent’s hooks, which name the main session, are the sub-agent’s; the main session’s write from its older read is denied', async () => {
+    // As Gemini CLI 0.61 ran `guarded-sub-agent-lost-update` (test/fixtures/generated/gemini-0.61):
+    // the main session reads, its sub-agent reads and edits the file, then the main session
+    // writes the whole file from its own read. Every hook names the main session.
+    const { g, file } = await setup();
+    const id = '6d867077-ff73-4df8-a5ec-6c4e31187807';
+    const chats = path.join(g.live.root, '.gemini', 'tmp', 'proj', 'chats');
+    const main = path.join(chats, 'session-2026-12-02T01-12-6d867077.jsonl');
+    mkdirSync(chats, { recursive: true });
+    const meta = (sessionId: string, kind: string): string =>
+      JSON.stringify({ sessionId, projectHash: geminiProjectHash(g.workspace), startTime: new Date().toISOString(), lastUpdated: new Date().toISOString(), kind }) + '\n';
+    writeFileSync(main, meta(id, 'main'));
+    const s = { sessionId: id, transcript: main, cwd: g.workspace };
+    const at = (f: string, secondsAgo: number): void => {
+      const t = new Date(Date.now() - secondsAgo * 1000);
+      utimesSync(f, t, t);
+    };
+    at(main, 30);
+    allowed(await g.hook(payloads.gemini('AfterTool', s, 'read_file', { file_path: file }), ['--agent', 'gemini']));
+    // The sub-agent starts (`invoke_agent`): its own file, written since the main session's.
+    const sub = path.join(chats, id, '9462a13a-fce1-45ab-ac05-e1ca3a71d59c.jsonl');
+    mkdirSync(path.dirname(sub), { recursive: true });
+    writeFileSync(sub, meta('9462a13a-fce1-45ab-ac05-e1ca3a71d59c', 'subagent'));
+    at(sub, 20);
+    allowed(await g.hook(payloads.gemini('AfterTool', s, 'read_file', { file_path: file }), ['--agent', 'gemini']));
+    const edit = { file_path: file, old_string: 'const a = 1;', new_string: 'const a = 8080;', instruction: 'x' };
+    allowed(await g.hook(payloads.gemini('BeforeTool', s, 'replace', edit), ['--agent', 'gemini']));
+    writeFileSync(file, 'const a = 8080;\nconst b = 2;\n');
+    allowed(await g.hook(payloads.gemini('AfterTool', s, 'replace', edit), ['--agent', 'gemini']));
+    // The sub-agent is done; the main session records the batch: its file is the newer again.
+    appendFileSync(main, JSON.stringify({ $set: { lastUpdated: new Date().toISOString() } }) + '\n');
+    at(main, 10);
+    const reason = denied(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: file, content: v1 }), ['--agent', 'gemini']), 'gemini');
+    assert.match(reason, /^src\/app\.ts changed on disk after you last read it \(by another session \(9462a13a-fce1-45ab-ac05-e1ca3a71d59c\) at /);
+    assert.ok(g.logs.some((l) => /whose sub-agent 9462a13a-fce1-45ab-ac05-e1ca3a71d59c is running: taken as the sub-agent's/.test(l)), g.logs.join('\n'));
+  });
+
   void test('Gemini CLI legacy session: a denial stands over the rewrites of the document that do not have its call yet', async () => {
     const { g } = await setup();
     const other = g.file('src/other.ts', 'x\n');
