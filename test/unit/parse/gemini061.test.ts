@@ -124,11 +124,27 @@ void describe('Gemini CLI 0.61: what a read showed, and what an edit replaced', 
   });
 
   void test('a read of some lines, a truncated read, or one with project context appended is not taken for the whole file', () => {
-    const truncated = `\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-1 of 2 total lines.\n\n--- FILE CONTENT (truncated) ---\n${original}`;
-    const withContext = `${changed}\n\n--- Newly Discovered Project Context ---\nUse tabs.\n--- End Project Context ---`;
-    for (const r1 of [read('read_file__read_file_1_0', { start_line: 1, end_line: 2 }, changed), read('read_file__read_file_1_0', {}, truncated), read('read_file__read_file_1_0', {}, withContext)]) {
+    // Each shows `original`, or part of it, and the file was `changed` when it was overwritten:
+    // taken for the whole file, each would be a stale write.
+    const truncated = `\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-1 of 2 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 2.\n\n--- FILE CONTENT (truncated) ---\nexport const port = 3000;`;
+    const withContext = `${original}\n\n--- Newly Discovered Project Context ---\nUse tabs.\n--- End Project Context ---`;
+    for (const r1 of [
+      read('read_file__read_file_1_0', { start_line: 1, end_line: 1 }, truncated),
+      read('read_file__read_file_1_0', {}, truncated),
+      read('read_file__read_file_1_0', {}, withContext),
+      // Not from the first line (0.61 would have said it was cut; an older build might not).
+      read('read_file__read_file_1_0', { start_line: 2, end_line: 50 }, original),
+      read('read_file__read_file_1_0', { offset: 1, limit: 50 }, original),
+    ]) {
       const r = run([meta, context, prompt, ...turn('m1', [r1]), ...turn('m2', [overwrite('write_file__write_file_2_0', changed)])]);
       assert.deepEqual(r.findings.map(brief), [], r1.output);
+    }
+  });
+
+  void test('a read from line 1 with an end past the file’s (later builds send a range with every read) is the whole file when it does not say it was cut', () => {
+    for (const args of [{ start_line: 1, end_line: 150 }, { offset: 0, limit: 2000 }, { start_line: null, end_line: 150 }]) {
+      const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0', args)]), ...turn('m2', [overwrite('write_file__write_file_2_0', changed)])]);
+      assert.deepEqual(r.findings.map(brief), ['stale-write error @9'], JSON.stringify(args));
     }
   });
 });

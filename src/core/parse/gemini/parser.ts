@@ -856,8 +856,18 @@ type FileTarget =
   | { tool: 'read'; path: string }
   | { tool: 'edit'; path: string; oldString: string | undefined; allowMultiple: boolean };
 
-/** The arguments that make a `read_file` show part of its file: lines from and to (`offset`/`limit` in older builds). */
-const rangeKeys = ['start_line', 'end_line', 'offset', 'limit'];
+/**
+ * Does a `read_file` ask for its file from the first line (`start_line` 1, or `offset` 0 in older
+ * builds, or no start at all)? Such a read shows the whole file unless it says it was cut: Gemini
+ * CLI (0.61's `processSingleFileContent`) marks a text read truncated when it starts past line 1,
+ * ends before the last line or cuts a long line, and then puts its notice first (see wholeFile).
+ * Later builds send `start_line: 1` and an `end_line` with every read, past the file's end or not
+ * (the fiftieth set): taking only reads with no range for whole ones found no stale write there.
+ */
+function readsFromStart(args: Record<string, unknown>): boolean {
+  const absent = (k: string): boolean => args[k] === undefined || args[k] === null;
+  return (absent('start_line') || args['start_line'] === 1) && (absent('offset') || args['offset'] === 0);
+}
 
 function fileTarget(tool: string, args: unknown, accesses: readonly FileAccess[]): FileTarget | undefined {
   if (!isRecord(args)) {
@@ -865,7 +875,7 @@ function fileTarget(tool: string, args: unknown, accesses: readonly FileAccess[]
   }
   if (tool === 'read_file') {
     const read = accesses.find((a) => a.op === 'read');
-    return read !== undefined && !rangeKeys.some((k) => args[k] !== undefined && args[k] !== null) ? { tool: 'read', path: read.path } : undefined;
+    return read !== undefined && readsFromStart(args) ? { tool: 'read', path: read.path } : undefined;
   }
   if (tool === 'replace') {
     const edit = accesses.find((a) => a.op === 'edit');
@@ -893,8 +903,8 @@ function withFile(result: ToolResult, file: FileTarget, fr: FunctionResponse, di
 }
 
 /**
- * The file a `read_file` without a range returned, verbatim, or undefined when its output may be
- * anything else. Gemini CLI 0.61 (read-file.ts) returns a text file as its lines joined by "\n"
+ * The file a `read_file` from its first line returned, verbatim, or undefined when its output may
+ * be anything else. Gemini CLI 0.61 (read-file.ts) returns a text file as its lines joined by "\n"
  * (a CRLF file's line ends are not kept, as the stale-write comparison ignores them too); a file
  * longer than 2,000 lines, or with a line longer than 2,000 characters, after an "IMPORTANT: The
  * file content has been truncated." notice, its long lines cut with "... [truncated]"; a
