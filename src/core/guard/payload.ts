@@ -93,6 +93,7 @@ export function parseHookPayload(value: unknown, hint?: HookAgent): PayloadResul
   }
   const toolUseId = str(value['tool_use_id']) ?? str(value['toolUseId']) ?? str(value['toolCallId']);
   const agent = detectAgent(value, eventName, hint);
+  const sub = agent === 'claude' ? claudeSubAgent(transcriptPath, str(value['agent_id'])) : undefined;
   return {
     kind: 'event',
     event: {
@@ -101,13 +102,34 @@ export function parseHookPayload(value: unknown, hint?: HookAgent): PayloadResul
       failed,
       eventName,
       sessionId,
-      ...(transcriptPath !== undefined ? { transcriptPath } : {}),
+      ...(transcriptPath !== undefined ? { transcriptPath: sub ?? transcriptPath } : {}),
       cwd,
       tool,
       toolInput,
       ...(toolUseId !== undefined ? { toolUseId } : {}),
     },
   };
+}
+
+/**
+ * The transcript of a Claude Code sub-agent's call. Its hooks carry the main session's
+ * `session_id` and `transcript_path`, and `agent_id` (the hooks reference's common input
+ * fields); the call is recorded in the sub-agent's own transcript,
+ * `<session>/subagents/agent-<agent_id>.jsonl` beside the main one, which is how the service keys
+ * sessions (the session id stays the main one: the ledger files a sub-agent's calls under it, as
+ * the hooks do). Taken as the main session's, the sub-agent's reads and writes were credited to
+ * the main session: its later write from an older read passed over the sub-agent's edit, and the
+ * sub-agent's own edit looked like another session's write racing the main session's. An id that
+ * could leave the folder is not followed.
+ */
+function claudeSubAgent(transcriptPath: string | undefined, agentId: string | undefined): string | undefined {
+  if (transcriptPath === undefined || agentId === undefined || !/^[A-Za-z0-9_-]{1,128}$/.test(agentId) || !/\.jsonl$/.test(transcriptPath)) {
+    return undefined;
+  }
+  // Windows paths keep their separator (the service resolves the path with the platform's rules).
+  const sep = transcriptPath.includes('\\') && !transcriptPath.includes('/') ? '\\' : '/';
+  const main = transcriptPath.slice(0, -'.jsonl'.length);
+  return [main, 'subagents', `agent-${agentId}.jsonl`].join(sep);
 }
 
 function detectAgent(value: Record<string, unknown>, eventName: string, hint: HookAgent | undefined): HookAgent {

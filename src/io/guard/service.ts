@@ -166,6 +166,22 @@ export class GuardService implements Disposable {
     return s ? s.file : `session:${r.agent}:${r.sessionId}`;
   }
 
+  /**
+   * The session's id as the monitor names its transcript: a sub-agent's own, though its hooks
+   * give the main session's (`<session>/agent-<id>` for Claude Code, its own id for Gemini CLI).
+   */
+  private sessionName(key: string, r: PreRequest | PostRequest): string {
+    const known = this.opts.monitor.session(key)?.sessionId;
+    if (known !== undefined) {
+      return known;
+    }
+    const claude = /[\\/]subagents[\\/]agent-([^\\/]+)\.jsonl$/.exec(key);
+    if (claude) {
+      return `${r.sessionId}/agent-${claude[1]}`;
+    }
+    return nodePath.basename(nodePath.dirname(key)) === r.sessionId ? nodePath.basename(key, '.jsonl') : r.sessionId;
+  }
+
   /** Decisions and reports run one at a time: two sessions asking at once must see each other's write. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lock.then(fn, fn);
@@ -203,7 +219,9 @@ export class GuardService implements Disposable {
       return r;
     }
     this.logger.debug(`[guard] ${r.tool} named Gemini CLI session ${r.sessionId}, whose sub-agent ${sub.sessionId} is running: taken as the sub-agent's`);
-    return { ...r, transcriptPath: sub.file, sessionId: sub.sessionId };
+    // The session id stays the hook's: the ledger files the sub-agent's calls under it, as the
+    // rules that read the ledger look them up (see rules/support/hookSession.ts).
+    return { ...r, transcriptPath: sub.file };
   }
 
   private async pre(asked: PreRequest): Promise<Verdict> {
@@ -236,7 +254,7 @@ export class GuardService implements Disposable {
     if (verdict.action !== 'deny') {
       const callId = r.toolUseId ?? hookCallPrefix + seq;
       for (const path of targets) {
-        this.tree.writeStarted(key, path, callId, { sessionId: r.sessionId });
+        this.tree.writeStarted(key, path, callId, { sessionId: this.sessionName(key, r) });
       }
     }
     const records = this.opts.ledger.record({
@@ -256,14 +274,14 @@ export class GuardService implements Disposable {
         file: file ?? rec.path,
         line: file ? (callLine ?? monitor.lastLine(file) ?? 1) : 1,
         agent: agentKind(r.agent),
-        session: r.sessionId,
+        session: this.sessionName(key, r),
         ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}),
         displayPath: displayPath(rec.path, r.cwd),
       });
       monitor.findings.add(finding);
       reported.push(finding);
     }
-    const what = `${r.tool} of ${targets.map((p) => displayPath(p, r.cwd)).join(', ') || '(no file)'} by ${r.agent} session ${r.sessionId}`;
+    const what = `${r.tool} of ${targets.map((p) => displayPath(p, r.cwd)).join(', ') || '(no file)'} by ${r.agent} session ${this.sessionName(key, r)}`;
     if (verdict.action === 'allow') {
       this.logger.info(`[guard] allow ${what}`);
     } else {
@@ -344,7 +362,7 @@ export class GuardService implements Disposable {
         seq: this.opts.ledger.nextSeq(),
         ...(r.failed ? { failed: true } : {}),
       });
-      this.logger.debug(`[guard] ${r.failed ? 'failed' : 'done'}: ${r.tool} of ${r.paths.map((p) => displayPath(p.path, r.cwd)).join(', ')} by ${r.agent} session ${r.sessionId}`);
+      this.logger.debug(`[guard] ${r.failed ? 'failed' : 'done'}: ${r.tool} of ${r.paths.map((p) => displayPath(p.path, r.cwd)).join(', ')} by ${r.agent} session ${this.sessionName(key, r)}`);
       return Promise.resolve();
     });
   }

@@ -152,6 +152,28 @@ void describe('guard hook end to end', () => {
     allowed(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: path.join(g.workspace, 'src', 'new.ts'), content: 'n' }), ['--agent', 'gemini']));
   });
 
+  void test('Claude Code: a sub-agent’s hooks (agent_id) are its transcript’s; the main session’s write from its older read is denied', async () => {
+    // The main session reads the file, its sub-agent (an Agent call) reads and edits it, then
+    // the main session writes the whole file from its own read. Every hook names the main
+    // session; the sub-agent's also carry its agent_id.
+    const { g, file, claude } = await setup();
+    const sub = { ...claude };
+    const agent = { agent_id: 'a5d1c0f3e2b4a6978', agent_type: 'general-purpose' };
+    const hook = (p: Record<string, unknown>, inSub: boolean) => g.hook(inSub ? { ...p, ...agent } : p, ['--agent', 'claude']);
+    const edit = { file_path: file, old_string: 'const a = 1;', new_string: 'const a = 8080;' };
+    allowed(await hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R1'), false));
+    allowed(await hook(payloads.claude('PostToolUse', sub, 'Read', { file_path: file }, 'toolu_R2'), true));
+    allowed(await hook(payloads.claude('PreToolUse', sub, 'Edit', edit, 'toolu_E1'), true));
+    await sleep(20);
+    writeFileSync(file, 'const a = 8080;\nconst b = 2;\n');
+    allowed(await hook(payloads.claude('PostToolUse', sub, 'Edit', edit, 'toolu_E1'), true));
+    const reason = denied(await hook(payloads.claude('PreToolUse', claude, 'Write', { file_path: file, content: v1 }, 'toolu_W'), false), 'claude');
+    assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by another session \\(c1/agent-a5d1c0f3e2b4a6978\\) at ${clock}\\)`));
+    // The ledger files every call under the session id the hooks gave.
+    assert.equal(g.ledger.lookup('c1', 'toolu_E1')?.tool, 'Edit');
+    assert.equal(g.ledger.lookup('c1', 'toolu_W')?.tool, 'Write');
+  });
+
   void test('Gemini CLI: a running sub-agent’s hooks, which name the main session, are the sub-agent’s; the main session’s write from its older read is denied', async () => {
     // As Gemini CLI 0.61 ran `guarded-sub-agent-lost-update` (test/fixtures/generated/gemini-0.61):
     // the main session reads, its sub-agent reads and edits the file, then the main session

@@ -62,6 +62,20 @@ void describe('hook payloads', () => {
     assert.equal(f.failed, true);
   });
 
+  void test('Claude Code inside a sub-agent (agent_id): the call is the sub-agent transcript’s, under the main session’s id', () => {
+    const edit = { ...claudeBase, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: `${cwd}/a.ts`, old_string: 'a', new_string: 'b' }, tool_use_id: 't' };
+    const e = event({ ...edit, agent_id: 'a5d1c0f3e2b4a6978', agent_type: 'general-purpose' });
+    assert.equal(e.transcriptPath, '/home/dev/.claude/projects/-home-dev-proj/aaaaaaaa-0000-4000-8000-000000000001/subagents/agent-a5d1c0f3e2b4a6978.jsonl');
+    assert.equal(e.sessionId, claudeBase.session_id);
+    // A Windows transcript keeps its separator.
+    const win = event({ ...edit, transcript_path: 'C:\\Users\\dev\\.claude\\projects\\C--proj\\s1.jsonl', agent_id: 'a1' });
+    assert.equal(win.transcriptPath, 'C:\\Users\\dev\\.claude\\projects\\C--proj\\s1\\subagents\\agent-a1.jsonl');
+    // The main session's own calls, and ids that could name another folder, stay the main transcript's.
+    for (const agentId of [undefined, '', '../../x', 'a/b', 'a\\b', 7]) {
+      assert.equal(event({ ...edit, agent_id: agentId }).transcriptPath, claudeBase.transcript_path, String(agentId));
+    }
+  });
+
   void test('Copilot agent mode (camelCase common fields, editFiles) through the Claude settings', () => {
     const e = event(
       {
