@@ -394,9 +394,10 @@ void describe('agent-guard check', () => {
     const records = [
       { sessionId: 'e44d4888-56b5-49a9-861b-6b3bf2cc129c', projectHash: 'x', startTime: '2026-05-17T12:04:54.550Z', lastUpdated: '2026-05-17T12:04:54.550Z', kind: 'main', directories: ['/home/u'] },
       { id: 'p1', timestamp: '2026-05-17T12:05:08.596Z', type: 'user', content: [{ text: 'go' }] },
-      // A read of some lines: a whole-file read is what the session saw, and every overwrite
-      // below, of content it never saw, would then be a stale write (20,000 errors).
-      read('r0', 'f.txt', 'one\ntwo\n', { start_line: 1, end_line: 2 }),
+      // A read of some lines (not from the first: one from line 1 that says nothing of being cut
+      // is the whole file): a whole-file read is what the session saw, and every overwrite below,
+      // of content it never saw, would then be a stale write (20,000 errors).
+      read('r0', 'f.txt', 'two\nthree\n', { start_line: 2, end_line: 3 }),
       ...Array.from({ length: 12 }, (_, k) => read(`r${k + 1}`, `big${k}.txt`, 'some line of text that is read\n'.repeat(42_000))),
       ...Array.from({ length: 20_000 }, (_, i) => overwrite(i)),
       overwrite(20_000, 'g.txt'),
