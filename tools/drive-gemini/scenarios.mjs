@@ -10,6 +10,12 @@ const text = (t) => ({ text: t });
 const appTs = 'export const port = 3000;\nexport const host = "localhost";\n';
 const utilTs = 'export function add(a: number, b: number) {\n  return a + b;\n}\n';
 
+/** A first run that reads src/app.ts and ends: the start of the resumed scenarios. */
+const readAppTs = {
+  prompt: 'Read app.ts',
+  script: ({ ws }) => [{ parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] }, { parts: [text('Read it.')] }],
+};
+
 export const scenarios = [
   {
     // (a) read, edit, answer: no finding.
@@ -154,10 +160,7 @@ export const scenarios = [
     name: 'resumed',
     files: { 'src/app.ts': appTs },
     runs: [
-      {
-        prompt: 'Read app.ts',
-        script: ({ ws }) => [{ parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] }, { parts: [text('Read it.')] }],
-      },
+      readAppTs,
       {
         prompt: 'Now make the port 8080',
         args: ['--resume', 'latest'],
@@ -240,10 +243,7 @@ export const scenarios = [
     name: 'resumed-compressed',
     files: { 'src/app.ts': appTs },
     runs: [
-      {
-        prompt: 'Read app.ts',
-        script: ({ ws }) => [{ parts: [call('read_file', { file_path: path.join(ws, 'src/app.ts') })] }, { parts: [text('Read it.')] }],
-      },
+      readAppTs,
       {
         prompt: 'Now make the port 8080',
         args: ['--resume', 'latest'],
@@ -298,10 +298,9 @@ export const scenarios = [
   {
     // (g) sub-agent-lost-update with the guard installed and `watch` running. Gemini CLI sends a
     // sub-agent's hooks with the main session's session_id and transcript_path (hookSystem's
-    // createBaseInput), so the guard takes the sub-agent's read and edit for the main session's:
-    // the main session's stale write_file is let through, and `watch` reports the sub-agent's
-    // edit as a concurrent-write against the main session. The transcripts' finding is
-    // sub-agent-lost-update's.
+    // createBaseInput); the guard takes them as the sub-agent's while its file is the newer, and
+    // denies the main session's stale write_file. (Before it did, the write went through and
+    // `watch` reported the sub-agent's edit as a concurrent-write against the main session.)
     name: 'guarded-sub-agent-lost-update',
     guard: true,
     files: { 'src/app.ts': appTs },
