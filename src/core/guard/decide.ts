@@ -56,7 +56,7 @@ export function decide(request: GuardRequest, state: GuardState, policy: GuardPo
     const stale = staleness(f);
     if (stale) {
       const seen = f.seen!.how === 'read' ? 'read' : 'wrote';
-      const who = stale.by ? `by ${describeAuthor(stale.by)} at ${clockTime(stale.at)}` : 'by a writer the guard did not see';
+      const who = stale.by ? `by ${stale.bySubAgent && stale.by.kind === 'session' ? `your sub-agent (${subAgentName(stale.by)})` : describeAuthor(stale.by)} at ${clockTime(stale.at)}` : 'by a writer the guard did not see';
       const more = stale.count > 1 ? `, after ${stale.count - 1} earlier change${stale.count > 2 ? 's' : ''}` : '';
       add(
         'stale-write',
@@ -88,7 +88,7 @@ export function decide(request: GuardRequest, state: GuardState, policy: GuardPo
  * never observed at all; different bytes that only the session's own writes explain are
  * its own work (its write landed before the transcript or hook said so).
  */
-function staleness(f: GuardFileState): { by: GuardFileState['changes'][number]['by'] | undefined; at: number; count: number } | undefined {
+function staleness(f: GuardFileState): { by: GuardFileState['changes'][number]['by'] | undefined; bySubAgent?: boolean; at: number; count: number } | undefined {
   const seen = f.seen;
   if (!seen) {
     return undefined;
@@ -99,7 +99,7 @@ function staleness(f: GuardFileState): { by: GuardFileState['changes'][number]['
   const foreign = f.changes.filter((c) => !c.mine);
   const last = foreign[foreign.length - 1];
   if (last) {
-    return { by: last.by, at: last.at, count: foreign.length };
+    return { by: last.by, ...(last.bySubAgent ? { bySubAgent: true } : {}), at: last.at, count: foreign.length };
   }
   if (seen.hash !== undefined && f.changes.length === 0) {
     return { by: undefined, at: seen.at, count: 1 };
@@ -116,4 +116,10 @@ function redoPhrase(op: AccessOp): string {
     default:
       return 'redo the write';
   }
+}
+
+/** A sub-agent's name as the model knows it: its own id (`<session>/agent-<id>`: the part after the slash). */
+function subAgentName(by: { session: string; sessionId?: string | undefined }): string {
+  const id = by.sessionId ?? by.session;
+  return id.slice(id.lastIndexOf('/') + 1);
 }

@@ -74,6 +74,8 @@ export interface ObservedChange {
   by: ChangeAuthor;
   /** This session made it (its own write, observed on disk). */
   mine: boolean;
+  /** One of this session's sub-agents made it: the model is told so, not "another session". */
+  bySubAgent?: boolean;
   /** sha256 of the new content; null = deleted. */
   hash: string | null;
 }

@@ -182,6 +182,16 @@ export class GuardService implements Disposable {
     return nodePath.basename(nodePath.dirname(key)) === r.sessionId ? nodePath.basename(key, '.jsonl') : r.sessionId;
   }
 
+  /**
+   * Is `transcript` a sub-agent's of the session whose transcript is `main`? Claude Code keeps a
+   * sub-agent's at `<session>/subagents/agent-<id>.jsonl` beside the main one, Gemini CLI at
+   * `chats/<main session id>/<its id>.jsonl` (`mainId`: the id the hook gave).
+   */
+  private isSubAgentOf(transcript: string, main: string, mainId: string): boolean {
+    const dir = nodePath.dirname(transcript);
+    return (nodePath.basename(dir) === 'subagents' && nodePath.dirname(dir) === main.replace(/\.jsonl$/, '')) || dir === nodePath.join(nodePath.dirname(main), mainId);
+  }
+
   /** Decisions and reports run one at a time: two sessions asking at once must see each other's write. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lock.then(fn, fn);
@@ -246,7 +256,7 @@ export class GuardService implements Disposable {
     const files: GuardFileState[] = [];
     for (const path of targets) {
       await this.tree.refresh(path);
-      files.push(this.fileState(key, path));
+      files.push(this.fileState(key, r.sessionId, path));
     }
     const verdict = decide(r, { files }, this.policy);
     const at = this.clock();
@@ -315,14 +325,20 @@ export class GuardService implements Disposable {
     }
   }
 
-  private fileState(key: string, path: string): GuardFileState {
+  private fileState(key: string, sessionId: string, path: string): GuardFileState {
     const tree = this.tree;
     const seen = tree.lastSeen(key, path);
     const changes = seen
       ? tree
           .history(path)
           .filter((c) => c.at > seen.at)
-          .map((c) => ({ at: c.at, by: c.by, hash: c.hash, mine: c.by.kind === 'session' && c.by.session === key }))
+          .map((c) => ({
+            at: c.at,
+            by: c.by,
+            hash: c.hash,
+            mine: c.by.kind === 'session' && c.by.session === key,
+            ...(c.by.kind === 'session' && this.isSubAgentOf(c.by.session, key, sessionId) ? { bySubAgent: true } : {}),
+          }))
       : [];
     const inflight = tree
       .openWrites(path, this.opts.inflightExpiryMs ?? 60_000)

@@ -168,7 +168,7 @@ void describe('guard hook end to end', () => {
     writeFileSync(file, 'const a = 8080;\nconst b = 2;\n');
     allowed(await hook(payloads.claude('PostToolUse', sub, 'Edit', edit, 'toolu_E1'), true));
     const reason = denied(await hook(payloads.claude('PreToolUse', claude, 'Write', { file_path: file, content: v1 }, 'toolu_W'), false), 'claude');
-    assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by another session \\(c1/agent-a5d1c0f3e2b4a6978\\) at ${clock}\\)`));
+    assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by your sub-agent \\(agent-a5d1c0f3e2b4a6978\\) at ${clock}\\)`));
     // The ledger files every call under the session id the hooks gave.
     assert.equal(g.ledger.lookup('c1', 'toolu_E1')?.tool, 'Edit');
     assert.equal(g.ledger.lookup('c1', 'toolu_W')?.tool, 'Write');
@@ -207,7 +207,7 @@ void describe('guard hook end to end', () => {
     appendFileSync(main, JSON.stringify({ $set: { lastUpdated: new Date().toISOString() } }) + '\n');
     at(main, 10);
     const reason = denied(await g.hook(payloads.gemini('BeforeTool', s, 'write_file', { file_path: file, content: v1 }), ['--agent', 'gemini']), 'gemini');
-    assert.match(reason, /^src\/app\.ts changed on disk after you last read it \(by another session \(9462a13a-fce1-45ab-ac05-e1ca3a71d59c\) at /);
+    assert.match(reason, /^src\/app\.ts changed on disk after you last read it \(by your sub-agent \(9462a13a-fce1-45ab-ac05-e1ca3a71d59c\) at /);
     assert.ok(g.logs.some((l) => /whose sub-agent 9462a13a-fce1-45ab-ac05-e1ca3a71d59c is running: taken as the sub-agent's/.test(l)), g.logs.join('\n'));
   });
 
