@@ -40,6 +40,17 @@ void describe("Codex names the user's home folder in its skills list", () => {
     // Older builds put the list in a user message.
     assert.deepEqual(session(new CodexRollout(undefined, cwd).user(`# AGENTS.md instructions for ${cwd}\n\n${skills('C:/Users/admin')}`).user('fix test.csv')), []);
   });
+  void test('the AGENTS.md Codex sends as a user message is no prompt: the first prompt is what the person typed', () => {
+    const r = run(new CodexRollout(undefined, cwd).user(`# AGENTS.md instructions for ${cwd}\n\n<INSTRUCTIONS>\nUse tabs.\n</INSTRUCTIONS>`).user('fix test.csv').text());
+    const texts = r.events.filter((e) => e.kind === 'text' && e.role === 'user');
+    assert.deepEqual(
+      texts.map((e) => (e.kind === 'text' ? [e.prompt, e.preview] : [])),
+      [
+        [false, undefined],
+        [true, 'fix test.csv'],
+      ],
+    );
+  });
   void test('no home named, or a CODEX_HOME that is not a home folder\'s .codex: the write stays blind', () => {
     assert.deepEqual(session(new CodexRollout(undefined, cwd).user('fix test.csv')), ['write-before-read']);
     assert.deepEqual(session(new CodexRollout(undefined, cwd).developer(skills('D:/tools')).user('fix test.csv')), ['write-before-read']);

@@ -54,8 +54,12 @@ const rolloutTypes = new Set([
   'rollout_reference',
 ]);
 
-/** Injected context Codex sends as user messages; not something a person typed. */
-const injectedUserText = /^\s*<(environment_context|user_instructions|permissions instructions|user_shell_command|turn_aborted)/;
+/**
+ * Injected context Codex sends as user messages; not something a person typed. The project's
+ * AGENTS.md comes as "# AGENTS.md instructions for <folder>" (0.4x to 1.19 at least): taken for a
+ * prompt, it became the session's title in the sessions view.
+ */
+const injectedUserText = /^\s*(<(environment_context|user_instructions|permissions instructions|user_shell_command|turn_aborted)|# AGENTS\.md instructions for )/;
 /**
  * Codex's own warning, written as a user message when the model ran `apply_patch` through a
  * shell tool: Codex intercepts the command, writes this note, then the call's output. Like a
