@@ -3,12 +3,17 @@
 // scenario at a time (scenarios.mjs), and copies the transcripts it writes into a fixtures
 // folder. Not run by CI: it needs a Claude Code build, which the project does not ship.
 //
-//   node tools/drive-claude/drive.mjs --claude PATH [--out DIR] [--root DIR] [--only NAME]
+//   node tools/drive-claude/drive.mjs --claude PATH [--out DIR] [--root DIR] [--only NAME] [--guard DIR]
 //
 // --claude   the `claude` executable (e.g. the native build of @anthropic-ai/claude-code)
 // --out      where the transcripts go (default test/fixtures/generated/claude-code-<version>)
 // --root     where the workspaces are made; their paths end up in the transcripts, so keep the
 //            default to reproduce the committed fixtures (/tmp/agent-guard-drive)
+// --guard    the project whose dist/cli.js installs the guard hooks and runs `watch` in the
+//            guarded scenarios (default this one; another checkout runs an older build's guard)
+//
+// A scenario with `hookPayloads` also gets a hook that appends what Claude Code sends every
+// PreToolUse and PostToolUse hook on stdin to `<name>.hook-payloads.ndjson`, as sent.
 //
 // Claude Code's own prose (its system prompt, the tool and skill listings it records as
 // attachments and request blobs) is replaced in the copies by a note of its length: the checker
@@ -29,14 +34,14 @@ const opt = (name, fallback) => {
 };
 const claude = opt('claude');
 if (!claude) {
-  console.error('usage: drive.mjs --claude PATH [--out DIR] [--root DIR] [--only NAME]');
+  console.error('usage: drive.mjs --claude PATH [--out DIR] [--root DIR] [--only NAME] [--guard DIR]');
   process.exit(2);
 }
 const version = spawnSync(claude, ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ')[0];
 const root = path.resolve(opt('root', '/tmp/agent-guard-drive'));
 const out = path.resolve(opt('out', path.join(repo, 'test/fixtures/generated', `claude-code-${version}`)));
 const only = opt('only');
-const cli = path.join(repo, 'dist/cli.js');
+const cli = path.join(path.resolve(opt('guard', repo)), 'dist/cli.js');
 
 /** Record kinds and attachment kinds that hold only Claude Code's own prose. */
 const proseRecords = new Set(['api-request-shape', 'api-request-blob', 'api-request']);
@@ -151,6 +156,19 @@ for (const s of all) {
     watch.stdout.on('data', (d) => (watch.output += d));
     await new Promise((r) => setTimeout(r, 2500));
   }
+  const payloads = path.join(root, `.hook-payloads-${s.name}.ndjson`);
+  fs.rmSync(payloads, { force: true });
+  if (s.hookPayloads) {
+    // Beside the guard's hooks (if any), one for every tool that keeps its stdin.
+    const settings = path.join(ws, '.claude', 'settings.local.json');
+    const conf = fs.existsSync(settings) ? JSON.parse(fs.readFileSync(settings, 'utf8')) : {};
+    conf.hooks ??= {};
+    for (const event of ['PreToolUse', 'PostToolUse']) {
+      (conf.hooks[event] ??= []).push({ matcher: '*', hooks: [{ type: 'command', command: `cat >> '${payloads}'; echo >> '${payloads}'`, timeout: 10 }] });
+    }
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    fs.writeFileSync(settings, JSON.stringify(conf, null, 2));
+  }
   let session;
   // Runs marked `parallel` start together (each its own session); the rest run one by one.
   const together = s.runs.filter((r) => r.parallel);
@@ -177,6 +195,13 @@ for (const s of all) {
     watch.kill('SIGTERM');
     await new Promise((r) => watch.on('close', r));
     fs.writeFileSync(path.join(out, `${s.name}.watch.txt`), watch.output.split(home).join('$HOME'));
+  }
+  if (s.hookPayloads && fs.existsSync(payloads)) {
+    const lines = fs.readFileSync(payloads, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    fs.writeFileSync(path.join(out, `${s.name}.hook-payloads.ndjson`), lines.map((l) => `${l}\n`).join(''));
+  }
+  for (const name of Object.keys(s.files)) {
+    if (!name.startsWith('.')) console.log(`${s.name}: ${name} now ${JSON.stringify(fs.readFileSync(path.join(ws, name), 'utf8'))}`);
   }
   const files = copyTranscripts(path.join(home, '.claude', 'projects'), path.join(out, s.name));
   console.log(`${s.name}: ${files.length} transcript(s), session ${session}`);

@@ -70,6 +70,44 @@ export function scenarios(root) {
       },
     };
   };
+  /**
+   * A lost update through a sub-agent: the main session reads a.txt, its sub-agent (an `Agent`
+   * call, in the foreground: 2.1.332 runs one in the background unless told `run_in_background:
+   * false`) reads it and edits line 2, then the main session writes the whole file from its own
+   * older read, upper-casing line 1, which would undo the sub-agent's edit, and then edits line 1
+   * from that read. A sub-agent's hooks carry the main session's `session_id` and
+   * `transcript_path` and its `agent_id` (with `guard`, the guard should deny the main session's
+   * edit; `hookPayloads` keeps what the hooks were sent).
+   */
+  const subagentLostUpdate = (name, tag, guard) => ({
+    name,
+    summary: `the main session reads a.txt, its sub-agent reads and edits line 2, then the main session writes the whole file from its older read (Claude Code refuses it) and edits line 1 from it${guard ? ', which the guard denies' : ''}`,
+    files: two,
+    guard,
+    hookPayloads: guard,
+    runs: [{ prompt: `[[${name}]] delegate, then rewrite a.txt` }],
+    turns: {
+      [name]: [
+        [call(tag, 1, 'Read', { file_path: a(name) })],
+        [call(tag, 2, 'Agent', { description: 'Edit a.txt', prompt: `[[${name}-child]] Upper-case beta in a.txt.`, subagent_type: 'general-purpose', run_in_background: false })],
+        // Claude Code refuses this Write itself ("File has been modified since read"), before any
+        // hook runs; the Edit after it, from the same older read, it applies on top of the
+        // sub-agent's change (`staleRecovered`).
+        [call(tag, 3, 'Write', { file_path: a(name), content: 'ALPHA\nbeta\n' })],
+        [call(tag, 4, 'Edit', { file_path: a(name), old_string: 'alpha', new_string: 'ALPHA' })],
+        [text(guard ? 'The edit was stopped: the sub-agent changed a.txt.' : 'Edited a.txt.')],
+      ],
+      [`${name}-child`]: [
+        [call(`${tag}c`, 1, 'Read', { file_path: a(name) })],
+        async () => {
+          // Make the edit visibly later than the main session's read.
+          await new Promise((r) => setTimeout(r, 1100));
+          return [call(`${tag}c`, 2, 'Edit', { file_path: a(name), old_string: 'beta', new_string: 'BETA' })];
+        },
+        [text('beta is now BETA.')],
+      ],
+    },
+  });
   return [
     {
       name: 'healthy',
@@ -275,6 +313,8 @@ export function scenarios(root) {
         ],
       },
     },
+    subagentLostUpdate('subagent-lost-update', 'lu', false),
+    subagentLostUpdate('subagent-lost-update-guarded', 'lug', true),
     {
       name: 'subagent-worktree',
       summary: 'a sub-agent in its own git worktree (isolation: worktree) reads and edits a.txt there; the main session edits its own a.txt',

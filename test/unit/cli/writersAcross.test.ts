@@ -44,6 +44,22 @@ void describe('check names the writer of a change another checked transcript rec
     assert.deepEqual(f.related.at(-1), { file: b, line: 28, message: "the other transcript's Edit of this file" });
   });
 
+  void test("Claude Code 2.1.332 (subagent-lost-update): the main session's stale edit names its sub-agent, the time and line of the sub-agent's edit", () => {
+    const folder = path.join(repoRoot(), 'test', 'fixtures', 'generated', 'claude-code-2.1.332', 'subagent-lost-update', '-tmp-agent-guard-drive-subagent-lost-update');
+    const main = path.join(folder, '81fad1cd-6559-4eac-8238-c64b72bbea2b.jsonl');
+    const sub = path.join(folder, '81fad1cd-6559-4eac-8238-c64b72bbea2b', 'subagents', 'agent-a17b0d7041897642d.jsonl');
+    const out = check(folder);
+    assert.deepEqual(
+      out.findings.map((f) => [f.rule, f.severity, f.file, f.line]),
+      [['stale-write', 'warning', main, 36]],
+    );
+    assert.match(
+      out.findings[0]!.message,
+      / Another transcript checked with this one records a write of that file in between: session 81fad1cd-6559-4eac-8238-c64b72bbea2b\/agent-a17b0d7041897642d, its Edit at 01:29:42 UTC \(line 20 of agent-a17b0d7041897642d\.jsonl\)\.$/,
+    );
+    assert.deepEqual(out.findings[0]!.related.at(-1), { file: sub, line: 20, message: "the other transcript's Edit of this file" });
+  });
+
   void test('the same transcript checked alone names nobody', () => {
     const out = check(a);
     assert.equal(out.findings.length, 1);

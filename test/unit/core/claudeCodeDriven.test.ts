@@ -6,9 +6,10 @@
  * findings, which were checked against what the driver did to the files.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
+import { parseHookPayload, type HookEvent } from '../../../src/core/guard/payload';
 import type { NormalizedEvent } from '../../../src/core/model/events';
 import { fixture } from '../support/repo';
 import { brief, run } from '../support/run';
@@ -151,6 +152,24 @@ const expected: Record<string, Expected> = {
   subagent: { outline: ['21 Agent()', '22 = other', '28 Read(read a.txt)', '29 = read'], findings: [] },
   // 2.1.332 writes no `toolUseResult` in a sub-agent's file: its results are plain text.
   'subagent-child': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
+  // The main session read a.txt; its sub-agent (in the foreground: `run_in_background: false`)
+  // read it and edited line 2. Claude Code refused the main session's whole-file Write from its
+  // older read itself ("File has been modified since read"), but applied its Edit of line 1 from
+  // that read on top of the sub-agent's change (`staleRecovered`).
+  'subagent-lost-update': {
+    outline: ['21 Read(read a.txt)', '22 = read', '28 Agent()', '30 = other', '33 Write(write a.txt)', '34 = error refused', '36 Edit(edit a.txt)', '37 = edit'],
+    findings: ['stale-write@36:292-341:warning'],
+    messages: [/^Edit was applied to a\.txt on top of a change this session never saw: file line 2 changed after the session last read the file \(transcript line 22\)/],
+  },
+  'subagent-lost-update-child': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
+  // The same with the guard: the sub-agent's hooks carried the main session's ids and its
+  // agent_id; the guard took its read and edit as its own transcript's and denied the main
+  // session's Edit (the Write never reached the hook: Claude Code refused it first).
+  'subagent-lost-update-guarded': {
+    outline: ['21 Read(read a.txt)', '24 = read', '30 Agent()', '32 = other', '35 Write(write a.txt)', '36 = error refused', '38 Edit(edit a.txt)', '39 = error refused'],
+    findings: [],
+  },
+  'subagent-lost-update-guarded-child': { outline: ['14 Read(read a.txt)', '15 =', '20 Edit(edit a.txt)', '21 ='], findings: [] },
   // A sub-agent in its own worktree (`isolation: worktree`, launched in the background): its
   // records name the worktree as their folder, so its relative paths are the worktree's files.
   'subagent-worktree': {
@@ -209,3 +228,61 @@ void describe('Claude Code 2.1.332, driven against a scripted model', () => {
 function keyOf(file: string): string {
   return /\[\[([a-z0-9-]+)\]\]/.exec(readFileSync(file, 'utf8'))?.[1] ?? path.basename(file);
 }
+
+/**
+ * What Claude Code 2.1.332 sent every PreToolUse and PostToolUse hook in
+ * `subagent-lost-update-guarded`, as sent (a hook beside the guard's kept its stdin).
+ */
+void describe("Claude Code 2.1.332's hook payloads: a sub-agent's calls (subagent-lost-update-guarded)", () => {
+  const payloads = readFileSync(path.join(root, 'subagent-lost-update-guarded.hook-payloads.ndjson'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const events = payloads.map((p) => {
+    const r = parseHookPayload(p, 'claude');
+    assert.equal(r.kind, 'event', JSON.stringify(r));
+    return (r as { event: HookEvent }).event;
+  });
+  const folder = path.join(root, 'subagent-lost-update-guarded', '-tmp-agent-guard-drive-subagent-lost-update-guarded');
+  const main = readdirSync(folder).find((n) => n.endsWith('.jsonl'))!;
+  const session = main.slice(0, -'.jsonl'.length);
+  const sub = readdirSync(path.join(folder, session, 'subagents'))[0]!;
+  const agentId = /^agent-(.+)\.jsonl$/.exec(sub)![1]!;
+
+  void test("every hook names the main session and its transcript; the sub-agent's also its agent_id and agent_type", () => {
+    assert.deepEqual(
+      payloads.map((p) => [p['hook_event_name'], p['tool_name'], p['tool_use_id'], p['agent_id'] ?? '-', p['agent_type'] ?? '-']),
+      [
+        ['PreToolUse', 'Read', 'toolu_01Drivelug001', '-', '-'],
+        ['PostToolUse', 'Read', 'toolu_01Drivelug001', '-', '-'],
+        ['PreToolUse', 'Agent', 'toolu_01Drivelug002', '-', '-'],
+        ['PreToolUse', 'Read', 'toolu_01Drivelugc001', agentId, 'general-purpose'],
+        ['PostToolUse', 'Read', 'toolu_01Drivelugc001', agentId, 'general-purpose'],
+        ['PreToolUse', 'Edit', 'toolu_01Drivelugc002', agentId, 'general-purpose'],
+        ['PostToolUse', 'Edit', 'toolu_01Drivelugc002', agentId, 'general-purpose'],
+        ['PostToolUse', 'Agent', 'toolu_01Drivelug002', '-', '-'],
+        // No hook for the Write (toolu_01Drivelug003): Claude Code refused it before the hooks.
+        // Denied by the guard: no PostToolUse follows.
+        ['PreToolUse', 'Edit', 'toolu_01Drivelug004', '-', '-'],
+      ],
+    );
+    for (const p of payloads) {
+      assert.equal(p['session_id'], session);
+      assert.equal(path.basename(p['transcript_path'] as string), main);
+    }
+  });
+
+  void test("the guard takes a sub-agent's call as its own transcript's, <session>/subagents/agent-<agent_id>.jsonl", () => {
+    for (const [i, e] of events.entries()) {
+      const p = payloads[i]!;
+      const want = p['agent_id'] === undefined ? p['transcript_path'] : `${(p['transcript_path'] as string).slice(0, -'.jsonl'.length)}/subagents/agent-${agentId}.jsonl`;
+      assert.equal(e.transcriptPath, want, `${e.eventName} ${e.tool} ${e.toolUseId}`);
+      assert.equal(e.sessionId, session);
+    }
+    // That is the file Claude Code wrote the sub-agent's calls to.
+    const subEvent = events.find((e) => e.toolUseId === 'toolu_01Drivelugc002')!;
+    const rel = subEvent.transcriptPath!.split('/.claude/projects/')[1]!;
+    assert.ok(existsSync(path.join(root, 'subagent-lost-update-guarded', rel)), rel);
+    assert.match(readFileSync(path.join(root, 'subagent-lost-update-guarded', rel), 'utf8'), /"id":"toolu_01Drivelugc002"/);
+  });
+});
