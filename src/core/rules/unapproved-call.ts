@@ -27,6 +27,12 @@ export const unapprovedCall = defineRule({
         if (!call || call.results[0] !== rec) {
           return;
         }
+        if (rec.result.refused) {
+          // The call never ran, so nothing went around the hook: Claude Code checks a call's
+          // input (an `Edit` whose old string is absent, a `Write` of a file changed since the
+          // read) before its PreToolUse hooks run, and answers `<tool_use_error>` without them.
+          return;
+        }
         const cover = coveringLedger(ctx);
         if (!cover) {
           return;

@@ -571,6 +571,22 @@ void describe('calls bound to what the guard hook approved', () => {
     assert.deepEqual(bound(t.text(), ledger), [`unapproved-call:unseen@${t.lineOf('toolu_AROUND')}`]);
   });
 
+  void test('a call Claude Code refused before its hooks ran (its input rejected) did not go around the hook', () => {
+    // As Claude Code 2.1.332 ran it with the guard: after an edit the hook saw, an Edit whose old
+    // string is absent is answered `<tool_use_error>` before any PreToolUse hook runs.
+    const ledger = HookLedger.memory();
+    approve(ledger, 'toolu_OK', 'Edit', edit);
+    const t = new ClaudeTranscript(sid)
+      .user('go')
+      .call('m1', 'toolu_OK', 'Edit', edit)
+      .result('toolu_OK', 'ok')
+      .call('m2', 'toolu_BAD', 'Edit', { ...edit, old_string: 'zulu' })
+      .result('toolu_BAD', '<tool_use_error>String to replace not found in file.\nString: zulu</tool_use_error>', { isError: true, toolUseResult: 'Error: String to replace not found in file.\nString: zulu' })
+      .call('m3', 'toolu_AROUND', 'Edit', edit)
+      .result('toolu_AROUND', 'ok');
+    assert.deepEqual(bound(t.text(), ledger), [`unapproved-call:unseen@${t.lineOf('toolu_AROUND')}`]);
+  });
+
   void test('a result for an id the hook never saw, and that no call in the transcript has', () => {
     const ledger = HookLedger.memory();
     approve(ledger, 'toolu_OK', 'Edit', edit);
