@@ -18,6 +18,7 @@ const reasoning = (text) => ({
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const notes = 'alpha\nbeta\ngamma\n';
+const appTs = 'export const port = 3000;\nexport const host = "localhost";\n';
 const exec = (ctx, args = []) => ['exec', '--skip-git-repo-check', ...args, 'Work on the repository as scripted.'];
 
 export const scenarios = {
@@ -217,6 +218,72 @@ export const scenarios = {
         { items: [say('The first line is alpha.')] },
       ],
     }),
+    runs: [exec],
+  },
+
+  /**
+   * (g) A sub-agent's edit between the main session's read and its write: the main session reads
+   * src/app.ts, spawns a sub-agent that reads it and sets the port, waits for it, then writes the
+   * whole file from its own, older read (an `Add File` patch over the file: Codex writes it whole),
+   * which puts the port back. `gpt-5.5`, so that both get the freeform apply_patch (the fallback
+   * model of `subagent` has none): it finds multi_agent_v1 through tool_search first.
+   */
+  'subagent-lost-update': {
+    files: { 'src/app.ts': appTs },
+    script: () => ({
+      turns: [
+        { items: [call('exec_command', { cmd: 'cat src/app.ts' }, 'call_sublu_r1')] },
+        { items: [{ type: 'tool_search_call', call_id: 'call_sublu_search', execution: 'client', status: 'completed', arguments: { query: 'spawn sub-agent', limit: 8 } }] },
+        { items: [{ ...call('spawn_agent', { message: 'Set the port in src/app.ts to 8080.' }, 'call_sublu_spawn'), namespace: 'multi_agent_v1' }] },
+        {
+          items: (body) => {
+            const out = [...(body?.input ?? [])].reverse().find((i) => i.type === 'function_call_output' && i.call_id === 'call_sublu_spawn');
+            const text = typeof out?.output === 'string' ? out.output : JSON.stringify(out?.output ?? '');
+            const id = /"(?:agent_id|id)"\s*:\s*"([^"]+)"/.exec(text)?.[1] ?? text;
+            return [{ ...call('wait_agent', { targets: [id], timeout_ms: 60000 }, 'call_sublu_wait'), namespace: 'multi_agent_v1' }];
+          },
+        },
+        {
+          // A while after the sub-agent's edit, so a guard watching the rollouts has read its lines.
+          before: () => sleep(1500),
+          items: [patch('*** Begin Patch\n*** Add File: src/app.ts\n+export const port = 3000;\n+export const host = "0.0.0.0";\n*** End Patch\n', 'call_sublu_w1')],
+        },
+        { items: [say('The host in src/app.ts is now 0.0.0.0.')] },
+      ],
+      child: [
+        { items: [call('exec_command', { cmd: 'cat src/app.ts' }, 'call_sublu_child_r1')] },
+        {
+          // The guard learns of a shell read from the rollout: it has read the child's `cat` by then.
+          before: () => sleep(1500),
+          items: [patch('*** Begin Patch\n*** Update File: src/app.ts\n@@\n-export const port = 3000;\n+export const port = 8080;\n export const host = "localhost";\n*** End Patch\n', 'call_sublu_child_w1')],
+        },
+        { items: [say('The port in src/app.ts is now 8080.')] },
+      ],
+    }),
+    runs: [exec],
+  },
+
+  /**
+   * (g) subagent-lost-update with the guard installed and `agent-guard watch` running (run with
+   * `--guard`). The child's hooks carry the root thread's session_id but its own rollout as
+   * transcript_path (and agent_id), so the guard keeps the two apart: the main session's write
+   * from its older read is denied, naming the sub-agent; the model reads the file again and
+   * changes the host alone.
+   */
+  'subagent-lost-update-guarded': {
+    files: { 'src/app.ts': appTs },
+    script: (ctx) => {
+      const { turns, child } = scenarios['subagent-lost-update'].script(ctx);
+      return {
+        turns: [
+          ...turns.slice(0, -1),
+          { items: [call('exec_command', { cmd: 'cat src/app.ts' }, 'call_sublu_r2')] },
+          { items: [patch('*** Begin Patch\n*** Update File: src/app.ts\n@@\n export const port = 8080;\n-export const host = "localhost";\n+export const host = "0.0.0.0";\n*** End Patch\n', 'call_sublu_w2')] },
+          { items: [say('The guard stopped my first write; re-read src/app.ts and changed the host.')] },
+        ],
+        child,
+      };
+    },
     runs: [exec],
   },
 
