@@ -14,7 +14,9 @@
  *   tool_name, tool_input, tool_use_id; `apply_patch` carries its envelope in
  *   tool_input.command (or .input). 0.171 names exec_command `Bash`, its command line in
  *   tool_input.command, and sends no PostToolUse for a patch that was denied or failed
- *   (test/fixtures/generated/codex-0.171/guarded.hook-payloads.ndjson).
+ *   (test/fixtures/generated/codex-0.171/guarded.hook-payloads.ndjson). A sub-agent's carry its
+ *   own rollout and turn_id, agent_id and agent_type, and the root thread's session_id
+ *   (subagent-lost-update-guarded.hook-payloads.ndjson there): its transcript is already its own.
  */
 import { classifyToolCall, isRecord } from '../classify/tools';
 import { parseApplyPatch } from '../classify/applyPatch';

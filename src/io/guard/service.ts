@@ -71,6 +71,11 @@ export class GuardService implements Disposable {
   private readonly clock: () => number;
   private readonly tree: WorkTree;
   private lock: Promise<unknown> = Promise.resolve();
+  /**
+   * The session id each transcript's hooks gave. A Codex sub-agent's give its root thread's id
+   * beside its own rollout, so this is how a change by it is known as the main session's sub-agent's.
+   */
+  private readonly hookSessionIds = new Map<string, string>();
   private server: GuardServer | undefined;
   /** Repeats the ledger's serving mark while this service listens (see HookLedger.markServing). */
   private heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -185,11 +190,18 @@ export class GuardService implements Disposable {
   /**
    * Is `transcript` a sub-agent's of the session whose transcript is `main`? Claude Code keeps a
    * sub-agent's at `<session>/subagents/agent-<id>.jsonl` beside the main one, Gemini CLI at
-   * `chats/<main session id>/<its id>.jsonl` (`mainId`: the id the hook gave).
+   * `chats/<main session id>/<its id>.jsonl` (`mainId`: the id the hook gave). Codex CLI 0.171
+   * keeps it in a rollout of its own, `rollout-<time>-<thread id>.jsonl` like any session's, and
+   * its hooks give the root thread's id (the main session's, which is in the main rollout's
+   * name): without this, the model was told its sub-agent's change was another session's.
    */
   private isSubAgentOf(transcript: string, main: string, mainId: string): boolean {
     const dir = nodePath.dirname(transcript);
-    return (nodePath.basename(dir) === 'subagents' && nodePath.dirname(dir) === main.replace(/\.jsonl$/, '')) || dir === nodePath.join(nodePath.dirname(main), mainId);
+    return (
+      (nodePath.basename(dir) === 'subagents' && nodePath.dirname(dir) === main.replace(/\.jsonl$/, '')) ||
+      dir === nodePath.join(nodePath.dirname(main), mainId) ||
+      (transcript !== main && this.hookSessionIds.get(transcript) === mainId && nodePath.basename(main).endsWith(`-${mainId}.jsonl`))
+    );
   }
 
   /** Decisions and reports run one at a time: two sessions asking at once must see each other's write. */
@@ -237,6 +249,7 @@ export class GuardService implements Disposable {
   private async pre(asked: PreRequest): Promise<Verdict> {
     const r = await this.attribute(asked);
     const key = this.sessionKey(r);
+    this.hookSessionIds.set(key, r.sessionId);
     await this.catchUp(key);
     const { verdict, unplaced } = await this.exclusive(() => this.judge(r, key));
     if (unplaced) {
@@ -357,6 +370,7 @@ export class GuardService implements Disposable {
   private async post(reported: PostRequest): Promise<void> {
     const r = await this.attribute(reported);
     const key = this.sessionKey(r);
+    this.hookSessionIds.set(key, r.sessionId);
     await this.exclusive(() => {
       const o = { source: 'hook' as const, ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}) };
       for (const p of r.paths) {

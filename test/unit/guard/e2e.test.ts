@@ -55,12 +55,19 @@ function allowed(r: { code: number | null; stdout: string; stderr: string }): vo
 
 const patchOf = (rel: string): string => `*** Begin Patch\n*** Update File: ${rel}\n@@\n-const a = 1;\n+const a = 2;\n*** End Patch`;
 
-/** A Codex rollout in the monitor's Codex folder, appended step by step and read before the next. */
-function codexSession(g: GuardEnv, id: string): { rollout: string; step: (fn: (r: CodexRollout) => void) => Promise<void> } {
+/**
+ * A Codex rollout in the monitor's Codex folder, appended step by step and read before the next;
+ * with `parent`, a sub-agent's (0.171's session_meta: `session_id` the root thread, `parent_thread_id`).
+ */
+function codexSession(g: GuardEnv, id: string, parent?: string): { rollout: string; step: (fn: (r: CodexRollout) => void) => Promise<void> } {
   const day = path.join(g.live.codexHome, 'sessions', '2026', '01', '02');
   mkdirSync(day, { recursive: true });
   const rollout = path.join(day, `rollout-2026-01-02T03-04-05-${id}.jsonl`);
-  const r = new CodexRollout(id, g.workspace);
+  const r = new CodexRollout(id, g.workspace, parent === undefined);
+  if (parent !== undefined) {
+    const spawn = { parent_thread_id: parent, depth: 1, agent_path: null, agent_nickname: 'Herschel', agent_role: null };
+    r.item('session_meta', { session_id: parent, id, parent_thread_id: parent, cwd: g.workspace, originator: 'codex_exec', cli_version: '0.171.0', source: { subagent: { thread_spawn: spawn } }, thread_source: 'subagent' });
+  }
   let written = 0;
   return {
     rollout,
@@ -266,6 +273,29 @@ void describe('guard hook end to end', () => {
     assert.match(denied(await g.hook(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_3'), ['--agent', 'codex']), 'codex'), /^src\/app\.ts changed on disk after you last wrote it \(by an unattributed process at/);
     // A null transcript_path: the session is found by its id.
     assert.equal(denied(await g.hook(payloads.codex('PreToolUse', { ...s, transcript: null }, patchOf('src/app.ts'), 'call_4'), []), 'codex').startsWith('src/app.ts changed on disk'), true);
+  });
+
+  void test('Codex: a sub-agent’s hooks (its own rollout, the root thread’s session_id) are its own; the main session’s write from its older read is denied, naming the sub-agent', async () => {
+    // As Codex CLI 0.171 ran `subagent-lost-update-guarded` (test/fixtures/generated/codex-0.171):
+    // the main session reads, spawns a sub-agent that reads and patches the file, then writes the
+    // whole file from its own read. The sub-agent's hooks carry the root thread's session_id, its
+    // own rollout as transcript_path, and agent_id.
+    const { g, file } = await setup();
+    const root = '01a23472-9e72-7e91-a6c2-bd26dd4c6b94';
+    const child = '01a23472-ab63-7961-b20c-06a32a853ab4';
+    const main = codexSession(g, root);
+    const sub = codexSession(g, child, root);
+    const s = { sessionId: root, transcript: main.rollout, cwd: g.workspace };
+    const inSub = (p: Record<string, unknown>): Record<string, unknown> => ({ ...p, transcript_path: sub.rollout, agent_id: child, agent_type: 'default' });
+    await main.step((r) => r.user('host 0.0.0.0').shell('call_r1', 'cat src/app.ts').output('call_r1', v1));
+    await sub.step((r) => r.user('port 8080').shell('call_child_r1', 'cat src/app.ts').output('call_child_r1', v1));
+    allowed(await g.hook(inSub(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_child_w1')), ['--agent', 'codex']));
+    await sleep(20);
+    writeFileSync(file, 'const a = 2;\nconst b = 2;\n');
+    allowed(await g.hook(inSub(payloads.codex('PostToolUse', s, patchOf('src/app.ts'), 'call_child_w1')), ['--agent', 'codex']));
+    const overwrite = `*** Begin Patch\n*** Add File: src/app.ts\n+const a = 1;\n+const b = 3;\n*** End Patch`;
+    const reason = denied(await g.hook(payloads.codex('PreToolUse', s, overwrite, 'call_w1'), ['--agent', 'codex']), 'codex');
+    assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by your sub-agent \\(${child}\\) at ${clock}\\)`));
   });
 
   void test('Copilot agent mode through the Claude settings: editFiles after readFile', async () => {
