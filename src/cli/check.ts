@@ -6,7 +6,7 @@ import { allRules } from '../core/rules/all';
 import type { Finding } from '../core/model/finding';
 import type { CheckedFile } from '../io/checkFile';
 import { checkFiles, defaultJobs } from '../io/checkPool';
-import { nameWriters } from '../io/writersAcross';
+import { findBlindWrites, nameWriters } from '../io/writersAcross';
 import { adapters } from '../core/parse/registry';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
@@ -122,6 +122,15 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // A change a session never saw, made by another session (or sub-agent) checked here: named.
   const named = await nameWriters(results, adapters);
   results.forEach((r) => (r.findings = r.findings.map((f) => named.get(f.id) ?? f)));
+  // A Codex session's write over another transcript's write it never saw (Codex records no file
+  // content, so its own file cannot show it).
+  const blind = await findBlindWrites(results, adapters, config);
+  for (const r of results) {
+    const mine = blind.filter((f) => f.file === r.file);
+    if (mine.length > 0) {
+      r.findings = [...r.findings, ...mine].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+    }
+  }
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;

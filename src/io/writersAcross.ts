@@ -1,10 +1,13 @@
 import * as nodePath from 'node:path';
+import { milder, emptyRuleConfig, type RuleConfig } from '../core/config/ruleConfig';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
+import { blindWrites, type TimedAccess, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
 import type { Event } from '../core/lib/event';
 import { nullLogger, type Logger } from '../core/lib/logger';
-import type { NormalizedEvent } from '../core/model/events';
-import type { Finding } from '../core/model/finding';
+import type { AgentKind } from '../core/model/agent';
+import type { NormalizedEvent, ToolCall } from '../core/model/events';
+import type { Finding, Severity } from '../core/model/finding';
 import type { FormatAdapter } from '../core/parse/adapter';
 import { checkFile } from './checkFile';
 import type { FindingStore } from './findingStore';
@@ -123,6 +126,118 @@ async function readWrites(
     // Read once already; if it cannot be read again (gone, moved), it names nobody.
   }
   return { writes, times };
+}
+
+/**
+ * Stale writes of Codex sessions that only another transcript shows (see
+ * core/engine/blindAcross.ts): a Codex rollout records no file content, so `stale-write` cannot
+ * judge its writes alone. Reads the Codex transcripts again, without rules, for their accesses;
+ * when one wrote a file it had seen, the other transcripts of the same working folder are read
+ * for their writes. `config` gives the rule's level (off: nothing).
+ */
+export async function findBlindWrites(
+  transcripts: readonly (TranscriptAmongOthers & { agent?: AgentKind | undefined })[],
+  adapters: readonly FormatAdapter[],
+  config: RuleConfig = emptyRuleConfig,
+): Promise<Finding[]> {
+  const level = config.levels['stale-write'] ?? 'error';
+  const subjects = transcripts.filter((t) => t.agent === 'codex');
+  if (level === 'off' || subjects.length === 0 || transcripts.length < 2) {
+    return [];
+  }
+  const read = new Map<string, TimedTranscript>();
+  for (const t of subjects) {
+    read.set(t.file, await readAccesses(t, adapters));
+  }
+  // The files Codex sessions wrote after seeing them: only their writes elsewhere matter.
+  const paths = new Set<string>();
+  for (const t of read.values()) {
+    const seen = new Set<string>();
+    for (const a of [...t.accesses].sort((x, y) => x.resultTime - y.resultTime)) {
+      if (writeOps.has(a.op) && seen.has(a.path)) {
+        paths.add(a.path);
+      }
+      seen.add(a.path);
+    }
+  }
+  if (paths.size === 0) {
+    return [];
+  }
+  const cwdOf = new Map(transcripts.map((t) => [t.file, t.cwd]));
+  const folders = new Set(subjects.flatMap((t) => (t.cwd !== undefined ? [nodePath.resolve(t.cwd)] : [])));
+  for (const t of transcripts) {
+    if (read.has(t.file)) {
+      continue;
+    }
+    const cwd = cwdOf.get(t.file);
+    if (cwd !== undefined && folders.has(nodePath.resolve(cwd))) {
+      const all = await readAccesses(t, adapters);
+      read.set(t.file, { ...all, accesses: all.accesses.filter((a) => paths.has(a.path)) });
+    }
+  }
+  const severity = (whole: boolean): Severity => (whole ? level : milder(level, 'warning'));
+  // Only sessions of the same working folder: a check of many machines' sessions at once (a
+  // folder of collected homes, containers that all work in /app) holds the same absolute paths
+  // in unrelated sessions, whose times may interleave by chance. A sub-agent works in its
+  // session's folder.
+  return subjects.flatMap((t) => {
+    if (t.cwd === undefined) {
+      return [];
+    }
+    const others = [...read.values()].filter((o) => {
+      const cwd = cwdOf.get(o.file);
+      return cwd !== undefined && nodePath.resolve(cwd) === nodePath.resolve(t.cwd!);
+    });
+    return blindWrites(read.get(t.file)!, others, t.cwd, severity);
+  });
+}
+
+/** A transcript's file accesses by calls that succeeded, with the times of call and result. */
+async function readAccesses(t: TranscriptAmongOthers, adapters: readonly FormatAdapter[]): Promise<TimedTranscript> {
+  const calls = new Map<string, { e: ToolCall; time: number }>();
+  const accesses: TimedAccess[] = [];
+  const observe = (e: NormalizedEvent): void => {
+    if (e.kind === 'call') {
+      const time = e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
+      if (Number.isFinite(time) && e.accesses.some((a) => !a.glob)) {
+        calls.set(e.callId, { e, time });
+      }
+      return;
+    }
+    if (e.kind !== 'result') {
+      return;
+    }
+    const c = calls.get(e.callId);
+    const time = e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
+    if (c === undefined || e.isError || e.refused || !Number.isFinite(time)) {
+      return;
+    }
+    // The first result is the call's (a second one is another rule's business).
+    calls.delete(e.callId);
+    for (const a of c.e.accesses) {
+      if (a.glob) {
+        continue;
+      }
+      accesses.push({
+        path: a.path,
+        op: a.op,
+        callId: e.callId,
+        tool: c.e.tool,
+        line: a.span?.line ?? c.e.at.line,
+        ...(a.span ? { span: a.span } : {}),
+        callTime: c.time,
+        resultTime: time,
+        viaShell: a.viaShell === true,
+        whole: (a.op === 'write' || a.op === 'create' || a.op === 'delete') && !a.append && !a.amend,
+      });
+    }
+  };
+  try {
+    await checkFile(t.file, { adapters, rules: [], observe });
+  } catch {
+    // Read once already; if it cannot be read again (gone, moved), it shows nothing.
+  }
+  return { file: t.file, session: t.session, accesses };
 }
 
 export interface WriterNamerOptions {

@@ -150,3 +150,40 @@ void describe('check names the writer of a change another checked transcript rec
     assert.doesNotMatch(stale[0]!.message, /Another transcript/);
   });
 });
+
+void describe("check finds a Codex session's write over another transcript's write it never saw", () => {
+  // Codex CLI 0.171, run here (test/fixtures/generated/codex-0.171): the main session read
+  // src/app.ts (line 10), its sub-agent patched the port (subagent-lost-update-2.jsonl, line 15),
+  // then the main session wrote the whole file from its read (line 31's `Add File`).
+  const root = path.join(repoRoot(), 'test', 'fixtures', 'generated', 'codex-0.171');
+  const main = path.join(root, 'subagent-lost-update-1.jsonl');
+  const child = path.join(root, 'subagent-lost-update-2.jsonl');
+
+  void test('checked together, the main session’s whole-file write is a stale-write error naming the sub-agent’s patch', () => {
+    const out = check(main, child);
+    assert.deepEqual(
+      out.findings.map((f) => [f.rule, f.severity, f.file, f.line]),
+      [['stale-write', 'error', main, 31]],
+    );
+    assert.equal(
+      out.findings[0]!.message,
+      'apply_patch replaced src/app.ts whole on top of a change this session never saw: session 01a23475-87d7-7a42-84a1-62cd4dbfd559 wrote it in between: its apply_patch at 01:54:13 UTC (line 15 of subagent-lost-update-2.jsonl), after the session last read the file (transcript line 10). What that write put there is most likely lost.',
+    );
+    assert.deepEqual(out.findings[0]!.related, [
+      { file: main, line: 10, message: 'the session last read the file here' },
+      { file: child, line: 15, message: "the other transcript's apply_patch of this file" },
+    ]);
+  });
+
+  void test('alone, neither file shows it; with the guard the write was denied, and a denied write is no write', () => {
+    assert.deepEqual(check(main).findings, []);
+    assert.deepEqual(check(child).findings, []);
+    assert.deepEqual(check(path.join(root, 'subagent-lost-update-guarded-1.jsonl'), path.join(root, 'subagent-lost-update-guarded-2.jsonl')).findings, []);
+  });
+
+  void test('--rule stale-write=off turns it off; =warning makes it a warning', () => {
+    assert.deepEqual(JSON.parse(cli(['check', '--format', 'json', '--rule', 'stale-write=off', main, child]).stdout).findings, []);
+    const warned = JSON.parse(cli(['check', '--format', 'json', '--rule', 'stale-write=warning', main, child]).stdout) as Out;
+    assert.deepEqual(warned.findings.map((f) => f.severity), ['warning']);
+  });
+});

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { blindWrites, type TimedAccess, type TimedTranscript } from '../../../src/core/engine/blindAcross';
+import type { Severity } from '../../../src/core/model/finding';
+
+const f = '/w/src/app.ts';
+const severity = (whole: boolean): Severity => (whole ? 'error' : 'warning');
+
+/** An access of f: its call at `call` s, its result at `result` s. */
+function access(op: TimedAccess['op'], callId: string, line: number, call: number, result: number, extra: Partial<TimedAccess> = {}): TimedAccess {
+  return { path: f, op, callId, tool: op === 'read' ? 'exec_command' : 'apply_patch', line, callTime: call * 1000, resultTime: result * 1000, viaShell: false, whole: op === 'write' || op === 'create', ...extra };
+}
+const transcript = (file: string, session: string, accesses: TimedAccess[]): TimedTranscript => ({ file, session, accesses });
+const brief = (subject: TimedTranscript, ...others: TimedTranscript[]): string[] => blindWrites(subject, [subject, ...others], '/w', severity).map((x) => `${x.severity}@${x.line}`);
+
+void describe('blindWrites: a write over another transcript’s write that came after the session last saw the file', () => {
+  const read = access('read', 'r1', 10, 1, 2);
+  void test('a whole-file write: an error; an edit: a warning', () => {
+    const other = transcript('/b.jsonl', 'b', [access('edit', 'x1', 15, 3, 4)]);
+    assert.deepEqual(brief(transcript('/a.jsonl', 'a', [read, access('create', 'w1', 31, 5, 6)]), other), ['error@31']);
+    assert.deepEqual(brief(transcript('/a.jsonl', 'a', [read, access('edit', 'w1', 31, 5, 6)]), other), ['warning@31']);
+  });
+
+  void test('only a write surely between the two counts: started after the view’s result, done before the write started', () => {
+    const a = transcript('/a.jsonl', 'a', [read, access('write', 'w1', 31, 5, 6)]);
+    for (const [call, result] of [
+      [1.5, 4], // started before the read was done
+      [3, 5.5], // done after the write started
+      [0, 0.5], // before the read
+      [7, 8], // after the write
+    ] as const) {
+      assert.deepEqual(brief(a, transcript('/b.jsonl', 'b', [access('edit', 'x1', 15, call, result)])), [], `${call}–${result}`);
+    }
+  });
+
+  void test('the session’s own later view clears it: a read after the other write', () => {
+    const a = transcript('/a.jsonl', 'a', [read, access('read', 'r2', 20, 4.5, 4.6), access('write', 'w1', 31, 5, 6)]);
+    assert.deepEqual(brief(a, transcript('/b.jsonl', 'b', [access('edit', 'x1', 15, 3, 4)])), []);
+  });
+
+  void test('not another writer: a copy of one of the session’s own calls (a fork), a write seen only in a shell command, a read', () => {
+    const a = transcript('/a.jsonl', 'a', [read, access('write', 'w1', 31, 5, 6), access('edit', 'e0', 5, 0, 0.5)]);
+    assert.deepEqual(brief(a, transcript('/fork.jsonl', 'a', [access('edit', 'e0', 5, 3, 4)])), []);
+    assert.deepEqual(brief(a, transcript('/b.jsonl', 'b', [access('write', 'x1', 15, 3, 4, { viaShell: true })])), []);
+    assert.deepEqual(brief(a, transcript('/b.jsonl', 'b', [access('read', 'x1', 15, 3, 4)])), []);
+  });
+
+  void test('a write with no earlier view of the file is not judged here (write-before-read)', () => {
+    assert.deepEqual(brief(transcript('/a.jsonl', 'a', [access('write', 'w1', 31, 5, 6)]), transcript('/b.jsonl', 'b', [access('edit', 'x1', 15, 3, 4)])), []);
+  });
+
+  void test('the latest of several writes in between is named, with a count of the others; the rule off gives nothing', () => {
+    const a = transcript('/a.jsonl', 'a', [read, access('write', 'w1', 31, 9, 10)]);
+    const b = transcript('/b.jsonl', 'b', [access('edit', 'x1', 15, 3, 4), access('edit', 'x2', 19, 5, 6)]);
+    const c = transcript('/c.jsonl', 'c', [access('edit', 'y1', 7, 6.5, 7)]);
+    const [only] = blindWrites(a, [a, b, c], '/w', severity);
+    assert.match(only!.message, /: session c wrote it in between: its apply_patch at \d\d:\d\d:07 UTC \(line 7 of c\.jsonl\) \(and 2 more writes there\), after the session last read the file \(transcript line 10\)\./);
+    assert.deepEqual(blindWrites(a, [a, b, c], '/w', () => undefined), []);
+  });
+});
