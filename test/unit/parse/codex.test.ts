@@ -85,3 +85,23 @@ void describe('Codex in VS Code puts the active selection into the prompt', () =
     assert.deepEqual(findings(false), ['write-before-read']);
   });
 });
+
+void describe('Codex code mode: a script the user interrupted', () => {
+  // adinaMiron/sculaLuMiron rollout-2026-10-09T09-38-28-01a11f62… (Codex CLI 1.19.2, fifty-second
+  // set), line 19: the script's output is the bare string, not its parts.
+  void test('is answered as failed, as an interrupted command is', () => {
+    const result = (output: unknown): boolean | undefined => {
+      const r = run(
+        new CodexRollout()
+          .user('go')
+          .item('response_item', { type: 'custom_tool_call', status: 'completed', call_id: 'c1', name: 'exec', input: "await tools.exec_command({ cmd: 'git status' });" })
+          .item('response_item', { type: 'custom_tool_call_output', call_id: 'c1', output })
+          .text(),
+      );
+      const e = r.events.find((x) => x.kind === 'result');
+      return e?.kind === 'result' ? e.isError : undefined;
+    };
+    assert.equal(result('aborted by user after 14.0s'), true);
+    assert.equal(result([{ type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' }]), false);
+  });
+});

@@ -560,7 +560,9 @@ const execChunk = /\{"chunk_id":"[^"]*","wall_time_seconds":[-+.\deE]+,(?:"exit_
  * whose last step succeeded; a command still running (no exit code yet) is no failure.
  */
 function scriptFailed(text: string): boolean {
-  if (/^Script failed\b/.test(text)) {
+  // Interrupted, it is answered as any call is (1.19.2: the bare string "aborted by user after
+  // 14.0s", not the script's parts): what it ran by then is not known to have finished.
+  if (/^Script failed\b/.test(text) || text === 'aborted' || abortedByUser.test(text)) {
     return true;
   }
   if (!text.includes('"chunk_id"')) {
