@@ -27,9 +27,9 @@ const expected: Record<string, string[]> = {
   'tools.jsonl': ['missing-result@51:274-293:error'],
   // subagent-lost-update-1.jsonl: line 31's `Add File` over src/app.ts, from the read of line 10,
   // wrote back the port its sub-agent had changed (subagent-lost-update-2.jsonl, line 15): a
-  // true lost update that no file shows alone (Codex records no file content, and `check` does
-  // not put the two rollouts' calls on one clock). In subagent-lost-update-guarded the guard
-  // denied that write (line 33) and a refused call is no write.
+  // true lost update that no file shows alone (Codex records no file content); `check` of the two
+  // together finds it (test/unit/cli/writersAcross.test.ts). In subagent-lost-update-guarded the
+  // guard denied that write (line 33) and a refused call is no write.
 };
 
 void describe('Codex CLI 0.171 rollouts made against a scripted model', () => {
