@@ -77,11 +77,12 @@ export function attributeChange(open: OpenChange, writes: readonly RecordedWrite
   };
 }
 
-function isoSecond(ms: number): string {
+/** A time as HH:MM:SS UTC, for a person to find in the other transcript. */
+export function isoSecond(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19) + ' UTC';
 }
 
-function baseName(file: string): string {
+export function baseName(file: string): string {
   const i = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
   return file.slice(i + 1);
 }

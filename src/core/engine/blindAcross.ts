@@ -1,6 +1,7 @@
 import { displayPath } from '../classify/paths';
 import type { AccessOp, Span } from '../model/events';
 import type { Finding, Severity } from '../model/finding';
+import { baseName, isoSecond } from './attributeAcross';
 import { findingId } from './engine';
 
 /**
@@ -120,12 +121,4 @@ export function blindWrites(subject: TimedTranscript, others: readonly TimedTran
     });
   }
   return out;
-}
-
-function isoSecond(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 19) + ' UTC';
-}
-
-function baseName(file: string): string {
-  return file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 }
