@@ -196,7 +196,12 @@ export async function findBlindWrites(
 async function readAccesses(t: TranscriptAmongOthers, adapters: readonly FormatAdapter[]): Promise<TimedTranscript> {
   const calls = new Map<string, { e: ToolCall; time: number }>();
   const accesses: TimedAccess[] = [];
+  let parentSession: string | undefined;
   const observe = (e: NormalizedEvent): void => {
+    if (e.kind === 'session') {
+      parentSession ??= e.parentSessionId;
+      return;
+    }
     if (e.kind === 'call') {
       const time = e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
       if (Number.isFinite(time) && e.accesses.some((a) => !a.glob)) {
@@ -237,7 +242,7 @@ async function readAccesses(t: TranscriptAmongOthers, adapters: readonly FormatA
   } catch {
     // Read once already; if it cannot be read again (gone, moved), it shows nothing.
   }
-  return { file: t.file, session: t.session, accesses };
+  return { file: t.file, session: t.session, parentSession, accesses };
 }
 
 export interface WriterNamerOptions {

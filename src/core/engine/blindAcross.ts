@@ -40,6 +40,8 @@ export interface TimedAccess {
 export interface TimedTranscript {
   file: string;
   session: string;
+  /** The session it is a sub-agent of, where it names one. */
+  parentSession?: string | undefined;
   accesses: readonly TimedAccess[];
 }
 
@@ -94,7 +96,13 @@ export function blindWrites(subject: TimedTranscript, others: readonly TimedTran
     }
     const name = displayPath(w.path, cwd);
     const more = calls.size > 1 ? ` (and ${calls.size - 1} more write${calls.size > 2 ? 's' : ''} there)` : '';
-    const who = `${last.t.session === subject.session ? 'another transcript of this session' : `session ${last.t.session}`} wrote it in between: its ${last.a.tool} at ${isoSecond(last.a.resultTime)} (line ${last.a.line} of ${baseName(last.t.file)})${more}`;
+    const writer =
+      last.t.session === subject.session
+        ? 'another transcript of this session'
+        : last.t.parentSession === subject.session
+          ? `its sub-agent ${last.t.session}`
+          : `session ${last.t.session}`;
+    const who = `${writer} wrote it in between: its ${last.a.tool} at ${isoSecond(last.a.resultTime)} (line ${last.a.line} of ${baseName(last.t.file)})${more}`;
     const seenHow = writeOps.has(seen.op) ? 'wrote' : 'read';
     const message = w.whole
       ? `${w.tool} replaced ${name} whole on top of a change this session never saw: ${who}, after the session last ${seenHow} the file (transcript line ${seen.line}). What that write put there is most likely lost.`

@@ -167,7 +167,7 @@ void describe("check finds a Codex session's write over another transcript's wri
     );
     assert.equal(
       out.findings[0]!.message,
-      'apply_patch replaced src/app.ts whole on top of a change this session never saw: session 01a23475-87d7-7a42-84a1-62cd4dbfd559 wrote it in between: its apply_patch at 01:54:13 UTC (line 15 of subagent-lost-update-2.jsonl), after the session last read the file (transcript line 10). What that write put there is most likely lost.',
+      'apply_patch replaced src/app.ts whole on top of a change this session never saw: its sub-agent 01a23475-87d7-7a42-84a1-62cd4dbfd559 wrote it in between: its apply_patch at 01:54:13 UTC (line 15 of subagent-lost-update-2.jsonl), after the session last read the file (transcript line 10). What that write put there is most likely lost.',
     );
     assert.deepEqual(out.findings[0]!.related, [
       { file: main, line: 10, message: 'the session last read the file here' },
