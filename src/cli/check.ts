@@ -98,7 +98,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   const results: CheckedFile[] = [];
   const run = await checkFiles(
     found.transcripts.map((t) => t.file),
-    { config, jobs, ...(ledgerFile ? { ledgerFile } : {}) },
+    { config, jobs, accessLog: true, ...(ledgerFile ? { ledgerFile } : {}) },
   );
   if (run.threadProblem) {
     io.stderr.write(`agent-guard: checked one file at a time: ${run.threadProblem}\n`);

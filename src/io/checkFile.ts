@@ -9,6 +9,8 @@ import type { NormalizedEvent } from '../core/model/events';
 import type { Finding } from '../core/model/finding';
 import { sessionIdFromPath } from '../core/model/sessionId';
 import type { FormatAdapter } from '../core/parse/adapter';
+import type { TimedAccess } from '../core/engine/blindAcross';
+import { AccessLog } from './accessLog';
 import { amplifierWorkingFolder } from './amplifierFolder';
 
 export interface CheckFileOptions {
@@ -20,6 +22,17 @@ export interface CheckFileOptions {
   observe?: (e: NormalizedEvent) => void;
   /** Read size; large enough that a 2 GB corpus is a few thousand reads. */
   chunkBytes?: number;
+  /**
+   * Keep a Codex transcript's timed file accesses (`CheckedFile.log`), which `check` sets beside
+   * the other transcripts' (see writersAcross.ts findBlindWrites) without reading the file again.
+   */
+  accessLog?: boolean;
+}
+
+/** A transcript's file accesses with their times, and the session it is a sub-agent of (see AccessLog). */
+export interface TranscriptLog {
+  parentSession: string | undefined;
+  accesses: TimedAccess[];
 }
 
 export interface CheckedFile {
@@ -33,6 +46,8 @@ export interface CheckedFile {
   carriedIn: string[];
   /** The session's working folder, where the transcript (or the files beside it) names it. */
   cwd?: string;
+  /** With `accessLog`, for a Codex transcript: what it accessed, and when. */
+  log?: TranscriptLog;
 }
 
 /** Streams one transcript through the rules (batch mode): memory stays flat whatever its size. */
@@ -44,6 +59,15 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
   };
   // An Amplifier transcript names no working folder; the files beside it may.
   const cwd = await amplifierWorkingFolder(file);
+  const log = opts.accessLog ? new AccessLog() : undefined;
+  const outer = opts.observe;
+  const observe =
+    log && outer
+      ? (e: NormalizedEvent): void => {
+          log.observe(e);
+          outer(e);
+        }
+      : (log?.observe ?? outer);
   const stream = new TranscriptStream({
     file,
     adapters: opts.adapters,
@@ -53,7 +77,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.services ? { services: opts.services } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-    ...(opts.observe ? { observe: opts.observe } : {}),
+    ...(observe ? { observe } : {}),
     fallbackSessionId: sessionIdFromPath(file),
     ...(cwd !== undefined ? { cwd } : {}),
   });
@@ -71,6 +95,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
     carriedIn: stream.engine.carriedIn,
     ...(workingFolder !== undefined ? { cwd: workingFolder } : {}),
+    ...(log && stream.agent === 'codex' ? { log: { parentSession: log.parentSession, accesses: log.accesses } } : {}),
   };
 }
 

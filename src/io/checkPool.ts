@@ -25,6 +25,8 @@ export interface CheckManyOptions {
   workerScript?: string;
   /** A worker per this many bytes of transcripts at most (tests); default `bytesPerWorker`. */
   bytesPerWorker?: number;
+  /** Keep Codex transcripts' timed accesses (CheckFileOptions.accessLog). */
+  accessLog?: boolean;
 }
 
 /** A file's result, or why it could not be checked (`code` as an errno code when it is one). */
@@ -39,6 +41,7 @@ export type CheckReply = { ready: true } | { index: number; result: CheckedFile 
 export interface CheckWorkerData {
   config: RuleConfig;
   ledgerFile?: string;
+  accessLog?: boolean;
 }
 
 /**
@@ -84,7 +87,7 @@ export async function checkFiles(files: readonly string[], opts: CheckManyOption
   }
   // Largest first: the last file to start is a small one, so no thread idles behind a big one.
   const order = files.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
-  const pool = new WorkerPool(files, order, workers, script, { config: opts.config, ...(opts.ledgerFile ? { ledgerFile: opts.ledgerFile } : {}) });
+  const pool = new WorkerPool(files, order, workers, script, { config: opts.config, ...(opts.ledgerFile ? { ledgerFile: opts.ledgerFile } : {}), ...(opts.accessLog ? { accessLog: true } : {}) });
   const outcomes = await pool.run();
   // Workers that could not start at all (a broken install): what they left is checked here.
   const left = outcomes.flatMap((o, i) => (o === undefined ? [i] : []));
@@ -103,7 +106,7 @@ async function checkSerially(files: readonly string[], opts: CheckManyOptions): 
   const out: CheckOutcome[] = [];
   for (const file of files) {
     try {
-      out.push({ file, result: await checkFile(file, { adapters, rules: allRules, config: opts.config, ...(services ? { services } : {}) }) });
+      out.push({ file, result: await checkFile(file, { adapters, rules: allRules, config: opts.config, ...(services ? { services } : {}), ...(opts.accessLog ? { accessLog: true } : {}) }) });
     } catch (e) {
       out.push({ file, error: describeFailure(e) });
     }

@@ -16,7 +16,7 @@ async function serve(): Promise<void> {
   const data = workerData as CheckWorkerData;
   const services = data.ledgerFile ? await ledgerServices(data.ledgerFile) : undefined;
   port.on('message', (job: CheckJob) => {
-    checkFile(job.file, { adapters, rules: allRules, config: data.config, ...(services ? { services } : {}) }).then(
+    checkFile(job.file, { adapters, rules: allRules, config: data.config, ...(services ? { services } : {}), ...(data.accessLog ? { accessLog: true } : {}) }).then(
       (result) => port.postMessage({ index: job.index, result } satisfies CheckReply),
       (e: unknown) => port.postMessage({ index: job.index, error: describeFailure(e) } satisfies CheckReply),
     );

@@ -1,15 +1,15 @@
 import * as nodePath from 'node:path';
 import { milder, emptyRuleConfig, type RuleConfig } from '../core/config/ruleConfig';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
-import { blindWrites, type TimedAccess, type TimedTranscript } from '../core/engine/blindAcross';
+import { blindWrites, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
 import type { Event } from '../core/lib/event';
 import { nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import type { NormalizedEvent, ToolCall } from '../core/model/events';
 import type { Finding, Severity } from '../core/model/finding';
 import type { FormatAdapter } from '../core/parse/adapter';
-import { checkFile } from './checkFile';
+import { AccessLog } from './accessLog';
+import { checkFile, type TranscriptLog } from './checkFile';
 import type { FindingStore } from './findingStore';
 
 const writeOps = new Set(['write', 'edit', 'create', 'delete']);
@@ -93,39 +93,22 @@ async function readWrites(
   lines: ReadonlySet<number>,
   adapters: readonly FormatAdapter[],
 ): Promise<{ writes: RecordedWrite[]; times: Map<number, number> }> {
-  const pending = new Map<string, { path: string; line: number; tool: string }[]>();
-  const writes: RecordedWrite[] = [];
-  const times = new Map<number, number>();
-  const observe = (e: NormalizedEvent): void => {
-    if (e.kind === 'call') {
-      const mine = e.accesses.filter((a) => writeOps.has(a.op) && paths.has(a.path));
-      if (mine.length > 0) {
-        pending.set(
-          e.callId,
-          mine.map((a) => ({ path: a.path, line: a.span?.line ?? e.at.line, tool: e.tool })),
-        );
-      }
-    }
-    const time = 'timestamp' in e && e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
-    if (lines.has(e.at.line) && !times.has(e.at.line) && Number.isFinite(time)) {
-      times.set(e.at.line, time);
-    }
-    if (e.kind === 'result') {
-      const calls = pending.get(e.callId);
-      if (calls !== undefined && !e.isError && Number.isFinite(time)) {
-        pending.delete(e.callId);
-        for (const c of calls) {
-          writes.push({ file: t.file, session: t.session, path: c.path, line: c.line, tool: c.tool, callId: e.callId, time });
-        }
-      }
-    }
-  };
+  const log = await readLog(t.file, adapters, lines);
+  const writes = log.accesses
+    .filter((a) => writeOps.has(a.op) && paths.has(a.path))
+    .map((a) => ({ file: t.file, session: t.session, path: a.path, line: a.line, tool: a.tool, callId: a.callId, time: a.resultTime }));
+  return { writes, times: log.lineTimes };
+}
+
+/** A transcript read again, without rules, for its AccessLog; one that cannot be read shows nothing. */
+async function readLog(file: string, adapters: readonly FormatAdapter[], lines?: ReadonlySet<number>): Promise<AccessLog> {
+  const log = new AccessLog(lines);
   try {
-    await checkFile(t.file, { adapters, rules: [], observe });
+    await checkFile(file, { adapters, rules: [], observe: log.observe });
   } catch {
-    // Read once already; if it cannot be read again (gone, moved), it names nobody.
+    // Read once already; if it cannot be read again (gone, moved), it shows nothing.
   }
-  return { writes, times };
+  return log;
 }
 
 /**
@@ -136,7 +119,7 @@ async function readWrites(
  * for their writes. `config` gives the rule's level (off: nothing).
  */
 export async function findBlindWrites(
-  transcripts: readonly (TranscriptAmongOthers & { agent?: AgentKind | undefined })[],
+  transcripts: readonly (TranscriptAmongOthers & { agent?: AgentKind | undefined; log?: TranscriptLog | undefined })[],
   adapters: readonly FormatAdapter[],
   config: RuleConfig = emptyRuleConfig,
 ): Promise<Finding[]> {
@@ -147,7 +130,9 @@ export async function findBlindWrites(
   }
   const read = new Map<string, TimedTranscript>();
   for (const t of subjects) {
-    read.set(t.file, await readAccesses(t, adapters));
+    // Collected by check's own read when it asked for it (CheckFileOptions.accessLog).
+    const log = t.log ?? (await readLog(t.file, adapters));
+    read.set(t.file, { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses });
   }
   // The files Codex sessions wrote after seeing them: only their writes elsewhere matter.
   const paths = new Set<string>();
@@ -171,8 +156,8 @@ export async function findBlindWrites(
     }
     const cwd = cwdOf.get(t.file);
     if (cwd !== undefined && folders.has(nodePath.resolve(cwd))) {
-      const all = await readAccesses(t, adapters);
-      read.set(t.file, { ...all, accesses: all.accesses.filter((a) => paths.has(a.path)) });
+      const log = await readLog(t.file, adapters);
+      read.set(t.file, { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => paths.has(a.path)) });
     }
   }
   const severity = (whole: boolean): Severity => (whole ? level : milder(level, 'warning'));
@@ -190,59 +175,6 @@ export async function findBlindWrites(
     });
     return blindWrites(read.get(t.file)!, others, t.cwd, severity);
   });
-}
-
-/** A transcript's file accesses by calls that succeeded, with the times of call and result. */
-async function readAccesses(t: TranscriptAmongOthers, adapters: readonly FormatAdapter[]): Promise<TimedTranscript> {
-  const calls = new Map<string, { e: ToolCall; time: number }>();
-  const accesses: TimedAccess[] = [];
-  let parentSession: string | undefined;
-  const observe = (e: NormalizedEvent): void => {
-    if (e.kind === 'session') {
-      parentSession ??= e.parentSessionId;
-      return;
-    }
-    if (e.kind === 'call') {
-      const time = e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
-      if (Number.isFinite(time) && e.accesses.some((a) => !a.glob)) {
-        calls.set(e.callId, { e, time });
-      }
-      return;
-    }
-    if (e.kind !== 'result') {
-      return;
-    }
-    const c = calls.get(e.callId);
-    const time = e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
-    if (c === undefined || e.isError || e.refused || !Number.isFinite(time)) {
-      return;
-    }
-    // The first result is the call's (a second one is another rule's business).
-    calls.delete(e.callId);
-    for (const a of c.e.accesses) {
-      if (a.glob) {
-        continue;
-      }
-      accesses.push({
-        path: a.path,
-        op: a.op,
-        callId: e.callId,
-        tool: c.e.tool,
-        line: a.span?.line ?? c.e.at.line,
-        ...(a.span ? { span: a.span } : {}),
-        callTime: c.time,
-        resultTime: time,
-        viaShell: a.viaShell === true,
-        whole: (a.op === 'write' || a.op === 'create' || a.op === 'delete') && !a.append && !a.amend,
-      });
-    }
-  };
-  try {
-    await checkFile(t.file, { adapters, rules: [], observe });
-  } catch {
-    // Read once already; if it cannot be read again (gone, moved), it shows nothing.
-  }
-  return { file: t.file, session: t.session, parentSession, accesses };
 }
 
 export interface WriterNamerOptions {

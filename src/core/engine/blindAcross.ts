@@ -15,7 +15,7 @@ import { findingId } from './engine';
  * transcript holds the write, and the times put the three calls in order: the other write started
  * after this session last saw the file and was done before this session's write started.
  *
- * Pure: the transcripts are read by the caller (src/io/blindWritesAcross.ts).
+ * Pure: the transcripts are read by the caller (src/io/writersAcross.ts, findBlindWrites).
  */
 
 /** A call's access of one file, as its transcript records it, with the call's two times. */
@@ -27,7 +27,10 @@ export interface TimedAccess {
   /** The call's line, and where the path sits in it when it appears there literally. */
   line: number;
   span?: Span;
-  /** ms since the epoch: the call's record, and its result's (the access was done by then). */
+  /**
+   * ms since the epoch: the call's record (NaN when it has no time: such a call is never put in
+   * order), and its result's (the access was done by then).
+   */
   callTime: number;
   resultTime: number;
   /** Recognised from a shell command rather than a file tool (less certain). */

@@ -3,6 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { adapters } from '../../../src/core/parse/registry';
+import { allRules } from '../../../src/core/rules/all';
+import { checkFile } from '../../../src/io/checkFile';
+import { findBlindWrites } from '../../../src/io/writersAcross';
 import { cli } from '../support/cli';
 import { ClaudeTranscript } from '../support/claude';
 import { repoRoot } from '../support/repo';
@@ -185,5 +189,24 @@ void describe("check finds a Codex session's write over another transcript's wri
     assert.deepEqual(JSON.parse(cli(['check', '--format', 'json', '--rule', 'stale-write=off', main, child]).stdout).findings, []);
     const warned = JSON.parse(cli(['check', '--format', 'json', '--rule', 'stale-write=warning', main, child]).stdout) as Out;
     assert.deepEqual(warned.findings.map((f) => f.severity), ['warning']);
+  });
+});
+
+void describe('findBlindWrites uses the accesses check collected on its own read', () => {
+  void test('a Codex transcript checked with accessLog is not read again (here: gone since)', async () => {
+    const root = path.join(repoRoot(), 'test', 'fixtures', 'generated', 'codex-0.171');
+    const main = await checkFile(path.join(root, 'subagent-lost-update-1.jsonl'), { adapters, rules: allRules, accessLog: true });
+    const child = await checkFile(path.join(root, 'subagent-lost-update-2.jsonl'), { adapters, rules: allRules, accessLog: true });
+    assert.ok(main.log && main.log.accesses.length > 0);
+    assert.equal(child.log?.parentSession, main.session);
+    const gone = path.join(tmp, 'gone', 'subagent-lost-update-1.jsonl');
+    const found = await findBlindWrites([{ ...main, file: gone }, child], adapters);
+    assert.deepEqual(
+      found.map((f) => [f.file, f.line, f.severity]),
+      [[gone, 31, 'error']],
+    );
+    // Without it the file would be read again, and a file that is gone shows nothing.
+    const { log: _dropped, ...unlogged } = main;
+    assert.deepEqual(await findBlindWrites([{ ...unlogged, file: gone }, child], adapters), []);
   });
 });

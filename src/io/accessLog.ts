@@ -1,0 +1,57 @@
+import type { TimedAccess } from '../core/engine/blindAcross';
+import type { NormalizedEvent, ToolCall } from '../core/model/events';
+
+/**
+ * What `check` needs of a transcript to set it beside others (see core/engine/blindAcross.ts and
+ * attributeAcross.ts): the file accesses of its calls that succeeded, with the times of call and
+ * result, the session it is a sub-agent of, and the times of some of its lines. Fed the events of
+ * one read of the transcript (`observe`), so that the read `check` makes anyway can collect it.
+ */
+export class AccessLog {
+  readonly accesses: TimedAccess[] = [];
+  parentSession: string | undefined;
+  /** The time of the first timed event on each line asked for. */
+  readonly lineTimes = new Map<number, number>();
+  private readonly calls = new Map<string, { e: ToolCall; time: number }>();
+
+  constructor(private readonly lines: ReadonlySet<number> = new Set()) {}
+
+  readonly observe = (e: NormalizedEvent): void => {
+    const time = 'timestamp' in e && e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
+    if (this.lines.has(e.at.line) && !this.lineTimes.has(e.at.line) && Number.isFinite(time)) {
+      this.lineTimes.set(e.at.line, time);
+    }
+    if (e.kind === 'session') {
+      this.parentSession ??= e.parentSessionId;
+    } else if (e.kind === 'call') {
+      // A call with no time of its own still has its result's (the writer naming needs no more).
+      if (e.accesses.some((a) => !a.glob)) {
+        this.calls.set(e.callId, { e, time });
+      }
+    } else if (e.kind === 'result') {
+      const c = this.calls.get(e.callId);
+      if (c === undefined || e.isError || e.refused || !Number.isFinite(time)) {
+        return;
+      }
+      // The first result that succeeded is the call's (a second one is another rule's business).
+      this.calls.delete(e.callId);
+      for (const a of c.e.accesses) {
+        if (a.glob) {
+          continue;
+        }
+        this.accesses.push({
+          path: a.path,
+          op: a.op,
+          callId: e.callId,
+          tool: c.e.tool,
+          line: a.span?.line ?? c.e.at.line,
+          ...(a.span ? { span: a.span } : {}),
+          callTime: c.time,
+          resultTime: time,
+          viaShell: a.viaShell === true,
+          whole: (a.op === 'write' || a.op === 'create' || a.op === 'delete') && !a.append && !a.amend,
+        });
+      }
+    }
+  };
+}
