@@ -16,21 +16,28 @@ export class AccessLog {
 
   constructor(private readonly lines: ReadonlySet<number> = new Set()) {}
 
+  // Runs on every event of `check`'s read: times are parsed only where they are kept.
   readonly observe = (e: NormalizedEvent): void => {
-    const time = 'timestamp' in e && e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
-    if (this.lines.has(e.at.line) && !this.lineTimes.has(e.at.line) && Number.isFinite(time)) {
-      this.lineTimes.set(e.at.line, time);
+    if (this.lines.size > 0 && this.lines.has(e.at.line) && !this.lineTimes.has(e.at.line)) {
+      const time = timeOf(e);
+      if (Number.isFinite(time)) {
+        this.lineTimes.set(e.at.line, time);
+      }
     }
     if (e.kind === 'session') {
       this.parentSession ??= e.parentSessionId;
     } else if (e.kind === 'call') {
       // A call with no time of its own still has its result's (the writer naming needs no more).
-      if (e.accesses.some((a) => !a.glob)) {
-        this.calls.set(e.callId, { e, time });
+      if (e.accesses.length > 0 && e.accesses.some((a) => !a.glob)) {
+        this.calls.set(e.callId, { e, time: timeOf(e) });
       }
     } else if (e.kind === 'result') {
       const c = this.calls.get(e.callId);
-      if (c === undefined || e.isError || e.refused || !Number.isFinite(time)) {
+      if (c === undefined || e.isError || e.refused) {
+        return;
+      }
+      const time = timeOf(e);
+      if (!Number.isFinite(time)) {
         return;
       }
       // The first result that succeeded is the call's (a second one is another rule's business).
@@ -54,4 +61,8 @@ export class AccessLog {
       }
     }
   };
+}
+
+function timeOf(e: NormalizedEvent): number {
+  return 'timestamp' in e && e.timestamp !== undefined ? Date.parse(e.timestamp) : NaN;
 }
