@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { agentLabels } from '../core/model/agent';
 import type { Finding, Severity } from '../core/model/finding';
 import { ruleById } from '../core/rules/registry';
 import { allRules } from '../core/rules/all';
@@ -113,7 +114,11 @@ export function toDiagnostics(findings: readonly Finding[], target: string): vsc
 }
 
 function messageFor(f: Finding, target: string): string {
-  return target === f.file ? f.message : `${f.message} (recorded in the ${f.agent} session ${f.session})`;
+  if (target === f.file) {
+    return f.message;
+  }
+  const agent = f.agent === 'unknown' ? 'agent' : agentLabels[f.agent];
+  return `${f.message} (recorded in the ${agent} session ${f.session})`;
 }
 
 export function toDiagnostic(f: Finding, target: string): vscode.Diagnostic {
