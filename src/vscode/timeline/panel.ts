@@ -117,7 +117,9 @@ class TimelinePanel extends Disposable {
     );
     this.register({ dispose: onDispose });
     this.register(this.panel);
-    this.panel.iconPath = vscode.Uri.joinPath(media, 'activity.svg');
+    // A tab icon is drawn as an image, where currentColor is black: activity.svg (which the
+    // activity bar uses as a mask) was all but invisible on a dark or high-contrast tab bar.
+    this.panel.iconPath = { light: vscode.Uri.joinPath(media, 'timeline-light.svg'), dark: vscode.Uri.joinPath(media, 'timeline-dark.svg') };
     this.register(this.panel.onDidDispose(() => this.dispose()));
     this.register(this.panel.webview.onDidReceiveMessage((m: unknown) => this.onMessage(m)));
     this.register(
