@@ -89,7 +89,7 @@ export const openSettings = () => async (): Promise<void> => {
 export const showWatchedFolders = (s: Services) => async (opts?: unknown): Promise<string[]> => {
   const lines = (s.scope()?.watchedRoots() ?? []).map((r) => `${agentLabels[r.agent]}: ${r.path}${r.exists ? '' : ' (not there yet)'}`);
   if (!(typeof opts === 'object' && opts !== null && (opts as { show?: unknown }).show === false)) {
-    await vscode.window.showInformationMessage(`${productName} looks for agent sessions in`, {
+    await vscode.window.showInformationMessage(`${productName} looks for agent sessions in:`, {
       modal: true,
       detail: lines.length > 0 ? lines.join('\n') : 'no folder: no agent is turned on in the settings.',
     });
