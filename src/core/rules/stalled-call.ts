@@ -15,7 +15,7 @@ export const stalledCall = defineRule({
       url: docsUrl('stalled-call'),
     },
     messages: {
-      stalled: 'Tool call {{id}} ({{tool}}) has had no result for {{minutes}} minutes{{idle}}. A call that never returns pins the session: a second execution started meanwhile, or a repair step, is how sessions become unresumable.',
+      stalled: 'Tool call {{id}} ({{tool}}) has had no result for {{waited}}{{idle}}. A call that never returns pins the session: a second execution started meanwhile, or a repair step, is how sessions become unresumable.',
     },
   },
   create(ctx) {
@@ -64,8 +64,8 @@ export const stalledCall = defineRule({
               data: {
                 id: rec.call.callId,
                 tool: rec.call.tool,
-                minutes: Math.floor((now - since) / 60_000),
-                idle: idleMin >= 1 ? ` and the session has been idle for ${idleMin} minutes` : ' while the session goes on',
+                waited: duration(Math.floor((now - since) / 60_000)),
+                idle: idleMin >= 1 ? ` and the session has been idle for ${duration(idleMin)}` : ' while the session goes on',
               },
             });
           }
@@ -74,3 +74,15 @@ export const stalledCall = defineRule({
     };
   },
 });
+
+/**
+ * "10 minutes", "1 minute"; from two hours on in hours, from two days on in days: a session
+ * opened days later said "has had no result for 421349 minutes".
+ */
+function duration(minutes: number): string {
+  if (minutes < 120) {
+    return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  }
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} hours` : `${Math.floor(hours / 24)} days`;
+}
