@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import { milder, emptyRuleConfig, type RuleConfig } from '../core/config/ruleConfig';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
-import { blindWrites, type TimedTranscript } from '../core/engine/blindAcross';
+import { blindWrites, WritesByPath, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
 import type { Event } from '../core/lib/event';
 import { nullLogger, type Logger } from '../core/lib/logger';
@@ -164,16 +164,24 @@ export async function findBlindWrites(
   // Only sessions of the same working folder: a check of many machines' sessions at once (a
   // folder of collected homes, containers that all work in /app) holds the same absolute paths
   // in unrelated sessions, whose times may interleave by chance. A sub-agent works in its
-  // session's folder.
-  return subjects.flatMap((t) => {
-    if (t.cwd === undefined) {
-      return [];
+  // session's folder. Each folder's writes are indexed once, for all its sessions.
+  const byFolder = new Map<string, TimedTranscript[]>();
+  for (const o of read.values()) {
+    const cwd = cwdOf.get(o.file);
+    if (cwd !== undefined) {
+      const folder = nodePath.resolve(cwd);
+      const list = byFolder.get(folder);
+      if (list) {
+        list.push(o);
+      } else {
+        byFolder.set(folder, [o]);
+      }
     }
-    const others = [...read.values()].filter((o) => {
-      const cwd = cwdOf.get(o.file);
-      return cwd !== undefined && nodePath.resolve(cwd) === nodePath.resolve(t.cwd!);
-    });
-    return blindWrites(read.get(t.file)!, others, t.cwd, severity);
+  }
+  const indexes = new Map([...byFolder].map(([folder, list]) => [folder, new WritesByPath(list)]));
+  return subjects.flatMap((t) => {
+    const index = t.cwd !== undefined ? indexes.get(nodePath.resolve(t.cwd)) : undefined;
+    return index ? blindWrites(read.get(t.file)!, index, t.cwd, severity) : [];
   });
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { blindWrites, type TimedAccess, type TimedTranscript } from '../../../src/core/engine/blindAcross';
+import { blindWrites, WritesByPath, type TimedAccess, type TimedTranscript } from '../../../src/core/engine/blindAcross';
 import type { Severity } from '../../../src/core/model/finding';
 
 const f = '/w/src/app.ts';
@@ -56,5 +56,34 @@ void describe('blindWrites: a write over another transcript’s write that came 
     const [only] = blindWrites(a, [a, b, c], '/w', severity);
     assert.match(only!.message, /: session c wrote it in between: its apply_patch at \d\d:\d\d:07 UTC \(line 7 of c\.jsonl\) \(and 2 more writes there\), after the session last read the file \(transcript line 10\)\./);
     assert.deepEqual(blindWrites(a, [a, b, c], '/w', () => undefined), []);
+  });
+});
+
+void describe('blindWrites over a large check: a folder of many Codex sessions', () => {
+  void test('200 rollouts of 2,000 accesses each (one folder, 50 files) are judged in bounded work', () => {
+    // Each write was compared with every access of every transcript of the folder: 40 of these
+    // rollouts took a minute, 200 about half an hour. Each runs 200 s, a new one every 100 s.
+    const transcripts: TimedTranscript[] = [];
+    let seed = 1;
+    const random = (n: number): number => ((seed = (seed * 48271) % 2147483647) % n);
+    for (let s = 0; s < 200; s++) {
+      const accesses: TimedAccess[] = [];
+      let t = s * 100;
+      for (let i = 0; i < 2000; i++) {
+        const path = `/w/src/f${random(50)}.ts`;
+        accesses.push(access(random(2) === 0 ? 'read' : 'edit', `c${s}-${i}`, i + 2, t, t + 0.05, { path }));
+        t += 0.1;
+      }
+      transcripts.push(transcript(`/s${s}.jsonl`, `s${s}`, accesses));
+    }
+    const started = performance.now();
+    const index = new WritesByPath(transcripts);
+    let found = 0;
+    for (const t of transcripts) {
+      found += blindWrites(t, index, '/w', severity).length;
+    }
+    const ms = performance.now() - started;
+    assert.ok(found > 1000, `${found} found`);
+    assert.ok(ms < 5000, `judged in ${ms.toFixed(0)} ms`);
   });
 });
