@@ -98,7 +98,8 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   const results: CheckedFile[] = [];
   const run = await checkFiles(
     found.transcripts.map((t) => t.file),
-    { config, jobs, accessLog: true, ...(ledgerFile ? { ledgerFile } : {}) },
+    // The Codex transcripts' timed accesses, for findBlindWrites below: not kept when it is off.
+    { config, jobs, accessLog: config.levels['stale-write'] !== 'off', ...(ledgerFile ? { ledgerFile } : {}) },
   );
   if (run.threadProblem) {
     io.stderr.write(`agent-guard: checked one file at a time: ${run.threadProblem}\n`);
@@ -125,8 +126,18 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // A Codex session's write over another transcript's write it never saw (Codex records no file
   // content, so its own file cannot show it).
   const blind = await findBlindWrites(results, adapters, config);
+  // By file, once: a folder of busy sessions may give a finding for most of their writes.
+  const blindByFile = new Map<string, Finding[]>();
+  for (const f of blind) {
+    const list = blindByFile.get(f.file);
+    if (list) {
+      list.push(f);
+    } else {
+      blindByFile.set(f.file, [f]);
+    }
+  }
   for (const r of results) {
-    const mine = blind.filter((f) => f.file === r.file);
+    const mine = blindByFile.get(r.file) ?? [];
     if (mine.length > 0) {
       r.findings = [...r.findings, ...mine].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
     }
