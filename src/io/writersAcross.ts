@@ -124,7 +124,9 @@ export async function findBlindWrites(
   config: RuleConfig = emptyRuleConfig,
 ): Promise<Finding[]> {
   const level = config.levels['stale-write'] ?? 'error';
-  const subjects = transcripts.filter((t) => t.agent === 'codex');
+  // A file named twice (on its own and within its folder) is in `transcripts` twice, and check
+  // gives each copy the findings of its file: judged once, each copy has each finding once.
+  const subjects = [...new Map(transcripts.filter((t) => t.agent === 'codex').map((t) => [t.file, t])).values()];
   if (level === 'off' || subjects.length === 0 || transcripts.length < 2) {
     return [];
   }

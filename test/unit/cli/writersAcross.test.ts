@@ -9,6 +9,7 @@ import { checkFile } from '../../../src/io/checkFile';
 import { findBlindWrites } from '../../../src/io/writersAcross';
 import { cli } from '../support/cli';
 import { ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
 import { repoRoot } from '../support/repo';
 
 interface Out {
@@ -208,5 +209,38 @@ void describe('findBlindWrites uses the accesses check collected on its own read
     // Without it the file would be read again, and a file that is gone shows nothing.
     const { log: _dropped, ...unlogged } = main;
     assert.deepEqual(await findBlindWrites([{ ...unlogged, file: gone }, child], adapters), []);
+  });
+});
+
+/**
+ * Codex rollouts of one folder, on one clock: A read src/app.ts (line 2, its output at 03:04:08),
+ * B patched it (03:04:09–10), then A patched it (line 7, at 03:04:12).
+ */
+function twoCodexSessions(dir: string): { a: string; b: string } {
+  mkdirSync(dir, { recursive: true });
+  const patch = (to: string): string => `*** Begin Patch\n*** Update File: src/app.ts\n@@\n-hello\n+${to}\n*** End Patch`;
+  const a = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487a01', '/home/dev/proj')
+    .exec('call_r1', 'cat src/app.ts')
+    .output('call_r1', 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\nhello')
+    .say('reading on')
+    .say('still reading')
+    .say('now the patch')
+    .patch('call_p1', patch('hi'))
+    .output('call_p1', 'Success.', true);
+  const b = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487b02', '/home/dev/proj').user('go').user('the port').patch('call_p2', patch('HELLO')).output('call_p2', 'Success.', true);
+  const files = { a: path.join(dir, 'rollout-a.jsonl'), b: path.join(dir, 'rollout-b.jsonl') };
+  writeFileSync(files.a, a.text());
+  writeFileSync(files.b, b.text());
+  return files;
+}
+
+void describe('Codex writes across transcripts: the same transcript named twice', () => {
+  void test('a file named on its own and within its folder gives its finding once per copy, as its other findings', () => {
+    const { a, b } = twoCodexSessions(path.join(tmp, 'named-twice'));
+    const once = check(a, b).findings.filter((f) => f.file === a);
+    assert.deepEqual(once.map((f) => [f.rule, f.line, f.severity]), [['stale-write', 7, 'warning']]);
+    // (Judged once per copy, each copy got both copies' findings: four.)
+    assert.deepEqual(check(path.dirname(a), a).findings.filter((f) => f.file === a), [...once, ...once]);
+    assert.deepEqual(check(a, b, a).findings.filter((f) => f.file === a), [...once, ...once]);
   });
 });
