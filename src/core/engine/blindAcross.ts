@@ -152,11 +152,12 @@ export function blindWrites(subject: TimedTranscript, others: readonly TimedTran
     for (let i = from; i < list.length && list[i]!.a.callTime < w.callTime; i++) {
       const x = list[i]!;
       // A copy of this session's own call (a fork, a resumed run's new file) is not another
-      // writer.
+      // writer. A write several transcripts hold (a fork's copy of the other session's records,
+      // under the same call id) is one write, counted once, as attributeAcross counts them.
       if (x.a.resultTime >= w.callTime || x.t.file === subject.file || own.has(x.a.callId)) {
         continue;
       }
-      calls.add(`${x.t.file}\n${x.a.callId}`);
+      calls.add(x.a.callId);
       if (last === undefined || x.a.resultTime > last.a.resultTime || (x.a.resultTime === last.a.resultTime && x.n < last.n)) {
         last = x;
       }

@@ -59,6 +59,18 @@ void describe('blindWrites: a write over another transcript’s write that came 
   });
 });
 
+void describe('blindWrites: a write that several transcripts hold', () => {
+  void test('a fork’s copy of the other session’s write (same call) is one write, not one more', () => {
+    const a = transcript('/a.jsonl', 'a', [access('read', 'r1', 10, 1, 2), access('write', 'w1', 31, 9, 10)]);
+    const b = transcript('/b.jsonl', 'b', [access('edit', 'x1', 15, 3, 4)]);
+    const fork = transcript('/b-fork.jsonl', 'b', [access('edit', 'x1', 15, 3, 4)]);
+    const [only] = blindWrites(a, [a, b, fork], '/w', severity);
+    assert.match(only!.message, /: session b wrote it in between: its apply_patch at \d\d:\d\d:04 UTC \(line 15 of b\.jsonl\), after/);
+    const [two] = blindWrites(a, [a, b, fork, transcript('/c.jsonl', 'c', [access('edit', 'y1', 7, 5, 6)])], '/w', severity);
+    assert.match(two!.message, /its apply_patch at \d\d:\d\d:06 UTC \(line 7 of c\.jsonl\) \(and 1 more write there\)/);
+  });
+});
+
 void describe('blindWrites over a large check: a folder of many Codex sessions', () => {
   void test('200 rollouts of 2,000 accesses each (one folder, 50 files) are judged in bounded work', () => {
     // Each write was compared with every access of every transcript of the folder: 40 of these
