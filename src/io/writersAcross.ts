@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import { milder, emptyRuleConfig, type RuleConfig } from '../core/config/ruleConfig';
+import { resolveAgainst } from '../core/classify/paths';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
 import { blindWrites, WritesByPath, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
@@ -151,13 +152,13 @@ export async function findBlindWrites(
     return [];
   }
   const cwdOf = new Map(transcripts.map((t) => [t.file, t.cwd]));
-  const folders = new Set(subjects.flatMap((t) => (t.cwd !== undefined ? [nodePath.resolve(t.cwd)] : [])));
+  const folders = new Set(subjects.flatMap((t) => (t.cwd !== undefined ? [folderKey(t.cwd)] : [])));
   for (const t of transcripts) {
     if (read.has(t.file)) {
       continue;
     }
     const cwd = cwdOf.get(t.file);
-    if (cwd !== undefined && folders.has(nodePath.resolve(cwd))) {
+    if (cwd !== undefined && folders.has(folderKey(cwd))) {
       const log = await readLog(t.file, adapters);
       read.set(t.file, { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => paths.has(a.path)) });
     }
@@ -171,7 +172,7 @@ export async function findBlindWrites(
   for (const o of read.values()) {
     const cwd = cwdOf.get(o.file);
     if (cwd !== undefined) {
-      const folder = nodePath.resolve(cwd);
+      const folder = folderKey(cwd);
       const list = byFolder.get(folder);
       if (list) {
         list.push(o);
@@ -182,9 +183,22 @@ export async function findBlindWrites(
   }
   const indexes = new Map([...byFolder].map(([folder, list]) => [folder, new WritesByPath(list)]));
   return subjects.flatMap((t) => {
-    const index = t.cwd !== undefined ? indexes.get(nodePath.resolve(t.cwd)) : undefined;
+    const index = t.cwd !== undefined ? indexes.get(folderKey(t.cwd)) : undefined;
     return index ? blindWrites(read.get(t.file)!, index, t.cwd, severity) : [];
   });
+}
+
+/**
+ * A working folder as one key however its session wrote it, as the paths in it are written
+ * (resolveAgainst): VS Code's Claude Code names `c:\proj` the folder Codex names `C:\proj`, and
+ * a folder may end in a separator. A Windows folder read on Linux is not resolved against the
+ * current directory.
+ */
+function folderKey(cwd: string): string {
+  const p = resolveAgainst(cwd, undefined) ?? nodePath.resolve(cwd);
+  const end = p.charCodeAt(p.length - 1);
+  const root = p.length === 1 || (p.length === 3 && p[1] === ':');
+  return !root && (end === 0x2f || end === 0x5c) ? p.slice(0, -1) : p;
 }
 
 export interface WriterNamerOptions {

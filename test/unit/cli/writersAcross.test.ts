@@ -244,3 +244,38 @@ void describe('Codex writes across transcripts: the same transcript named twice'
     assert.deepEqual(check(a, b, a).findings.filter((f) => f.file === a), [...once, ...once]);
   });
 });
+
+void describe('Codex writes across transcripts: one Windows folder written two ways', () => {
+  // Codex names the folder `C:\proj`; VS Code's Claude Code may write `c:\proj`, or `C:\proj\`.
+  // The paths in it are written alike (resolveAgainst), and so must the folders be.
+  for (const claudeCwd of ['c:\\proj', 'C:\\proj\\']) {
+    void test(`a Codex session in C:\\proj and a Claude Code session in ${claudeCwd} are of one folder`, () => {
+      const dir = path.join(tmp, `windows-${claudeCwd.startsWith('c') ? 'lower' : 'slash'}`);
+      mkdirSync(dir, { recursive: true });
+      const codex = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487c03', 'C:\\proj')
+        .exec('call_r1', 'type src\\app.ts')
+        .output('call_r1', 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\nhello')
+        .say('reading on');
+      for (let i = 0; i < 7; i++) {
+        codex.say('still reading');
+      }
+      codex.patch('call_p1', '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-hello\n+hi\n*** End Patch').output('call_p1', 'Success.', true);
+      // Claude Code's read and edit between the Codex read (03:04:08) and patch (03:04:17).
+      const file = `${claudeCwd.slice(0, 2)}\\proj\\src\\app.ts`;
+      const claude = new ClaudeTranscript('bbbbbbbb-0000-4000-8000-000000000002', claudeCwd)
+        .at(Date.parse('2026-01-02T03:04:09.500Z'))
+        .user('go')
+        .read('m1', 'toolu_R1', file, 'hello\n')
+        .edit('m2', 'toolu_E1', file, 'hello\n', 'hello', 'HELLO');
+      const a = path.join(dir, 'rollout-c.jsonl');
+      writeFileSync(a, codex.text());
+      writeFileSync(path.join(dir, 'bbbbbbbb-0000-4000-8000-000000000002.jsonl'), claude.text());
+      const found = check(dir).findings.filter((f) => f.file === a);
+      assert.deepEqual(
+        found.map((f) => [f.rule, f.severity, f.line]),
+        [['stale-write', 'warning', codex.lineOf('call_p1')]],
+      );
+      assert.match(found[0]!.message, /: session bbbbbbbb-0000-4000-8000-000000000002 wrote it in between: its Edit at 03:04:13 UTC/);
+    });
+  }
+});
