@@ -1,5 +1,7 @@
 import type { TimedAccess } from '../core/engine/blindAcross';
-import type { NormalizedEvent, ToolCall } from '../core/model/events';
+import type { AccessOp, NormalizedEvent, ToolCall } from '../core/model/events';
+
+const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
 
 /**
  * What `check` needs of a transcript to set it beside others (see core/engine/blindAcross.ts and
@@ -15,6 +17,17 @@ export class AccessLog {
   private readonly calls = new Map<string, { e: ToolCall; time: number }>();
 
   constructor(private readonly lines: ReadonlySet<number> = new Set()) {}
+
+  /**
+   * The accesses of the files the transcript wrote: all that setting it beside others needs (a
+   * write is judged by the session's own views of its file; another transcript's counts only by
+   * its writes). `check` keeps this for every Codex transcript until its end, and the reads of
+   * files it never wrote are most of the rest.
+   */
+  ofWrittenFiles(): TimedAccess[] {
+    const written = new Set(this.accesses.flatMap((a) => (writeOps.has(a.op) ? [a.path] : [])));
+    return this.accesses.filter((a) => written.has(a.path));
+  }
 
   // Runs on every event of `check`'s read: times are parsed only where they are kept.
   readonly observe = (e: NormalizedEvent): void => {

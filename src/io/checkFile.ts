@@ -46,7 +46,7 @@ export interface CheckedFile {
   carriedIn: string[];
   /** The session's working folder, where the transcript (or the files beside it) names it. */
   cwd?: string;
-  /** With `accessLog`, for a Codex transcript: what it accessed, and when. */
+  /** With `accessLog`, for a Codex transcript: its accesses of the files it wrote, and when (AccessLog.ofWrittenFiles). */
   log?: TranscriptLog;
 }
 
@@ -95,7 +95,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
     carriedIn: stream.engine.carriedIn,
     ...(workingFolder !== undefined ? { cwd: workingFolder } : {}),
-    ...(log && stream.agent === 'codex' ? { log: { parentSession: log.parentSession, accesses: log.accesses } } : {}),
+    ...(log && stream.agent === 'codex' ? { log: { parentSession: log.parentSession, accesses: log.ofWrittenFiles() } } : {}),
   };
 }
 

@@ -279,3 +279,24 @@ void describe('Codex writes across transcripts: one Windows folder written two w
     });
   }
 });
+
+void describe('the access log check keeps of each Codex transcript', () => {
+  void test('holds the accesses of the files it wrote, not its reads of the others (kept for every rollout to the end of the check)', async () => {
+    const file = path.join(tmp, 'kept', 'rollout-kept.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const r = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487d04', '/home/dev/proj');
+    for (let i = 0; i < 20; i++) {
+      r.exec(`call_r${i}`, `cat src/f${i}.ts`).output(`call_r${i}`, 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\nx');
+    }
+    r.patch('call_p1', '*** Begin Patch\n*** Update File: src/f3.ts\n@@\n-x\n+y\n*** End Patch').output('call_p1', 'Success.', true);
+    writeFileSync(file, r.text());
+    const checked = await checkFile(file, { adapters, rules: allRules, accessLog: true });
+    assert.deepEqual(
+      checked.log?.accesses.map((a) => [a.op, a.path]),
+      [
+        ['read', '/home/dev/proj/src/f3.ts'],
+        ['edit', '/home/dev/proj/src/f3.ts'],
+      ],
+    );
+  });
+});
