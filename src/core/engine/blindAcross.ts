@@ -173,12 +173,18 @@ export function blindWrites(subject: TimedTranscript, others: readonly TimedTran
         ? 'another transcript of this session'
         : last.t.parentSession === subject.session
           ? `its sub-agent ${last.t.session}`
-          : `session ${last.t.session}`;
+          : subject.parentSession === last.t.session
+            ? `its parent session ${last.t.session}`
+            : `session ${last.t.session}`;
     const who = `${writer} wrote it in between: its ${last.a.tool} at ${isoSecond(last.a.resultTime)} (line ${last.a.line} of ${baseName(last.t.file)})${more}`;
     const seenHow = writeOps.has(seen.op) ? 'wrote' : 'read';
-    const message = w.whole
-      ? `${w.tool} replaced ${name} whole on top of a change this session never saw: ${who}, after the session last ${seenHow} the file (transcript line ${seen.line}). What that write put there is most likely lost.`
-      : `${w.tool} was applied to ${name} on top of a change this session never saw: ${who}, after the session last ${seenHow} the file (transcript line ${seen.line}).`;
+    const after = `${who}, after the session last ${seenHow} the file (transcript line ${seen.line})`;
+    const message =
+      w.op === 'delete'
+        ? `${w.tool} deleted ${name} on top of a change this session never saw: ${after}. What that write put there is most likely lost.`
+        : w.whole
+          ? `${w.tool} replaced ${name} whole on top of a change this session never saw: ${after}. What that write put there is most likely lost.`
+          : `${w.tool} was applied to ${name} on top of a change this session never saw: ${after}.`;
     out.push({
       id: findingId('stale-write', subject.file, `across:${w.callId}:${w.path}`),
       rule: 'stale-write',

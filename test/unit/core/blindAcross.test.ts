@@ -71,6 +71,22 @@ void describe('blindWrites: a write that several transcripts hold', () => {
   });
 });
 
+void describe('blindWrites: how the write and the other writer are named', () => {
+  const read = access('read', 'r1', 10, 1, 2);
+  const other = (session: string, parentSession?: string): TimedTranscript => ({ ...transcript(`/${session}.jsonl`, session, [access('edit', 'x1', 15, 3, 4)]), parentSession });
+  void test('a delete is named a delete, not a whole-file write', () => {
+    const [f] = blindWrites(transcript('/a.jsonl', 'a', [read, access('delete', 'w1', 31, 5, 6, { whole: true })]), [other('b')], '/w', severity);
+    assert.deepEqual([f!.severity, f!.message.startsWith('apply_patch deleted src/app.ts on top of a change this session never saw: session b wrote it in between')], ['error', true]);
+  });
+
+  void test('the other transcript is its sub-agent, its parent session, or another session', () => {
+    const sub = { ...transcript('/sub.jsonl', 'sub', [read, access('write', 'w1', 31, 5, 6)]), parentSession: 'main' };
+    assert.match(blindWrites(transcript('/main.jsonl', 'main', [read, access('write', 'w1', 31, 5, 6)]), [other('sub', 'main')], '/w', severity)[0]!.message, /: its sub-agent sub wrote it in between/);
+    assert.match(blindWrites(sub, [other('main')], '/w', severity)[0]!.message, /: its parent session main wrote it in between/);
+    assert.match(blindWrites(sub, [other('b')], '/w', severity)[0]!.message, /: session b wrote it in between/);
+  });
+});
+
 void describe('blindWrites over a large check: a folder of many Codex sessions', () => {
   void test('200 rollouts of 2,000 accesses each (one folder, 50 files) are judged in bounded work', () => {
     // Each write was compared with every access of every transcript of the folder: 40 of these
