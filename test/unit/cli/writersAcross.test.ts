@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { adapters } from '../../../src/core/parse/registry';
 import { allRules } from '../../../src/core/rules/all';
 import { checkFile } from '../../../src/io/checkFile';
@@ -298,5 +300,33 @@ void describe('the access log check keeps of each Codex transcript', () => {
         ['edit', '/home/dev/proj/src/f3.ts'],
       ],
     );
+  });
+});
+
+void describe('the access log holds paths, not the records they were read from', () => {
+  void test('the logs of rollouts of large patches take a few bytes a write, not the patch', async () => {
+    // A path cut out of an apply_patch input was a slice of it, and held the whole input alive
+    // for as long as the log: for every Codex transcript of a check, to its end (40 rollouts of
+    // 200 patches of 32 KB held 200 MB more with the feature than without).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const file = path.join(tmp, 'large-patches', 'rollout-large.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const body = Array.from({ length: 1000 }, (_, i) => `+export const line${i} = 'the content of a generated file';`).join('\n');
+    const r = new CodexRollout('019bce9f-0a40-79e2-8351-8818e8487e05', '/home/dev/proj');
+    for (let i = 0; i < 50; i++) {
+      r.patch(`call_p${i}`, `*** Begin Patch\n*** Add File: /home/dev/proj/src/generated/module${i}.ts\n${body}\n*** End Patch`).output(`call_p${i}`, 'Success.', true);
+    }
+    writeFileSync(file, r.text());
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const logs = [];
+    for (let k = 0; k < 4; k++) {
+      logs.push((await checkFile(file, { adapters, rules: allRules, accessLog: true })).log!);
+    }
+    gc();
+    const perWrite = (process.memoryUsage().heapUsed - before) / (4 * 50);
+    assert.equal(logs.flatMap((l) => l.accesses).length, 200);
+    assert.ok(perWrite < 4000, `${perWrite.toFixed(0)} bytes a write (each patch is ${body.length} bytes)`);
   });
 });
