@@ -1,5 +1,5 @@
 /** What a session's row in the sessions view says, computed without `vscode` (unit-tested under node:test). */
-import type { Severity } from '../core/model/finding';
+import type { Finding, Severity } from '../core/model/finding';
 
 export interface SessionRowText {
   /** After the title: live or idle, and when it started. Short, since a long title pushes it out of view. */
@@ -39,4 +39,26 @@ export function sessionRowText(
     counts: n === 0 ? 'no findings' : `${n} finding${n === 1 ? '' : 's'}: ${parts.join(', ')}`,
     worst: by.error > 0 ? 'error' : by.warning > 0 ? 'warning' : by.info > 0 ? 'info' : undefined,
   };
+}
+
+/**
+ * A finding's row under its session. The label used to be the whole message, which the sidebar
+ * cuts off within its first words: five stale writes of one session all read "Edit was applied
+ * to lib/spotter…", and the rule and line after them never showed. The label now says what and
+ * where (the rule, then the file or the call it is about), the description the line; the
+ * message is the tooltip.
+ */
+export function findingRowText(f: Pick<Finding, 'rule' | 'line' | 'message' | 'subject' | 'callId'>): { label: string; description: string } {
+  const about = f.subject ? baseName(f.subject.path) : f.callId !== undefined ? shortId(f.callId) : undefined;
+  return { label: `${f.rule} · ${about ?? f.message}`, description: `line ${f.line}` };
+}
+
+function baseName(p: string): string {
+  const parts = p.split(/[\\/]/);
+  return parts[parts.length - 1] || p;
+}
+
+/** Claude Code's ids are 30 characters of which the first dozen tell them apart in a session. */
+function shortId(id: string): string {
+  return id.length > 20 ? `${id.slice(0, 18)}…` : id;
 }

@@ -4,7 +4,7 @@ import { agentLabels, type AgentKind } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
 import type { SessionSummary } from '../io/liveMonitor';
 import { commandIds, sessionRowQuery, viewIds } from './ids';
-import { sessionRowText } from './sessionRow';
+import { findingRowText, sessionRowText } from './sessionRow';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
@@ -136,8 +136,9 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
 }
 
 function findingItem(f: Finding): vscode.TreeItem {
-  const item = new vscode.TreeItem(f.message, vscode.TreeItemCollapsibleState.None);
-  item.description = `${f.rule} · line ${f.line}`;
+  const row = findingRowText(f);
+  const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+  item.description = row.description;
   item.iconPath = new vscode.ThemeIcon(
     f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info',
     new vscode.ThemeColor(f.severity === 'error' ? 'errorForeground' : f.severity === 'warning' ? 'editorWarning.foreground' : 'editorInfo.foreground'),

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Severity } from '../../../src/core/model/finding';
-import { sessionRowText } from '../../../src/vscode/sessionRow';
+import { findingRowText, sessionRowText } from '../../../src/vscode/sessionRow';
 
 const now = 1_000_000_000;
 const liveMs = 5 * 60_000;
@@ -32,4 +32,17 @@ void test('no findings: no badge', () => {
   assert.equal(row.badge, undefined);
   assert.equal(row.counts, 'no findings');
   assert.equal(row.worst, undefined);
+});
+
+void test('a finding row says what and where (rule, then the file or call), the line apart; the message is its tooltip', () => {
+  const base = { line: 1073, message: 'Edit was applied to lib/spotter_web/controllers/hooks_controller.ex on top of a change this session never saw' };
+  assert.deepEqual(findingRowText({ ...base, rule: 'stale-write', subject: { path: '/w/lib/spotter_web/controllers/hooks_controller.ex' } }), {
+    label: 'stale-write · hooks_controller.ex',
+    description: 'line 1073',
+  });
+  assert.equal(findingRowText({ ...base, rule: 'stale-write', subject: { path: 'C:\\w\\src\\app.ts' } }).label, 'stale-write · app.ts');
+  assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'toolu_01DDDDDDDDDDDDDDDDDDDDDDDD' }).label, 'missing-result · toolu_01DDDDDDDDDD…');
+  assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'call_tools_fnpatch1' }).label, 'missing-result · call_tools_fnpatch1');
+  // Nothing to name: the message follows the rule.
+  assert.equal(findingRowText({ line: 1, message: 'This transcript is malformed', rule: 'unparseable-line' }).label, 'unparseable-line · This transcript is malformed');
 });
