@@ -82,7 +82,7 @@ export class AgentGuard extends Disposable implements Services {
     }
     this.register(vscode.workspace.registerTextDocumentContentProvider(snapshotScheme, new SnapshotProvider()));
     this.register(
-      vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new FindingActions(this.diagnostics), {
+      vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new FindingActions(this.diagnostics, (f) => (f.callId !== undefined ? this.current?.monitorOf(f.file)?.knownCallLocation(f.file, f.callId)?.line : undefined)), {
         providedCodeActionKinds: FindingActions.kinds,
       }),
     );

@@ -15,19 +15,27 @@ export function isRepairable(f: Finding): boolean {
 export class FindingActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
 
-  constructor(private readonly diagnostics: DiagnosticsPublisher) {}
+  /**
+   * `callLine`: the transcript line of a finding's call, from what is in memory (undefined when
+   * not known without reading the transcript again).
+   */
+  constructor(
+    private readonly diagnostics: DiagnosticsPublisher,
+    private readonly callLine: (f: Finding) => number | undefined = () => undefined,
+  ) {}
 
   provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const out: vscode.CodeAction[] = [];
-    for (const d of context.diagnostics) {
-      if (d.source !== productName) {
-        continue;
-      }
-      const f = this.diagnostics.findingFor(document.uri, d);
-      if (!f) {
-        continue;
-      }
+    const ours = context.diagnostics.flatMap((d) => {
+      const f = d.source === productName ? this.diagnostics.findingFor(document.uri, d) : undefined;
+      return f ? [{ d, f }] : [];
+    });
+    for (const { d, f } of ours) {
+      // Several findings under the cursor (a file two stale writes concern) each offer the same
+      // actions: each title then says which finding it acts on.
+      const which = ours.length < 2 ? '' : ours.some((o) => o.f !== f && o.f.rule === f.rule) ? ` (${f.rule}, transcript line ${f.line})` : ` (${f.rule})`;
       const action = (title: string, command: string): void => {
+        title += which;
         const a = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
         a.diagnostics = [d];
         a.command = { title, command, arguments: [f] };
@@ -36,7 +44,9 @@ export class FindingActions implements vscode.CodeActionProvider {
       if (document.uri.fsPath !== f.file) {
         action('Open the transcript at this finding', commandIds.openFinding);
       }
-      if (f.callId !== undefined) {
+      // Not where it would go nowhere: most rules report at the call itself (a call with no
+      // result, a write without a read), and the transcript is then open at it already.
+      if (f.callId !== undefined && !(document.uri.fsPath === f.file && this.callLine(f) === f.line)) {
         action('Open the tool call', commandIds.openCall);
       }
       if (f.subject && document.uri.fsPath !== f.subject.path) {

@@ -62,9 +62,20 @@ suite('workspace files', () => {
     await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(file), d.range);
     const titles = actions.map((a) => a.title);
-    for (const title of ['Open the tool call', 'Open the file it wrote', 'Show diff: what the session read ↔ the file now', 'Show documentation of stale-write', 'Copy finding as JSON']) {
+    for (const title of ['Open the file it wrote', 'Show diff: what the session read ↔ the file now', 'Show documentation of stale-write', 'Copy finding as JSON']) {
       assert.ok(titles.includes(title), `${title} in ${titles.join(', ')}`);
     }
+    // The finding is at the write's call: a jump to the call would go nowhere there.
+    assert.equal(d.range.start.line, t.lineOf('toolu_EDIT') - 1);
+    assert.ok(!titles.includes('Open the tool call'), titles.join(', '));
+    // On the file it wrote, both jumps back.
+    const onFile = vscode.languages.getDiagnostics(vscode.Uri.file(target))[0]!;
+    await vscode.workspace.openTextDocument(vscode.Uri.file(target));
+    const there = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', vscode.Uri.file(target), onFile.range)).map((a) => a.title);
+    for (const title of ['Open the transcript at this finding', 'Open the tool call', 'Show diff: what the session read ↔ the file now']) {
+      assert.ok(there.includes(title), `${title} in ${there.join(', ')}`);
+    }
+    assert.ok(!there.includes('Open the file it wrote'), there.join(', '));
   });
 
   test('the diff shows what the session read against the file now', async () => {
