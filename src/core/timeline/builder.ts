@@ -390,7 +390,7 @@ export class TimelineBuilder {
     const lane: TimelineLane = {
       kind: 'result',
       callId: e.callId,
-      tool: source?.tool ?? clip(e.tool ?? '?', maxToolChars),
+      tool: source?.tool ?? clip(e.tool ?? 'unknown tool', maxToolChars),
       ...(source?.category ? { category: source.category } : {}),
       ...(path !== undefined ? { path } : {}),
       status,

@@ -27,7 +27,7 @@ export const toolCategories = ['read', 'write', 'edit', 'exec', 'other'] as cons
 export interface TimelineLane {
   kind: 'call' | 'result';
   callId: string;
-  /** The call's tool (for a result lane: its call's tool, else the tool the result names, else '?'). */
+  /** The call's tool (for a result lane: its call's tool, else the tool the result names, else 'unknown tool'). */
   tool: string;
   category?: (typeof toolCategories)[number];
   /** The first file the call touches, relative to the session's cwd when inside it. */

@@ -235,7 +235,7 @@ void describe('TimelineBuilder', () => {
   void it('an orphan result and a malformed line', () => {
     const t = cc().result(A, 'x').raw('{not json');
     const { b, findings } = build(t.text());
-    assert.deepEqual(shape(b), ['prompt', 'results[?:orphan]', 'note']);
+    assert.deepEqual(shape(b), ['prompt', 'results[unknown tool:orphan]', 'note']);
     assert.deepEqual(
       b.attach(findings).map((p) => [p.rule, p.row]),
       [
