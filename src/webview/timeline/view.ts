@@ -91,7 +91,9 @@ export class TimelineView {
   private readonly titleEl = h('strong', { class: 'title' });
   private readonly subtitleEl = h('span', { class: 'subtitle' });
   private readonly statsEl = h('span', { class: 'stats', 'aria-live': 'polite' });
-  private readonly liveEl = h('span', { class: 'live', title: 'Follows the session as it grows' }, 'live');
+  // Not "live": the sessions view and the status bar call a session live when it was written in the
+  // last minutes; this says the timeline follows the file, whatever the session's age.
+  private readonly liveEl = h('span', { class: 'live', title: 'Follows the session: what it writes next appears here' }, 'following');
   private readonly nextEl = h('button', { class: 'next', type: 'button', title: 'Next finding (n)' }, 'Next finding');
   readonly viewport = h('div', { class: 'viewport', role: 'list', 'aria-label': 'Session timeline', tabindex: -1 });
   private readonly canvas = h('div', { class: 'canvas' });
@@ -403,7 +405,7 @@ export class TimelineView {
         break;
       case 'text':
         append(label, h('span', { class: 'kind' }, row.role));
-        el.appendChild(h('div', { class: 'body muted' }, row.role === 'assistant' ? `text${row.count > 1 ? ` ×${row.count}` : ''}` : `note${row.count > 1 ? ` ×${row.count}` : ''}`));
+        el.appendChild(h('div', { class: 'body muted' }, row.role === 'assistant' ? `message${row.count > 1 ? ` ×${row.count}` : ''}` : `note${row.count > 1 ? ` ×${row.count}` : ''}`));
         break;
       case 'batch':
       case 'results': {
@@ -422,7 +424,7 @@ export class TimelineView {
         break;
     }
     if (rowFindings.length > 0) {
-      el.appendChild(chips(rowFindings, 'row-rules'));
+      el.appendChild(chips(rowFindings, 'row-rules', 3));
     }
     return el;
   }
@@ -445,7 +447,8 @@ export class TimelineView {
     const top = h('div', { class: 'lane-top' });
     append(top, h('span', { class: 'status' }, statusText[lane.status]), h('span', { class: 'tool' }, lane.tool));
     if (findings.length > 0) {
-      top.appendChild(chips(findings, 'rules'));
+      // A lane is a fixed 208 px: a second chip ("missing-result" then "stalled-call") was cut off.
+      top.appendChild(chips(findings, 'rules', 1));
     }
     const bottom = h('div', { class: 'lane-bottom' });
     append(bottom, h('span', { class: 'path' }, lane.path ?? (lane.kind === 'call' ? '—' : '')), lane.more ? h('span', { class: 'more' }, `+${lane.more}`) : undefined);
@@ -701,13 +704,14 @@ function placeholder(index: number): HTMLElement {
   return h('div', { class: 'row row-loading', role: 'listitem', 'data-row': index, 'aria-busy': 'true' }, 'Loading…');
 }
 
-function chips(findings: readonly TimelineFindingMessage[], cls: string): HTMLElement {
+/** A chip per finding, the first `max` of them; the rest are a "+N" chip whose tooltip lists them. */
+function chips(findings: readonly TimelineFindingMessage[], cls: string, max: number): HTMLElement {
   const box = h('span', { class: cls });
-  for (const f of findings.slice(0, 3)) {
+  for (const f of findings.slice(0, max)) {
     box.appendChild(h('span', { class: 'rule', 'data-severity': f.severity, title: `${f.rule} (${f.severity}): ${f.message}` }, f.rule));
   }
-  if (findings.length > 3) {
-    box.appendChild(h('span', { class: 'rule more', title: findings.slice(3).map((f) => `${f.rule}: ${f.message}`).join('\n') }, `+${findings.length - 3}`));
+  if (findings.length > max) {
+    box.appendChild(h('span', { class: 'rule more', title: findings.slice(max).map((f) => `${f.rule}: ${f.message}`).join('\n') }, `+${findings.length - max}`));
   }
   return box;
 }
