@@ -4,7 +4,7 @@ import { agentLabels, type AgentKind } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
 import type { SessionSummary } from '../io/liveMonitor';
 import { commandIds, sessionRowQuery, viewIds } from './ids';
-import { findingRowText, sessionRowText } from './sessionRow';
+import { findingRowText, sessionRowText, type SessionRowText } from './sessionRow';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
@@ -29,10 +29,12 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     // buttons) while a tree view has a message.
     new Coalescer(() => {
       this.changed.fire(undefined);
-      this.decorationsChanged.fire(undefined);
+      this.fireDecorations();
     }, 100),
   );
-  private readonly decorationsChanged = this.register(new vscode.EventEmitter<undefined>());
+  private readonly decorationsChanged = this.register(new vscode.EventEmitter<vscode.Uri[]>());
+  /** What each session row's badge showed when VS Code last asked for it, by transcript. */
+  private readonly shown = new Map<string, string>();
 
   constructor(private readonly liveMs: () => number) {
     super();
@@ -45,14 +47,34 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     );
   }
 
+  private badgeRow(file: string): SessionRowText {
+    return sessionRowText({ lastActivity: 0 }, this.scope?.findingsFor(file) ?? [], 0, 0, relativeTime);
+  }
+
   /** A session row's finding count, as a badge (see sessionRowText) coloured by the worst finding. */
   private sessionDecoration(file: string): vscode.FileDecoration | undefined {
-    const row = sessionRowText({ lastActivity: 0 }, this.scope?.findingsFor(file) ?? [], 0, 0, relativeTime);
+    const row = this.badgeRow(file);
+    this.shown.set(file, badgeKey(row));
     if (row.badge === undefined) {
       return undefined;
     }
     const color = row.worst === 'error' ? 'list.errorForeground' : row.worst === 'warning' ? 'list.warningForeground' : undefined;
     return new vscode.FileDecoration(row.badge, row.counts, color ? new vscode.ThemeColor(color) : undefined);
+  }
+
+  /**
+   * Only the rows whose badge changed since VS Code last asked for it: told that every
+   * decoration changed, VS Code drops them all and asks again, and every session's badge
+   * blinked out at each refresh.
+   */
+  private fireDecorations(): void {
+    const changed = [...this.shown].filter(([f, key]) => badgeKey(this.badgeRow(f)) !== key).map(([f]) => f);
+    for (const f of changed) {
+      this.shown.delete(f);
+    }
+    if (changed.length > 0) {
+      this.decorationsChanged.fire(changed.map((f) => vscode.Uri.file(f).with({ query: sessionRowQuery })));
+    }
   }
 
   setScope(scope: MonitorScope | undefined): void {
@@ -149,6 +171,11 @@ function findingItem(f: Finding): vscode.TreeItem {
   item.contextValue = ['finding', f.callId !== undefined ? 'call' : '', f.subject ? 'file' : '', f.subject ? 'diff' : ''].filter(Boolean).join('-');
   item.id = `finding:${f.id}`;
   return item;
+}
+
+/** What a session row's decoration shows: it changed when this did. */
+function badgeKey(row: SessionRowText): string {
+  return `${row.badge ?? ''}|${row.counts}|${row.worst ?? ''}`;
 }
 
 export function relativeTime(ms: number, now = Date.now()): string {
