@@ -165,9 +165,11 @@ export async function findBlindWrites(
   }
   const severity = (whole: boolean): Severity => (whole ? level : milder(level, 'warning'));
   // Only sessions of the same working folder: a check of many machines' sessions at once (a
-  // folder of collected homes, containers that all work in /app) holds the same absolute paths
-  // in unrelated sessions, whose times may interleave by chance. A sub-agent works in its
-  // session's folder. Each folder's writes are indexed once, for all its sessions.
+  // folder of collected homes) holds the same absolute paths in unrelated sessions, whose times
+  // may interleave by chance; most of those are of other projects, in other folders. Not all:
+  // sessions of two machines that both work in /app are taken for one machine's (no transcript
+  // names its host), and only their times keep them apart. A sub-agent works in its session's
+  // folder. Each folder's writes are indexed once, for all its sessions.
   const byFolder = new Map<string, TimedTranscript[]>();
   for (const o of read.values()) {
     const cwd = cwdOf.get(o.file);
