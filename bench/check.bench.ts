@@ -483,7 +483,9 @@ async function stageFile(file: string, stage: Stage): Promise<void> {
 }
 
 async function checkOne(file: string): Promise<Finding[]> {
-  const r = await checkFile(file, { adapters, rules: allRules });
+  // With the access log, as `agent-guard check` reads each file unless stale-write is off (a
+  // Codex rollout's timed accesses, for its writes across transcripts).
+  const r = await checkFile(file, { adapters, rules: allRules, accessLog: true });
   return r.findings;
 }
 
@@ -953,7 +955,7 @@ async function main(o: Options): Promise<number> {
         const t = process.hrtime.bigint();
         const run = await checkFiles(
           files.map((f) => path.join(corpusDir, f.path)),
-          { config: emptyRuleConfig, jobs: threadJobs },
+          { config: emptyRuleConfig, jobs: threadJobs, accessLog: true },
         );
         const seconds = Number(process.hrtime.bigint() - t) / 1e9;
         threadRuns.push({ rate: manifest.totalBytes / seconds, threads: run.threads, findings: run.outcomes.reduce((n, x) => n + ('result' in x ? x.result.findings.length : 0), 0) });
