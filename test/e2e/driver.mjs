@@ -22,8 +22,9 @@
 // inherits code-server's environment; --env adds to it.
 //
 // UI checks: an extension-host test logs `[ui-check] {"id","selector","text"?,"frame"?,
-// "screenshot"?,"absent"?,"click"?,"focus"?,"keys"?,"focused"?}` (see test/integration/support/ui.ts);
-// we wait for that element, then check that no element matches the `absent` selector(s) in the
+// "screenshot"?,"absent"?,"click"?,"focus"?,"keys"?,"focused"?,"badge"?,"steadyMs"?}` (see
+// test/integration/support/ui.ts); we wait for that element (showing `badge`, if given), check
+// that it stays so for `steadyMs`, then check that no element matches the `absent` selector(s) in the
 // frame it was found in, click or focus it if asked, press the `keys` (Playwright key names) one
 // after the other, check that the focused element then matches `focused` (a selector, in that
 // frame), screenshot the page into the artifacts dir and answer in
@@ -329,6 +330,7 @@ async function uiCheck(json) {
   let answer;
   try {
     const found = await findElement(spec);
+    if (spec.steadyMs !== undefined) await checkSteady(found.root, spec);
     if (spec.absent !== undefined) await checkAbsent(found.root, spec.absent);
     if (spec.click === true) await found.locator.click({ timeout: 5_000 });
     if (spec.focus === true) await found.locator.focus({ timeout: 5_000 });
@@ -350,8 +352,9 @@ async function uiCheck(json) {
 // Polls for a visible element matching selector (and text) in the page or, with `frame`,
 // in the iframes whose URL contains that string and their descendants (a webview is an
 // outer iframe whose inner "active-frame" holds the content).
-async function findElement({ selector, text, frame }) {
+async function findElement({ selector, text, frame, badge }) {
   if (typeof selector !== 'string') throw new Error('ui-check needs a "selector"');
+  if (badge !== undefined && typeof badge !== 'string') throw new Error('ui-check "badge" must be a string');
   const deadline = Date.now() + UI_CHECK_TIMEOUT_MS;
   const withDescendants = (f) => [f, ...f.childFrames().flatMap(withDescendants)];
   for (;;) {
@@ -360,15 +363,47 @@ async function findElement({ selector, text, frame }) {
       : [page.mainFrame()];
     for (const root of roots) {
       const locator = root.locator(selector, text ? { hasText: text } : {}).first();
-      if (await locator.isVisible().catch(() => false)) return { root, locator };
+      if (await locator.isVisible().catch(() => false) && (badge === undefined || await locator.evaluate(badgeOf).catch(() => null) === badge)) {
+        return { root, locator };
+      }
     }
     if (Date.now() > deadline) {
-      const what = `"${selector}"${text ? ` containing "${text}"` : ''}`;
+      const what = `"${selector}"${text ? ` containing "${text}"` : ''}${badge !== undefined ? ` with the badge "${badge}"` : ''}`;
       const where = frame ? ` in ${roots.length} frame(s) matching "${frame}"` : '';
       throw new Error(`no visible ${what}${where} after ${UI_CHECK_TIMEOUT_MS / 1000} s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+// A file decoration's badge (e.g. a session row's finding count) is no text in the DOM: VS Code
+// gives the row's label a generated class whose CSS draws the badge as `::after` content. Runs
+// in the page; null when the element shows no badge.
+function badgeOf(el) {
+  return /^"(.+)"$/.exec(getComputedStyle(el, '::after').content ?? '')?.[1] ?? null;
+}
+
+// Fails unless the check's element (selector, text, badge) stays visible for `steadyMs`, looked
+// for every 10 ms in the page itself: a badge that blinks out for ~100 ms (VS Code dropping the
+// decorations) falls between Playwright's polls, which take a round trip each. CSS selectors only.
+async function checkSteady(root, { selector, text, badge, steadyMs }) {
+  if (typeof steadyMs !== 'number' || !(steadyMs > 0)) throw new Error('ui-check "steadyMs" must be a positive number');
+  const watched = await root.evaluate(async ({ selector, text, badge, steadyMs }) => {
+    // badgeOf again: a function cannot be passed into the page.
+    const badgeOf = (el) => /^"(.+)"$/.exec(getComputedStyle(el, '::after').content ?? '')?.[1] ?? null;
+    const shows = () => [...document.querySelectorAll(selector)].some((el) =>
+      el.getClientRects().length > 0 && (!text || (el.textContent ?? '').includes(text)) && (badge === undefined || badgeOf(el) === badge));
+    const start = performance.now();
+    let polls = 0;
+    while (performance.now() - start < steadyMs) {
+      polls++;
+      if (!shows()) return { at: Math.round(performance.now() - start), polls };
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return { polls };
+  }, { selector, text, badge, steadyMs });
+  if (watched.at === undefined) log(`steady through ${watched.polls} polls in ${steadyMs} ms`);
+  else throw new Error(`"${selector}"${text ? ` containing "${text}"` : ''}${badge !== undefined ? ` with the badge "${badge}"` : ''} was gone ${watched.at} ms into the ${steadyMs} ms it had to stay (poll ${watched.polls})`);
 }
 
 // Fails if any element in `root` (the frame the check's element is in) matches one of the

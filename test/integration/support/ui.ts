@@ -20,6 +20,16 @@ export interface UiCheck {
   frame?: string;
   /** File name for a screenshot of the whole window, in the driver's artifacts dir. */
   screenshot?: string;
+  /**
+   * The file-decoration badge the element must show (e.g. a session row's finding count): VS
+   * Code draws it as CSS `::after` content, which `text` does not see.
+   */
+  badge?: string;
+  /**
+   * Once found, the element (selector, text, badge) must stay for this long, looked for every
+   * 10 ms (a CSS selector only): catches what blinks out between two refreshes.
+   */
+  steadyMs?: number;
 }
 
 /** The driver gives up after 20 s; this leaves it time to take and save the screenshot. */
@@ -67,7 +77,7 @@ export async function uiCheck(spec: UiCheck): Promise<void> {
   const answerFile = path.join(signalDir, `${spec.id}.json`);
   fs.rmSync(answerFile, { force: true });
   console.log(`[ui-check] ${JSON.stringify(spec)}`);
-  const answer = await waitFor(() => readAnswer(answerFile), ANSWER_TIMEOUT_MS, `the driver's answer to ui-check "${spec.id}"`);
+  const answer = await waitFor(() => readAnswer(answerFile), ANSWER_TIMEOUT_MS + (spec.steadyMs ?? 0), `the driver's answer to ui-check "${spec.id}"`);
   if (!answer.ok) {
     throw new Error(`ui-check "${spec.id}" failed: ${answer.error ?? 'no reason given'}`);
   }
