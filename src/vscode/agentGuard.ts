@@ -19,6 +19,7 @@ import { SessionsView } from './sessionsView';
 import { SnapshotProvider } from './snapshots';
 import { StatusBar, type StatusSnapshot } from './statusBar';
 import { TimelinePanels } from './timeline/panel';
+import { pathOf } from './uriPath';
 
 /** What the extension returns from activate(): used by the integration tests, stable for other extensions. */
 export interface AgentGuardApi {
@@ -104,7 +105,7 @@ export class AgentGuard extends Disposable implements Services {
       }),
     );
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.restart()));
-    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.set(d.uri.fsPath, Date.now())));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.set(pathOf(d.uri), Date.now())));
     // Live/idle is a matter of time passing: refresh the summaries now and then.
     const timer = setInterval(() => {
       this.status.update(this.current, this.liveMs);

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import type { Finding } from '../core/model/finding';
 import type { DiagnosticsPublisher } from './diagnostics';
 import { commandIds, productName } from './ids';
+import { samePath } from '../core/classify/paths';
+import { pathOf } from './uriPath';
 
 /** The pairing rules `repair` answers (duplicate call ids it refuses to guess about). */
 const repairable = new Set(['orphan-result', 'duplicate-result', 'misplaced-result', 'missing-result']);
@@ -41,15 +43,16 @@ export class FindingActions implements vscode.CodeActionProvider {
         a.command = { title, command, arguments: [f] };
         out.push(a);
       };
-      if (document.uri.fsPath !== f.file) {
+      const here = pathOf(document.uri);
+      if (!samePath(here, f.file)) {
         action('Open the transcript at this finding', commandIds.openFinding);
       }
       // Not where it would go nowhere: most rules report at the call itself (a call with no
       // result, a write without a read), and the transcript is then open at it already.
-      if (f.callId !== undefined && !(document.uri.fsPath === f.file && this.callLine(f) === f.line)) {
+      if (f.callId !== undefined && !(samePath(here, f.file) && this.callLine(f) === f.line)) {
         action('Open the tool call', commandIds.openCall);
       }
-      if (f.subject && document.uri.fsPath !== f.subject.path) {
+      if (f.subject && !samePath(here, f.subject.path)) {
         action('Open the file it wrote', commandIds.openWorkspaceFile);
       }
       if (f.subject) {

@@ -8,6 +8,8 @@ import { productName } from './ids';
 import { Disposable } from './lifecycle';
 import { Coalescer } from '../core/lib/coalescer';
 import { FindingTargets, type HiddenSessions } from './findingTargets';
+import { samePath } from '../core/classify/paths';
+import { pathOf } from './uriPath';
 
 /** VS Code keeps at most this many diagnostics per file and collection (microsoft/vscode#181045). */
 export const maxDiagnosticsPerFile = 1000;
@@ -64,8 +66,9 @@ export class DiagnosticsPublisher extends Disposable {
   /** The finding a diagnostic shows (for quick fixes, which get copies of the diagnostics). */
   findingFor(uri: vscode.Uri, d: vscode.Diagnostic): Finding | undefined {
     const rule = typeof d.code === 'object' ? String(d.code.value) : String(d.code);
-    for (const f of this.targets.on(uri.fsPath)) {
-      if (f.rule === rule && messageFor(f, uri.fsPath) === d.message) {
+    const path = pathOf(uri);
+    for (const f of this.targets.on(path)) {
+      if (f.rule === rule && messageFor(f, path) === d.message) {
         return f;
       }
     }
@@ -114,7 +117,7 @@ export function toDiagnostics(findings: readonly Finding[], target: string): vsc
 }
 
 function messageFor(f: Finding, target: string): string {
-  if (target === f.file) {
+  if (samePath(target, f.file)) {
     return f.message;
   }
   const agent = f.agent === 'unknown' ? 'agent' : agentLabels[f.agent];
@@ -122,7 +125,7 @@ function messageFor(f: Finding, target: string): string {
 }
 
 export function toDiagnostic(f: Finding, target: string): vscode.Diagnostic {
-  const onTranscript = target === f.file;
+  const onTranscript = samePath(target, f.file);
   const range = onTranscript ? findingRange(f) : subjectRange(f);
   const d = new vscode.Diagnostic(range, messageFor(f, target), severity[f.severity]);
   d.source = productName;

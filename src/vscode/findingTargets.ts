@@ -3,6 +3,7 @@
  * node:test): which findings go on which file, which of them are hidden, and which files need
  * their diagnostics set again.
  */
+import { samePath, upperDrive } from '../core/classify/paths';
 import type { Finding } from '../core/model/finding';
 import type { FindingChange } from '../io/findingStore';
 
@@ -53,7 +54,7 @@ export class FindingTargets {
     for (const f of [...change.added, ...change.updated]) {
       this.remove(f);
       this.put(f.file, f);
-      if (f.subject && f.subject.path !== f.file) {
+      if (f.subject && !samePath(f.subject.path, f.file)) {
         this.put(f.subject.path, f);
       }
     }
@@ -90,8 +91,9 @@ export class FindingTargets {
   }
 
   /** Every finding on the file, hidden or not. */
+  /** Files are keyed with an upper-case drive letter, as the core writes them (see uriPath.ts). */
   on(target: string): Iterable<Finding> {
-    return this.byTarget.get(target)?.values() ?? [];
+    return this.byTarget.get(upperDrive(target))?.values() ?? [];
   }
 
   /**
@@ -107,7 +109,8 @@ export class FindingTargets {
     return out;
   }
 
-  private put(target: string, f: Finding): void {
+  private put(path: string, f: Finding): void {
+    const target = upperDrive(path);
     let m = this.byTarget.get(target);
     if (!m) {
       m = new Map();
@@ -124,7 +127,8 @@ export class FindingTargets {
   }
 
   private remove(f: Finding): void {
-    for (const target of [f.file, f.subject?.path]) {
+    for (const path of [f.file, f.subject?.path]) {
+      const target = path !== undefined ? upperDrive(path) : undefined;
       if (target !== undefined && this.byTarget.get(target)?.delete(f.id)) {
         this.dirty.add(target);
       }

@@ -14,6 +14,7 @@ import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor, type SessionSummary } from '../io/liveMonitor';
 import type { WatchedRoot } from '../io/sessionWatcher';
 import { Disposable } from './lifecycle';
+import { pathOf } from './uriPath';
 
 /** The guard decisions' levels, from the settings (one key per decision). */
 export function guardPolicy(s: Settings): GuardPolicy {
@@ -70,7 +71,7 @@ export class MonitorScope extends Disposable {
   ) {
     super();
     // Watchers, ledgers and sockets start in the background: activation never waits for them.
-    this.folders = folders.filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    this.folders = folders.filter((f) => f.uri.scheme === 'file').map((f) => pathOf(f.uri));
     this.ready = Promise.all(this.folders.map((f) => this.startFolder(f))).then(() => {
       this.predecessor = undefined;
       this.sessionsChanged.fire();

@@ -33,6 +33,11 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     }, 100),
   );
   private readonly decorationsChanged = this.register(new vscode.EventEmitter<vscode.Uri[]>());
+  /**
+   * Each session row's transcript, by its resourceUri: the URI VS Code asks a badge for names
+   * the file by `fsPath`, which on Windows lower-cases the drive letter the monitors' paths have.
+   */
+  private readonly rowFiles = new Map<string, string>();
   /** What each session row's badge showed when VS Code last asked for it, by transcript. */
   private readonly shown = new Map<string, string>();
 
@@ -42,7 +47,10 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     this.register(
       vscode.window.registerFileDecorationProvider({
         onDidChangeFileDecorations: this.decorationsChanged.event,
-        provideFileDecoration: (uri) => (uri.scheme === 'file' && uri.query === sessionRowQuery ? this.sessionDecoration(uri.fsPath) : undefined),
+        provideFileDecoration: (uri) => {
+          const file = uri.query === sessionRowQuery ? this.rowFiles.get(uri.toString()) : undefined;
+          return file !== undefined ? this.sessionDecoration(file) : undefined;
+        },
       }),
     );
   }
@@ -73,7 +81,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
       this.shown.delete(f);
     }
     if (changed.length > 0) {
-      this.decorationsChanged.fire(changed.map((f) => vscode.Uri.file(f).with({ query: sessionRowQuery })));
+      this.decorationsChanged.fire(changed.map(rowUri));
     }
   }
 
@@ -150,7 +158,8 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     // The file's URI with our query: the row's badge is then our count of the session's
     // findings, not the Problems panel's count of its diagnostics (keyed by the bare URI).
     // Not a scheme of our own: VS Code does not decorate those in a tree view.
-    item.resourceUri = vscode.Uri.file(s.file).with({ query: sessionRowQuery });
+    item.resourceUri = rowUri(s.file);
+    this.rowFiles.set(item.resourceUri.toString(), s.file);
     item.contextValue = 'session';
     item.id = `session:${s.file}`;
     return item;
@@ -171,6 +180,10 @@ function findingItem(f: Finding): vscode.TreeItem {
   item.contextValue = ['finding', f.callId !== undefined ? 'call' : '', f.subject ? 'file' : '', f.subject ? 'diff' : ''].filter(Boolean).join('-');
   item.id = `finding:${f.id}`;
   return item;
+}
+
+function rowUri(file: string): vscode.Uri {
+  return vscode.Uri.file(file).with({ query: sessionRowQuery });
 }
 
 /** What a session row's decoration shows: it changed when this did. */

@@ -72,9 +72,17 @@ export function resolveAgainst(p: string, cwd: string | undefined, home?: string
 }
 
 /** `c:\x` is `C:\x`: drive letters name one drive in either case (VS Code writes them lower-case). */
-function upperDrive(p: string): string {
+export function upperDrive(p: string): string {
   const c = p.charCodeAt(0);
   return c >= 0x61 && c <= 0x7a && p.charCodeAt(1) === 0x3a ? p[0]!.toUpperCase() + p.slice(1) : p;
+}
+
+/**
+ * One file, however its drive letter is written: VS Code's `Uri.fsPath` writes `c:\x` where the
+ * transcripts, Node and this project's paths write `C:\x`.
+ */
+export function samePath(a: string, b: string): boolean {
+  return a === b || upperDrive(a) === upperDrive(b);
 }
 
 const slash = 0x2f;

@@ -8,6 +8,8 @@ import type { TreeChange, WorkTree } from '../../io/workTree';
 import { productName } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { QuarantineEntry, QuarantineStore } from './quarantine';
+import { samePath } from '../../core/classify/paths';
+import { pathOf } from '../uriPath';
 
 export type EditorGuardMode = 'block' | 'warn' | 'off';
 
@@ -38,11 +40,11 @@ export class EditorGuard extends Disposable {
     super();
     this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.remember(d)));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.remember(d)));
-    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.baselines.delete(d.uri.fsPath)));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.baselines.delete(pathOf(d.uri))));
     this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         // A buffer becoming dirty: make sure its file is watched and its disk version kept.
-        if (e.document.isDirty && !this.baselines.has(e.document.uri.fsPath)) {
+        if (e.document.isDirty && !this.baselines.has(pathOf(e.document.uri))) {
           void this.remember(e.document);
         }
       }),
@@ -85,7 +87,7 @@ export class EditorGuard extends Disposable {
     if (doc.uri.scheme !== 'file' || this.mode === 'off') {
       return;
     }
-    const path = doc.uri.fsPath;
+    const path = pathOf(doc.uri);
     const tree = this.treeFor(path);
     if (!tree) {
       return;
@@ -109,7 +111,7 @@ export class EditorGuard extends Disposable {
       this.ownWrites.delete(c.path);
       return;
     }
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === c.path);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, c.path));
     if (!doc) {
       return;
     }

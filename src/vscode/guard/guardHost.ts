@@ -13,6 +13,8 @@ import { writeHookShim } from './hookShim';
 import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
 import { QuarantineStore, quarantineScheme, type QuarantineEntry } from './quarantine';
 import { Coalescer } from '../../core/lib/coalescer';
+import { samePath } from '../../core/classify/paths';
+import { pathOf } from '../uriPath';
 
 /**
  * The extension's side of the guard: the editor's dirty buffers for the guard services, the
@@ -41,7 +43,7 @@ export class GuardHost extends Disposable {
 
   /** The guard services ask this before every write: is the file open with unsaved changes? */
   readonly dirtyBuffers: DirtyBuffers = {
-    isDirty: (path) => vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.scheme === 'file' && d.uri.fsPath === path),
+    isDirty: (path) => vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.scheme === 'file' && samePath(d.uri.fsPath, path)),
   };
 
   constructor(
@@ -120,12 +122,12 @@ export class GuardHost extends Disposable {
    * every folder of the window was (then there is nothing left to wait for).
    */
   private offerIfSessions(scope: MonitorScope): boolean {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => !this.offered.has(f.uri.fsPath));
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => !this.offered.has(pathOf(f.uri)));
     if (folders.length === 0) {
       return true;
     }
     const withSessions = new Set(scope.foldersWithSessions());
-    const ready = folders.filter((f) => withSessions.has(f.uri.fsPath));
+    const ready = folders.filter((f) => withSessions.has(pathOf(f.uri)));
     if (ready.length > 0) {
       void this.hookScript.then((script) =>
         offerHooks(
@@ -138,7 +140,7 @@ export class GuardHost extends Disposable {
     }
     // Marked at once, not when the offer is shown: sessions keep changing meanwhile.
     for (const f of ready) {
-      this.offered.add(f.uri.fsPath);
+      this.offered.add(pathOf(f.uri));
     }
     return ready.length === folders.length;
   }

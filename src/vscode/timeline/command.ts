@@ -6,6 +6,7 @@ import { productName } from '../ids';
 import type { Services } from '../services';
 import { relativeTime } from '../sessionsView';
 import type { TimelineFocus, TimelinePanels } from './panel';
+import { pathOf } from '../uriPath';
 
 /**
  * Show Session Timeline: for the session of a tree item, of a finding (from its quick fix,
@@ -27,7 +28,7 @@ export const showTimeline =
 
 function asTranscript(arg: unknown): string | undefined {
   if (arg instanceof vscode.Uri) {
-    return arg.scheme === 'file' ? arg.fsPath : undefined;
+    return arg.scheme === 'file' ? pathOf(arg) : undefined;
   }
   return typeof arg === 'string' && nodePath.isAbsolute(arg) ? arg : undefined;
 }

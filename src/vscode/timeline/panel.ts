@@ -14,6 +14,7 @@ import { newNonce, timelineHtml } from './html';
 import { readEvents } from './source';
 import { Coalescer } from '../../core/lib/coalescer';
 import { sessionTitle, tabTitle } from '../../core/model/sessionTitle';
+import { samePath } from '../../core/classify/paths';
 
 export const timelineViewType = 'agentGuard.timeline';
 
@@ -377,7 +378,7 @@ class TimelinePanel extends Disposable {
     const own = this.panel.viewColumn;
     const others = vscode.window.tabGroups.all.filter((g) => g.viewColumn !== own);
     // The group that already shows the transcript, so that a second click does not open a second copy.
-    const showing = others.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === this.file));
+    const showing = others.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && samePath(t.input.uri.fsPath, this.file)));
     const other = showing ?? others[0];
     await reveal(vscode.Uri.file(this.file), new vscode.Range(line - 1, 0, line - 1, 0), other?.viewColumn ?? vscode.ViewColumn.Beside);
   }

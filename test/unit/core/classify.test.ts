@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseApplyPatch } from '../../../src/core/classify/applyPatch';
-import { displayPath, patternRoot, resolveAgainst } from '../../../src/core/classify/paths';
+import { displayPath, patternRoot, resolveAgainst, samePath, upperDrive } from '../../../src/core/classify/paths';
 import { classifyShell } from '../../../src/core/classify/shell';
 import { type SessionContext, classifyToolCall, shellText } from '../../../src/core/classify/tools';
 
@@ -822,6 +822,12 @@ void describe('tool tables', () => {
     assert.equal(resolveAgainst('a.ts', 'c:\\proj'), 'C:\\proj\\a.ts');
     assert.equal(resolveAgainst('c:/proj/a.ts', undefined), 'C:\\proj\\a.ts');
     assert.equal(displayPath('C:\\proj\\a.ts', 'c:\\proj'), 'a.ts');
+    // What the editor layer compares VS Code's Uri.fsPath (c:\proj\a.ts) with.
+    assert.equal(upperDrive('c:\\proj\\a.ts'), 'C:\\proj\\a.ts');
+    assert.equal(upperDrive('/c/proj'), '/c/proj');
+    assert.ok(samePath('c:\\proj\\a.ts', 'C:\\proj\\a.ts'));
+    assert.ok(!samePath('c:\\proj\\a.ts', 'C:\\proj\\A.ts'), 'only the drive letter: NTFS names may differ by case in a case-sensitive folder');
+    assert.ok(!samePath('/w/a.ts', '/W/a.ts'));
     assert.equal(resolveAgainst('~/x', '/w'), undefined);
     assert.equal(resolveAgainst('a.ts', undefined), undefined);
     // Git Bash, the shell Claude Code runs on Windows, names drive D: as /d.

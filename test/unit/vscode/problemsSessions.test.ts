@@ -63,6 +63,19 @@ void describe('current sessions', () => {
 });
 
 void describe('FindingTargets', () => {
+  void test("VS Code's lower-case drive letter finds the findings of a Windows file", () => {
+    const t = new FindingTargets();
+    t.apply({ added: [finding('stale', 'C:\\Users\\u\\.claude\\projects\\C--ws\\s.jsonl', 'C:\\ws\\a.ts')], removed: [], updated: [] });
+    // Uri.file(...).fsPath on Windows: c:\ws\a.ts.
+    assert.deepEqual([...t.on('c:\\ws\\a.ts')].map((f) => f.id), ['stale']);
+    assert.deepEqual([...t.on('c:\\Users\\u\\.claude\\projects\\C--ws\\s.jsonl')].map((f) => f.id), ['stale']);
+    // A finding on its own transcript, named with either case, is put there once.
+    t.apply({ added: [finding('self', 'C:\\t.jsonl', 'c:\\t.jsonl')], removed: [], updated: [] });
+    assert.deepEqual([...t.on('c:\\t.jsonl')].map((f) => f.id), ['self']);
+    t.apply({ added: [], removed: [finding('stale', 'C:\\Users\\u\\.claude\\projects\\C--ws\\s.jsonl', 'c:\\ws\\a.ts')], updated: [] });
+    assert.deepEqual([...t.on('C:\\ws\\a.ts')], [], 'removed, whichever case its subject was named in');
+  });
+
   void test('a hidden session has no diagnostics, on its transcript or on the workspace file it is about', () => {
     const t = new FindingTargets();
     t.apply({ added: [finding('old', '/old.jsonl', '/ws/a.ts'), finding('new', '/new.jsonl', '/ws/a.ts')], removed: [], updated: [] });
