@@ -37,7 +37,8 @@ export class FindingActions implements vscode.CodeActionProvider {
       // actions: each title then says which finding it acts on.
       const which = ours.length < 2 ? '' : ours.some((o) => o.f !== f && o.f.rule === f.rule) ? ` (${f.rule}, transcript line ${f.line})` : ` (${f.rule})`;
       const action = (title: string, command: string): void => {
-        title += which;
+        // ("Show documentation of stale-write" names it already.)
+        title += title.includes(f.rule) ? '' : which;
         const a = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
         a.diagnostics = [d];
         a.command = { title, command, arguments: [f] };
