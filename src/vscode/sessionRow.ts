@@ -58,7 +58,10 @@ function baseName(p: string): string {
   return parts[parts.length - 1] || p;
 }
 
-/** Claude Code's ids are 30 characters of which the first dozen tell them apart in a session. */
+/**
+ * Claude Code's ids are 30 characters (`toolu_01` and 22 more) of which the first few after the
+ * prefix tell them apart in a session; a longer cut pushed the line number out of the row.
+ */
 function shortId(id: string): string {
-  return id.length > 20 ? `${id.slice(0, 18)}…` : id;
+  return id.length > 14 ? `${id.slice(0, 12)}…` : id;
 }

@@ -41,8 +41,8 @@ void test('a finding row says what and where (rule, then the file or call), the 
     description: 'line 1073',
   });
   assert.equal(findingRowText({ ...base, rule: 'stale-write', subject: { path: 'C:\\w\\src\\app.ts' } }).label, 'stale-write · app.ts');
-  assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'toolu_01DDDDDDDDDDDDDDDDDDDDDDDD' }).label, 'missing-result · toolu_01DDDDDDDDDD…');
-  assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'call_tools_fnpatch1' }).label, 'missing-result · call_tools_fnpatch1');
+  assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'toolu_01DDDDDDDDDDDDDDDDDDDDDDDD' }).label, 'missing-result · toolu_01DDDD…');
+  assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'call_esc_002' }).label, 'missing-result · call_esc_002');
   // Nothing to name: the message follows the rule.
   assert.equal(findingRowText({ line: 1, message: 'This transcript is malformed', rule: 'unparseable-line' }).label, 'unparseable-line · This transcript is malformed');
 });
