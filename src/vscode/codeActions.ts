@@ -32,6 +32,7 @@ export class FindingActions implements vscode.CodeActionProvider {
       const f = d.source === productName ? this.diagnostics.findingFor(document.uri, d) : undefined;
       return f ? [{ d, f }] : [];
     });
+    const documented = new Set<string>();
     for (const { d, f } of ours) {
       // Several findings under the cursor (a file two stale writes concern) each offer the same
       // actions: each title then says which finding it acts on.
@@ -63,7 +64,11 @@ export class FindingActions implements vscode.CodeActionProvider {
       if (isRepairable(f)) {
         action('Repair this session…', commandIds.repairSession);
       }
-      action(`Show documentation of ${f.rule}`, commandIds.openRuleDoc);
+      if (!documented.has(f.rule)) {
+        // One page per rule, however many of its findings are under the cursor.
+        documented.add(f.rule);
+        action(`Show documentation of ${f.rule}`, commandIds.openRuleDoc);
+      }
       action('Copy finding as JSON', commandIds.copyFinding);
     }
     return out;
