@@ -5,8 +5,10 @@ import type { Logger } from '../core/lib/logger';
 /**
  * Reads the settings through the core's schema: an invalid value falls back to its default
  * and is logged with the setting's name. Nothing is cached here; callers re-read on change.
+ * `scope`: a folder for its own values; null (the window's: user and workspace values) says so
+ * to VS Code, which otherwise logs a warning for each folder-scoped setting read without one.
  */
-export function readSettings(log: Logger, scope?: vscode.ConfigurationScope): Settings {
+export function readSettings(log: Logger, scope: vscode.ConfigurationScope | null = null): Settings {
   const config = vscode.workspace.getConfiguration(settingsPrefix, scope);
   const { settings, problems } = parseSettings((key) => config.get(key));
   for (const p of problems) {
