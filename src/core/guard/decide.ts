@@ -118,8 +118,12 @@ function redoPhrase(op: AccessOp): string {
   }
 }
 
-/** A sub-agent's name as the model knows it: its own id (`<session>/agent-<id>`: the part after the slash). */
+/**
+ * A sub-agent's name as the model knows it: its own id (`<session>/agent-<id>`: the part after the
+ * slash). Without an id, the change is known only by its transcript's path (on Windows with
+ * backslashes): its file name without `.jsonl`, as describeAuthor names another session's.
+ */
 function subAgentName(by: { session: string; sessionId?: string | undefined }): string {
-  const id = by.sessionId ?? by.session;
-  return id.slice(id.lastIndexOf('/') + 1);
+  const id = by.sessionId ?? by.session.replace(/\.jsonl$/, '');
+  return id.slice(Math.max(id.lastIndexOf('/'), id.lastIndexOf('\\')) + 1);
 }

@@ -117,6 +117,21 @@ const rows: Row[] = [
     reason: /^Another session \(s2\) is writing src\/app\.ts right now \(since 14:02:07\)\. Wait until it is done, read src\/app\.ts again, then redo the edit\.$/,
   },
   {
+    name: 'changed by its own sub-agent: named as the sub-agent, by its id',
+    s: { seen: seenA, current: h('b'), changes: [{ at: t0, by: { kind: 'session', session: '/p/s1/subagents/agent-a1.jsonl', sessionId: 's1/agent-a1' }, mine: false, bySubAgent: true, hash: h('b') }] },
+    action: 'deny',
+    decisions: ['stale-write'],
+    reason: /^src\/app\.ts changed on disk after you last read it \(by your sub-agent \(agent-a1\) at 14:02:07\)\. Read it again, then redo the edit\.$/,
+  },
+  {
+    // A change the work tree credits to a transcript without an id (no hook opened the write).
+    name: 'changed by its own sub-agent known only by its transcript: the transcript’s name, without folder or extension',
+    s: { seen: seenA, current: h('b'), changes: [{ at: t0, by: { kind: 'session', session: 'C:\\Users\\dev\\.claude\\projects\\C--proj\\s1\\subagents\\agent-a1.jsonl' }, mine: false, bySubAgent: true, hash: h('b') }] },
+    action: 'deny',
+    decisions: ['stale-write'],
+    reason: /^src\/app\.ts changed on disk after you last read it \(by your sub-agent \(agent-a1\) at 14:02:07\)\./,
+  },
+  {
     name: 'everything at once: every hit kept, in order',
     s: { dirty: true, inflight: [{ label: 's2', since: t0 }] },
     action: 'deny',
