@@ -50,7 +50,7 @@ export function decide(request: GuardRequest, state: GuardState, policy: GuardPo
     if (other) {
       add(
         'concurrent-write',
-        `Another session (${other.label}) is writing ${name} right now (since ${clockTime(other.since)}). Wait until it is done, read ${name} again, then ${redo}.`,
+        `${other.bySubAgent ? `Your sub-agent (${subAgentName({ session: other.label })})` : `Another session (${other.label})`} is writing ${name} right now (since ${clockTime(other.since)}). Wait until it is done, read ${name} again, then ${redo}.`,
       );
     }
     const stale = staleness(f);

@@ -85,6 +85,8 @@ export interface WriteInFlight {
   /** How to name the other session to the model: its id, else its transcript's name. */
   label: string;
   since: number;
+  /** One of this session's sub-agents is writing: the model is told so, not "another session". */
+  bySubAgent?: boolean;
 }
 
 /** Everything the guard knows about one target path at decision time. */

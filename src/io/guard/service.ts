@@ -356,7 +356,12 @@ export class GuardService implements Disposable {
     const inflight = tree
       .openWrites(path, this.opts.inflightExpiryMs ?? 60_000)
       .filter((w) => w.session !== key)
-      .map((w) => ({ label: w.sessionId ?? transcriptName(w.session), since: w.start }));
+      .map((w) => ({
+        label: w.sessionId ?? transcriptName(w.session),
+        since: w.start,
+        // A background sub-agent's write waiting on the user is its main session's own work in flight.
+        ...(this.isSubAgentOf(w.session, key, sessionId) ? { bySubAgent: true } : {}),
+      }));
     return {
       path,
       current: tree.currentHash(path) ?? null,

@@ -132,6 +132,13 @@ const rows: Row[] = [
     reason: /^src\/app\.ts changed on disk after you last read it \(by your sub-agent \(agent-a1\) at 14:02:07\)\./,
   },
   {
+    name: 'its own sub-agent writing it now: named as the sub-agent, not as another session',
+    s: { seen: seenA, inflight: [{ label: 's1/agent-a1', since: t0, bySubAgent: true }] },
+    action: 'deny',
+    decisions: ['concurrent-write'],
+    reason: /^Your sub-agent \(agent-a1\) is writing src\/app\.ts right now \(since 14:02:07\)\. Wait until it is done, read src\/app\.ts again, then redo the edit\.$/,
+  },
+  {
     name: 'everything at once: every hit kept, in order',
     s: { dirty: true, inflight: [{ label: 's2', since: t0 }] },
     action: 'deny',

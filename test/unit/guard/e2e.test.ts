@@ -181,6 +181,20 @@ void describe('guard hook end to end', () => {
     assert.equal(g.ledger.lookup('c1', 'toolu_W')?.tool, 'Write');
   });
 
+  void test('Claude Code: a write racing the session’s own sub-agent’s write in flight names the sub-agent, not another session', async () => {
+    // A background sub-agent's Edit waits on the user's permission while the main session writes
+    // the same file: both read it first, so only the sub-agent's write in flight stands in the way.
+    const { g, file, claude } = await setup();
+    const agent = { agent_id: 'a5d1c0f3e2b4a6978', agent_type: 'general-purpose' };
+    const hook = (p: Record<string, unknown>, inSub: boolean) => g.hook(inSub ? { ...p, ...agent } : p, ['--agent', 'claude']);
+    const edit = { file_path: file, old_string: 'const a = 1;', new_string: 'const a = 8080;' };
+    allowed(await hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R1'), false));
+    allowed(await hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R2'), true));
+    allowed(await hook(payloads.claude('PreToolUse', claude, 'Edit', edit, 'toolu_E1'), true));
+    const reason = denied(await hook(payloads.claude('PreToolUse', claude, 'Write', { file_path: file, content: v1 }, 'toolu_W'), false), 'claude');
+    assert.match(reason, new RegExp(`^Your sub-agent \\(agent-a5d1c0f3e2b4a6978\\) is writing src/app\\.ts right now \\(since ${clock}\\)\\.`));
+  });
+
   void test('Gemini CLI: a running sub-agent’s hooks, which name the main session, are the sub-agent’s; the main session’s write from its older read is denied', async () => {
     // As Gemini CLI 0.61 ran `guarded-sub-agent-lost-update` (test/fixtures/generated/gemini-0.61):
     // the main session reads, its sub-agent reads and edits the file, then the main session
