@@ -30,6 +30,8 @@ interface DecisionEntry {
   seq: string;
   toolUseId: string | undefined;
   inputHash: string | undefined;
+  /** The transcript the call was made in (a sub-agent's calls are filed under its main session's id). */
+  transcript: string | undefined;
   /** The transcript call an id-less decision was matched to (each decision goes to one call). */
   matchedCallId: string | undefined;
 }
@@ -308,7 +310,7 @@ export class HookLedger implements HookLedgerView {
         list = [];
         this.decisions.set(e.sessionId, list);
       }
-      list.push({ record, seq: e.seq, toolUseId: e.toolUseId, inputHash: e.inputHash, matchedCallId: undefined });
+      list.push({ record, seq: e.seq, toolUseId: e.toolUseId, inputHash: e.inputHash, transcript: e.transcriptPath, matchedCallId: undefined });
     }
     return recs;
   }
@@ -344,8 +346,22 @@ export class HookLedger implements HookLedgerView {
     if (mine.length > 0) {
       return mine.map((d) => d.record);
     }
-    // Hooks that name no call id: the first unmatched decision on a call with the same input.
-    const first = call.inputHash !== undefined ? list.find((d) => d.toolUseId === undefined && d.matchedCallId === undefined && d.inputHash === call.inputHash) : undefined;
+    // Hooks that name no call id: the first unmatched decision on a call with the same input, made
+    // in this transcript. A Gemini CLI sub-agent's hooks give its main session's id, so the list
+    // holds both transcripts' decisions: matched on input alone, the main session's denial went to
+    // its sub-agent's identical call (or the reverse), and the call it was about got none. When the
+    // ledger never saw this transcript's path (a hook without one), input alone decides, as before.
+    const here = this.byTranscript.has(session.transcript) ? session.transcript : undefined;
+    const first =
+      call.inputHash !== undefined
+        ? list.find(
+            (d) =>
+              d.toolUseId === undefined &&
+              d.matchedCallId === undefined &&
+              d.inputHash === call.inputHash &&
+              (here === undefined || d.transcript === undefined || d.transcript === here),
+          )
+        : undefined;
     if (!first) {
       return [];
     }

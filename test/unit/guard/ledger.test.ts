@@ -91,6 +91,40 @@ void describe('hook ledger', () => {
     );
   });
 
+  void test('hooks without call ids (Gemini): a sub-agent’s call is not matched with its main session’s decision, nor the reverse', () => {
+    // Both transcripts' hooks give the main session's id (the service files the sub-agent's calls
+    // under its own transcript); the main session's write was denied, the sub-agent then made the
+    // same call and was allowed.
+    const l = HookLedger.memory();
+    const args = { file_path: file, content: 'x' };
+    const chats = '/home/dev/.gemini/tmp/proj/chats';
+    const main = `${chats}/session-2026-03-02T09-14-g1.jsonl`;
+    const sub = `${chats}/g1/s2.jsonl`;
+    const pre = (transcriptPath: string, reason: string | undefined): void => {
+      l.record({
+        kind: 'pre',
+        at: 5,
+        agent: 'gemini',
+        sessionId: 'g1',
+        transcriptPath,
+        tool: 'write_file',
+        inputHash: inputHash(args),
+        seq: l.nextSeq(),
+        paths: [{ path: file, op: 'write' }],
+        verdict: reason === undefined ? { action: 'allow', hits: [] } : { action: 'deny', hits: [{ decision: 'stale-write', action: 'deny', path: file, reason }] },
+      });
+    };
+    pre(main, 'main');
+    pre(sub, undefined);
+    const call = (callId: string) => ({ callId, tool: 'write_file', inputHash: inputHash(args) });
+    // The sub-agent's transcript is read first (check --workspace, a sleeping session rebuilt).
+    assert.deepEqual(l.decisionsFor({ sessionId: 's2', transcript: sub }, call('s2#0-0')), []);
+    assert.deepEqual(
+      l.decisionsFor({ sessionId: 'g1', transcript: main }, call('write_file-1')).map((d) => d.reason),
+      ['main'],
+    );
+  });
+
   void test('hooks without call ids (Gemini): matched by input hash, each decision to one call', () => {
     const l = HookLedger.memory();
     const args = { file_path: file, content: 'x' };
