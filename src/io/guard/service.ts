@@ -173,7 +173,10 @@ export class GuardService implements Disposable {
 
   /**
    * The session's id as the monitor names its transcript: a sub-agent's own, though its hooks
-   * give the main session's (`<session>/agent-<id>` for Claude Code, its own id for Gemini CLI).
+   * give the main session's (`<session>/agent-<id>` for Claude Code, its own id for Gemini CLI,
+   * its thread id for Codex, the end of its rollout's name: before the monitor has read a Codex
+   * sub-agent's rollout, its write in flight was named by the root thread's id, the main
+   * session's own).
    */
   private sessionName(key: string, r: PreRequest | PostRequest): string {
     const known = this.opts.monitor.session(key)?.sessionId;
@@ -183,6 +186,10 @@ export class GuardService implements Disposable {
     const claude = /[\\/]subagents[\\/]agent-([^\\/]+)\.jsonl$/.exec(key);
     if (claude) {
       return `${r.sessionId}/agent-${claude[1]}`;
+    }
+    const codex = r.agent === 'codex' ? /[\\/]rollout-[^\\/]*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(key) : null;
+    if (codex) {
+      return codex[1]!;
     }
     return nodePath.basename(nodePath.dirname(key)) === r.sessionId ? nodePath.basename(key, '.jsonl') : r.sessionId;
   }

@@ -312,6 +312,22 @@ void describe('guard hook end to end', () => {
     assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by your sub-agent \\(${child}\\) at ${clock}\\)`));
   });
 
+  void test('Codex: a sub-agent’s write in flight, from a rollout not read yet, is named by its own thread id, not the root thread’s', async () => {
+    // The sub-agent's first call comes before the monitor has read its rollout: the only name at
+    // hand is the rollout's, `rollout-<time>-<thread id>.jsonl` (its hooks give the root's id).
+    const { g } = await setup({ 'unread-write': 'off' });
+    const root = '01a23472-9e72-7e91-a6c2-bd26dd4c6b94';
+    const child = '01a23472-ab63-7961-b20c-06a32a853ab4';
+    const main = codexSession(g, root);
+    const s = { sessionId: root, transcript: main.rollout, cwd: g.workspace };
+    const rollout = path.join(path.dirname(main.rollout), `rollout-2026-01-02T03-04-06-${child}.jsonl`);
+    const inSub = (p: Record<string, unknown>): Record<string, unknown> => ({ ...p, transcript_path: rollout, agent_id: child, agent_type: 'default' });
+    await main.step((r) => r.user('host 0.0.0.0').shell('call_r1', 'cat src/app.ts').output('call_r1', v1));
+    allowed(await g.hook(inSub(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_child_w1')), ['--agent', 'codex']));
+    const reason = denied(await g.hook(payloads.codex('PreToolUse', s, patchOf('src/app.ts'), 'call_w1'), ['--agent', 'codex']), 'codex');
+    assert.match(reason, new RegExp(`^Your sub-agent \\(${child}\\) is writing src/app\\.ts right now`));
+  });
+
   void test('Copilot agent mode through the Claude settings: editFiles after readFile', async () => {
     const { g, file } = await setup();
     const base = { timestamp: new Date().toISOString(), cwd: g.workspace, sessionId: 'vscode-1', transcript_path: path.join(g.live.root, 'copilot.json') };
