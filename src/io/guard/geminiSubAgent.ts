@@ -35,6 +35,11 @@ export async function runningGeminiSubAgent(mainFile: string, sessionId: string)
   if (sessionId === '' || sessionId.includes('/') || sessionId.includes('\\') || sessionId === '.' || sessionId === '..') {
     return undefined;
   }
+  // Only beside a Gemini CLI session's own file (`chats/session-<time>-<id>.jsonl`): both names come
+  // from the untrusted payload, and the newest file of the folder they name is read.
+  if (nodePath.basename(nodePath.dirname(mainFile)) !== 'chats' || !/^session-.*\.jsonl$/.test(nodePath.basename(mainFile))) {
+    return undefined;
+  }
   const dir = nodePath.join(nodePath.dirname(mainFile), sessionId);
   let names: string[];
   let mainTime: number;

@@ -58,6 +58,21 @@ void describe('the running Gemini CLI sub-agent', () => {
     assert.deepEqual(await runningGeminiSubAgent(c.main, id), { file: running, sessionId: 'a2' });
   });
 
+  void test('a transcript path that is no Gemini CLI session’s is not looked beside', async () => {
+    // The payload is untrusted: its transcript_path and session_id name the folder that is listed,
+    // and the newest file found there is read.
+    const c = chats(30);
+    c.sub('a1', [meta('a1')], 10);
+    const elsewhere = path.join(path.dirname(path.dirname(c.main)), 'notes.jsonl');
+    writeFileSync(elsewhere, '');
+    const t = new Date(Date.now() - 30_000);
+    utimesSync(elsewhere, t, t);
+    mkdirSync(path.join(path.dirname(elsewhere), id));
+    writeFileSync(path.join(path.dirname(elsewhere), id, 'x.jsonl'), '{}\n');
+    assert.equal(await runningGeminiSubAgent(elsewhere, id), undefined);
+    assert.equal(await runningGeminiSubAgent(path.join(path.dirname(c.main), 'notes.jsonl'), id), undefined);
+  });
+
   void test('ids that could name another folder are not followed', async () => {
     const c = chats(30);
     c.sub('a1', [meta('a1')], 10);
