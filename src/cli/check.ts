@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
 import { settleAcrossFiles } from '../core/engine/acrossFiles';
+import { groupBy } from '../core/lib/group';
 import { allRules } from '../core/rules/all';
 import type { Finding } from '../core/model/finding';
 import type { CheckedFile } from '../io/checkFile';
@@ -127,15 +128,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // content, so its own file cannot show it).
   const blind = await findBlindWrites(results, adapters, config);
   // By file, once: a folder of busy sessions may give a finding for most of their writes.
-  const blindByFile = new Map<string, Finding[]>();
-  for (const f of blind) {
-    const list = blindByFile.get(f.file);
-    if (list) {
-      list.push(f);
-    } else {
-      blindByFile.set(f.file, [f]);
-    }
-  }
+  const blindByFile = groupBy(blind, (f) => f.file);
   for (const r of results) {
     const mine = blindByFile.get(r.file) ?? [];
     if (mine.length > 0) {

@@ -18,6 +18,7 @@ import { guardPaths, parseHookPayload, transcriptInput, type HookEvent } from '.
 import type { GuardWireRequest } from '../core/guard/protocol';
 import { hookAgents, type HookAgent } from '../core/guard/types';
 import { displayPath } from '../core/classify/paths';
+import { writeOps } from '../core/model/events';
 import type { CliIo } from './io';
 
 /** Default deadline of the question to the service (ms); AGENT_GUARD_TIMEOUT_MS overrides it. */
@@ -33,7 +34,6 @@ interface HookArgs {
   failClosed: boolean;
 }
 
-const writeOps = new Set(['write', 'edit', 'create', 'delete']);
 
 export const hookUsage = `Usage: agent-guard hook --agent claude|codex|gemini|copilot [--fail-closed] < PAYLOAD
 

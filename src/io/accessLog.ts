@@ -1,7 +1,5 @@
 import type { TimedAccess } from '../core/engine/blindAcross';
-import type { AccessOp, NormalizedEvent, ToolCall } from '../core/model/events';
-
-const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
+import { writeOps, type NormalizedEvent, type ToolCall } from '../core/model/events';
 
 /**
  * What `check` needs of a transcript to set it beside others (see core/engine/blindAcross.ts and

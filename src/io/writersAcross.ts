@@ -5,15 +5,16 @@ import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcr
 import { blindWrites, WritesByPath, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
 import type { Event } from '../core/lib/event';
+import { groupBy } from '../core/lib/group';
 import { nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
+import { writeOps } from '../core/model/events';
 import type { Finding, Severity } from '../core/model/finding';
 import type { FormatAdapter } from '../core/parse/adapter';
 import { AccessLog } from './accessLog';
 import { checkFile, type TranscriptLog } from './checkFile';
 import type { FindingStore } from './findingStore';
 
-const writeOps = new Set(['write', 'edit', 'create', 'delete']);
 
 /** A transcript read with others: its session, its folder, and its findings that may name a writer. */
 export interface TranscriptAmongOthers {
@@ -170,19 +171,8 @@ export async function findBlindWrites(
   // sessions of two machines that both work in /app are taken for one machine's (no transcript
   // names its host), and only their times keep them apart. A sub-agent works in its session's
   // folder. Each folder's writes are indexed once, for all its sessions.
-  const byFolder = new Map<string, TimedTranscript[]>();
-  for (const o of read.values()) {
-    const cwd = cwdOf.get(o.file);
-    if (cwd !== undefined) {
-      const folder = folderKey(cwd);
-      const list = byFolder.get(folder);
-      if (list) {
-        list.push(o);
-      } else {
-        byFolder.set(folder, [o]);
-      }
-    }
-  }
+  const inFolders = [...read.values()].filter((o) => cwdOf.get(o.file) !== undefined);
+  const byFolder = groupBy(inFolders, (o) => folderKey(cwdOf.get(o.file)!));
   const indexes = new Map([...byFolder].map(([folder, list]) => [folder, new WritesByPath(list)]));
   return subjects.flatMap((t) => {
     const index = t.cwd !== undefined ? indexes.get(folderKey(t.cwd)) : undefined;

@@ -1,5 +1,6 @@
 import { displayPath } from '../classify/paths';
-import type { AccessOp, Span } from '../model/events';
+import { groupBy } from '../lib/group';
+import { writeOps, type AccessOp, type Span } from '../model/events';
 import type { Finding, Severity } from '../model/finding';
 import { baseName, isoSecond } from './attributeAcross';
 import { findingId } from './engine';
@@ -48,7 +49,6 @@ export interface TimedTranscript {
   accesses: readonly TimedAccess[];
 }
 
-const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
 
 /** A write another transcript records, with the transcript. */
 interface OtherWrite {
@@ -122,15 +122,7 @@ export function blindWrites(subject: TimedTranscript, others: readonly TimedTran
   const index = others instanceof WritesByPath ? others : new WritesByPath(others);
   const own = new Set(subject.accesses.map((a) => a.callId));
   // The session's own accesses of each file, in order of results.
-  const views = new Map<string, TimedAccess[]>();
-  for (const a of subject.accesses) {
-    const list = views.get(a.path);
-    if (list) {
-      list.push(a);
-    } else {
-      views.set(a.path, [a]);
-    }
-  }
+  const views = groupBy(subject.accesses, (a) => a.path);
   for (const list of views.values()) {
     list.sort((x, y) => x.resultTime - y.resultTime);
   }

@@ -18,6 +18,9 @@ export type ToolCategory = 'read' | 'write' | 'edit' | 'exec' | 'other';
 
 export type AccessOp = 'read' | 'write' | 'edit' | 'create' | 'delete';
 
+/** The operations that change a file (every one but `read`). */
+export const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
+
 /** One file a tool call touches. Paths are absolute and normalised against the session's cwd. */
 export interface FileAccess {
   path: string;

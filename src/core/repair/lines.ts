@@ -146,16 +146,4 @@ function parseObject(text: string): Json | undefined {
   }
 }
 
-export function groupBy<T>(list: readonly T[], key: (t: T) => number): Map<number, T[]> {
-  const map = new Map<number, T[]>();
-  for (const t of list) {
-    const k = key(t);
-    const l = map.get(k);
-    if (l) {
-      l.push(t);
-    } else {
-      map.set(k, [t]);
-    }
-  }
-  return map;
-}
+export { groupBy } from '../lib/group';

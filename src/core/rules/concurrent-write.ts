@@ -1,8 +1,7 @@
+import { writeOps } from '../model/events';
 import { defineRule } from '../engine/rule';
 import { clockTime } from './support/author';
 import { docsUrl, shortPath } from './support/docs';
-
-const writeOps = new Set(['write', 'edit', 'create', 'delete']);
 
 export const concurrentWrite = defineRule({
   meta: {

@@ -1,4 +1,4 @@
-import type { AccessOp, NormalizedEvent, Role, SessionInfo, TextEvent, ToolCall, ToolResult } from '../model/events';
+import { writeOps, type NormalizedEvent, type Role, type SessionInfo, type TextEvent, type ToolCall, type ToolResult } from '../model/events';
 import type { Finding } from '../model/finding';
 import { messageToJoin } from '../engine/conversation';
 import type {
@@ -19,7 +19,6 @@ const maxToolChars = 120;
 const maxPathChars = 400;
 const maxNoteChars = 300;
 
-const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
 
 /** One API message as the engine groups them (see RuleEngine.messageFor, which this mirrors). */
 interface Msg {

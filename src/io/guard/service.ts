@@ -7,7 +7,7 @@ import type { Disposable } from '../../core/lib/disposable';
 import { AgentGuardError } from '../../core/lib/errors';
 import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
 import type { AgentKind } from '../../core/model/agent';
-import type { AccessOp } from '../../core/model/events';
+import { writeOps } from '../../core/model/events';
 import type { Finding } from '../../core/model/finding';
 import { guardFinding } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
@@ -55,7 +55,6 @@ interface Unplaced {
 /** How long an unanswered write counts as in flight for `repair` (the work tree keeps them 10 minutes at most). */
 const repairInflightMs = 10 * 60_000;
 
-const writeOps: ReadonlySet<AccessOp> = new Set(['write', 'edit', 'create', 'delete']);
 
 /**
  * The guard service of one workspace: answers the hooks' "may session S write P now?" on the
