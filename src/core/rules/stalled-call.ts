@@ -42,6 +42,20 @@ export const stalledCall = defineRule({
       onText() {
         lastActivity = ctx.now();
       },
+      onMessage(msg) {
+        if (msg.role !== 'assistant') {
+          return;
+        }
+        // The model's next turn came without the result: the session went on, nothing is pinned,
+        // and missing-result reports the call (an error) — the same call was listed twice, an
+        // info under the error, once it had waited long enough.
+        for (const rec of open.keys()) {
+          if (rec.message !== msg && !(msg.key !== undefined && rec.message.key === msg.key)) {
+            open.delete(rec);
+            ctx.retract(`stalled:${rec.call.callId}@${rec.call.at.line}`);
+          }
+        }
+      },
       onReset() {
         for (const c of open.keys()) {
           ctx.retract(`stalled:${c.call.callId}@${c.call.at.line}`);

@@ -6,6 +6,7 @@ import type { Finding } from '../../../src/core/model/finding';
 import { adapters } from '../../../src/core/parse/registry';
 import { inputHash } from '../../../src/core/lib/hash';
 import { allRules } from '../../../src/core/rules/all';
+import { missingResult } from '../../../src/core/rules/missing-result';
 import { stalledCall } from '../../../src/core/rules/stalled-call';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { alternateBranches, ClaudeTranscript } from '../support/claude';
@@ -498,6 +499,42 @@ void describe('stalled-call', () => {
     assert.deepEqual(
       run(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text(), { rules: [stalledCall] }).findings,
       [],
+    );
+  });
+
+  void test('a call the session went on without is missing-result’s alone, before or after the limit', () => {
+    let now = Date.parse('2026-02-12T14:00:00.000Z');
+    const findings = new Map<string, Finding>();
+    const stream = new TranscriptStream({
+      file: '/tmp/s.jsonl',
+      adapters,
+      rules: [stalledCall, missingResult],
+      mode: 'live',
+      clock: () => now,
+      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+    });
+    const enc = new TextEncoder();
+    const shown = (): string[] => [...findings.values()].map((x) => `${x.rule}@${x.line}:${x.severity}`).sort();
+    // One call stalls and is reported; then the model's next turn comes without its result.
+    const t = new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep 3600' });
+    stream.push(enc.encode(t.text()));
+    now = Date.parse('2026-02-12T14:10:05.000Z');
+    stream.tick(now);
+    assert.deepEqual(shown(), ['stalled-call@2:info']);
+    let before = t.lines.length;
+    t.say('m2', 'moving on');
+    stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
+    assert.deepEqual(shown(), ['missing-result@2:error'], 'the stalled call became a missing result: one finding, not two');
+    // A second call passed by at once, then the limit: still one finding for it.
+    before = t.lines.length;
+    t.call('m3', 'toolu_LOST', 'Read', { file_path: '/tmp/a' }).say('m4', 'and on');
+    stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
+    now = Date.parse('2026-02-12T14:30:00.000Z');
+    stream.tick(now);
+    // (The first is a warning by now: the model answered without its result, missing-result's own wording.)
+    assert.deepEqual(
+      [...findings.values()].map((x) => `${x.rule}@${x.line}`).sort(),
+      ['missing-result@2', `missing-result@${t.lineOf('toolu_LOST')}`],
     );
   });
 
