@@ -70,7 +70,9 @@ export function statusText(c: StatusCounts): StatusView {
   const now = c.errors + c.warnings > 0 ? `${problems(c.errors, c.warnings)} in live sessions or sessions written since this window opened` : 'nothing new in live sessions or sessions written since this window opened';
   const all = `All ${count(c.sessions, 'session')}: ${c.allErrors + c.allWarnings > 0 ? problems(c.allErrors, c.allWarnings) : 'no errors or warnings'} (the Sessions view lists them).`;
   return {
-    text: `$(shield) ${c.live} live${counts}`,
+    // "0 live" beside red counts read as a contradiction (the errors are in sessions written since
+    // this window opened, not running now): with nothing live, the counts stand alone.
+    text: c.live > 0 || counts === '' ? `$(shield) ${c.live} live${counts}` : `$(shield)${counts}`,
     tooltip: [`${productName}: ${c.live} live session${plural(c.live)}`, `${capital(now)}.`, all, 'Click to show the sessions.'].join('\n'),
     ariaLabel: `${productName}: ${c.live} live session${plural(c.live)}, ${now}. ${all}`,
     alert: c.errors > 0,

@@ -29,6 +29,10 @@ void describe('countStatus', () => {
     assert.deepEqual(c, { sessions: 3, live: 2, errors: 2, warnings: 1, allErrors: 2, allWarnings: 1 });
     assert.equal(statusText(c).text, '$(shield) 2 live $(error) 2 $(warning) 1');
     assert.equal(statusText({ sessions: 1, live: 0, errors: 0, warnings: 0, allErrors: 0, allWarnings: 0 }).text, '$(shield) 0 live');
+    // Nothing live, but problems in sessions written since the window opened: no "0 live" beside them.
+    const idle = statusText({ sessions: 2, live: 0, errors: 1, warnings: 2, allErrors: 1, allWarnings: 2 });
+    assert.equal(idle.text, '$(shield) $(error) 1 $(warning) 2');
+    assert.match(idle.tooltip, /0 live sessions\n1 error and 2 warnings in live sessions or sessions written since this window opened/);
   });
 
   void test('only sessions that are live or were written since the window opened count; older ones do not colour the item', () => {
