@@ -66,10 +66,15 @@ interface OtherWrite {
  */
 export class WritesByPath {
   private readonly byPath = new Map<string, OtherWrite[]>();
+  /** Each session's parent, where its transcript names one: how two writers are related. */
+  readonly parents = new Map<string, string>();
 
   constructor(transcripts: readonly TimedTranscript[]) {
     let n = 0;
     for (const t of transcripts) {
+      if (t.parentSession !== undefined && t.parentSession !== t.session) {
+        this.parents.set(t.session, t.parentSession);
+      }
       for (const a of t.accesses) {
         n++;
         // A write recognised only from a shell command may have written nothing there; one
@@ -160,14 +165,7 @@ export function blindWrites(subject: TimedTranscript, others: readonly TimedTran
     }
     const name = displayPath(w.path, cwd);
     const more = calls.size > 1 ? ` (and ${calls.size - 1} more write${calls.size > 2 ? 's' : ''} there)` : '';
-    const writer =
-      last.t.session === subject.session
-        ? 'another transcript of this session'
-        : last.t.parentSession === subject.session
-          ? `its sub-agent ${last.t.session}`
-          : subject.parentSession === last.t.session
-            ? `its parent session ${last.t.session}`
-            : `session ${last.t.session}`;
+    const writer = last.t.session === subject.session ? 'another transcript of this session' : kin(subject, last.t.session, index.parents);
     const who = `${writer} wrote it in between: its ${last.a.tool} at ${isoSecond(last.a.resultTime)} (line ${last.a.line} of ${baseName(last.t.file)})${more}`;
     const seenHow = writeOps.has(seen.op) ? 'wrote' : 'read';
     const after = `${who}, after the session last ${seenHow} the file (transcript line ${seen.line})`;
@@ -223,4 +221,42 @@ function lastBefore(views: readonly TimedAccess[], w: TimedAccess): TimedAccess 
     }
   }
   return seen;
+}
+
+/**
+ * How the session `other` is related to `subject`, as the finding names it. Codex sub-agents
+ * spawn sub-agents of their own, and a fan-out's sub-agents share a parent: "session X" for a
+ * sibling or a grandchild left the reader to work out that it was one of the session's own.
+ */
+function kin(subject: TimedTranscript, other: string, parents: ReadonlyMap<string, string>): string {
+  const parentOf = (s: string): string | undefined => (s === subject.session ? subject.parentSession : parents.get(s));
+  /** `s`'s ancestors, nearest first (a cycle, which only a broken transcript makes, ends it). */
+  const ancestors = (s: string): string[] => {
+    const out: string[] = [];
+    for (let p = parentOf(s); p !== undefined && p !== s && !out.includes(p) && out.length < 32; p = parentOf(p)) {
+      out.push(p);
+    }
+    return out;
+  };
+  const above = ancestors(other);
+  const depth = above.indexOf(subject.session);
+  if (depth === 0) {
+    return `its sub-agent ${other}`;
+  }
+  if (depth > 0) {
+    // The session's own child that `other` descends from.
+    return `${other}, a sub-agent under its sub-agent ${above[depth - 1]!}`;
+  }
+  const own = ancestors(subject.session);
+  const up = own.indexOf(other);
+  if (up === 0) {
+    return `its parent session ${other}`;
+  }
+  if (up > 0) {
+    return `session ${other}, above its parent session ${own[0]!}`;
+  }
+  if (own.length > 0 && above[0] === own[0]) {
+    return `${other}, another sub-agent of its parent session ${own[0]}`;
+  }
+  return `session ${other}`;
 }

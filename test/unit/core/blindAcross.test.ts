@@ -85,6 +85,23 @@ void describe('blindWrites: how the write and the other writer are named', () =>
     assert.match(blindWrites(sub, [other('main')], '/w', severity)[0]!.message, /: its parent session main wrote it in between/);
     assert.match(blindWrites(sub, [other('b')], '/w', severity)[0]!.message, /: session b wrote it in between/);
   });
+
+  void test('a sibling, a grandchild and a grandparent are named as the session’s own, not as any session', () => {
+    const sub = { ...transcript('/sub.jsonl', 'sub', [read, access('write', 'w1', 31, 5, 6)]), parentSession: 'main' };
+    const mainT = transcript('/main.jsonl', 'main', [read, access('write', 'w1', 31, 5, 6)]);
+    const middle = { ...transcript('/mid.jsonl', 'mid', []), parentSession: 'main' };
+    const message = (subject: TimedTranscript, ...others: TimedTranscript[]): string => blindWrites(subject, others, '/w', severity)[0]!.message;
+    // Two sub-agents of one fan-out.
+    assert.match(message(sub, other('sib', 'main')), /: sib, another sub-agent of its parent session main wrote it in between/);
+    // A sub-agent of the session's sub-agent (the middle one has no write of its own).
+    assert.match(message(mainT, middle, other('leaf', 'mid')), /: leaf, a sub-agent under its sub-agent mid wrote it in between/);
+    // The other way up: the grandparent wrote.
+    const leaf = { ...transcript('/leaf.jsonl', 'leaf', [read, access('write', 'w1', 31, 5, 6)]), parentSession: 'mid' };
+    assert.match(message(leaf, middle, other('main')), /: session main, above its parent session mid wrote it in between/);
+    // A loop of parents, which only broken transcripts make, is no hang.
+    const a = { ...transcript('/a.jsonl', 'a', [read, access('write', 'w1', 31, 5, 6)]), parentSession: 'b' };
+    assert.match(message(a, { ...transcript('/b.jsonl', 'b', []), parentSession: 'a' }, other('c', 'b')), /: c, a sub-agent under its sub-agent b wrote it in between/);
+  });
 });
 
 void describe('blindWrites over a large check: a folder of many Codex sessions', () => {
