@@ -8,7 +8,7 @@ import { DiagnosticsPublisher } from './diagnostics';
 import type { HiddenSessions } from './findingTargets';
 import { FindingActions } from './codeActions';
 import { GuardHost } from './guard/guardHost';
-import type { QuarantineEntry } from './guard/quarantine';
+import type { QuarantineEntry } from '../io/guard/editorWrites';
 import { RepairPreviews } from './commands/repair';
 import { contextKeys, repairPreviewScheme, snapshotScheme } from './ids';
 import { Disposable } from './lifecycle';

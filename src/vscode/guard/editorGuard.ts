@@ -1,50 +1,42 @@
-import { createHash } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
-import { describeAuthor } from '../../core/rules/support/author';
+import { EditorWrites, type EditorGuardMode, type QuarantineEntry } from '../../io/guard/editorWrites';
 import type { TreeChange, WorkTree } from '../../io/workTree';
 import { productName } from '../ids';
 import { Disposable } from '../lifecycle';
-import type { QuarantineEntry, QuarantineStore } from './quarantine';
+import type { QuarantineStore } from './quarantine';
 import { samePath } from '../../core/classify/paths';
 import { pathOf } from '../uriPath';
-
-export type EditorGuardMode = 'block' | 'warn' | 'off';
-
-/** Files larger than this are not kept in memory to be put back; the guard then only warns. */
-const maxBaselineBytes = 5 * 1024 * 1024;
 
 /**
  * The guard for writes that bypass the hooks (shell writes, agents without hooks): when a
  * write lands on a file with unsaved changes in an editor, or a session's stale write lands on
  * a file open in an editor, it keeps the agent's version in the quarantine and — in "block"
  * mode — puts the previous content back on disk. The editor buffer is never touched. Either
- * way the user is told, with Compare / Keep mine / Take the agent's.
+ * way the user is told, with Compare / Keep mine / Take the agent's. The work is
+ * EditorWrites' (src/io/guard/editorWrites.ts); this feeds it the editor's documents.
  */
 export class EditorGuard extends Disposable {
-  /** The bytes on disk of each open file, as of when it was opened, saved or reverted. */
-  private readonly baselines = new Map<string, Uint8Array>();
-  /** Writes the guard itself made (putting a version back): not an agent's. */
-  private readonly ownWrites = new Map<string, string>();
+  private readonly writes: EditorWrites;
   private readonly trees = new Set<WorkTree>();
   private treeSubscriptions: { dispose(): void }[] = [];
 
   constructor(
-    private mode: EditorGuardMode,
-    private readonly store: QuarantineStore,
+    mode: EditorGuardMode,
+    store: QuarantineStore,
     private readonly log: Logger,
     private readonly notify: (entry: QuarantineEntry, message: string, restored: boolean) => void,
   ) {
     super();
+    this.writes = new EditorWrites(mode, store, log, (path) => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path)));
     this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.remember(d)));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.remember(d)));
-    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.baselines.delete(pathOf(d.uri))));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.writes.forget(pathOf(d.uri))));
     this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         // A buffer becoming dirty: make sure its file is watched and its disk version kept.
-        if (e.document.isDirty && !this.baselines.has(pathOf(e.document.uri))) {
+        if (e.document.isDirty && !this.writes.remembers(pathOf(e.document.uri))) {
           void this.remember(e.document);
         }
       }),
@@ -53,7 +45,7 @@ export class EditorGuard extends Disposable {
   }
 
   setMode(mode: EditorGuardMode): void {
-    this.mode = mode;
+    this.writes.setMode(mode);
   }
 
   /** Follows the working trees of the current monitors (they are rebuilt with the settings). */
@@ -84,99 +76,27 @@ export class EditorGuard extends Disposable {
   }
 
   private async remember(doc: vscode.TextDocument): Promise<void> {
-    if (doc.uri.scheme !== 'file' || this.mode === 'off') {
+    if (doc.uri.scheme !== 'file' || this.writes.isOff) {
       return;
     }
     const path = pathOf(doc.uri);
     const tree = this.treeFor(path);
-    if (!tree) {
-      return;
-    }
-    await tree.track(path);
-    try {
-      const info = await fsp.stat(path);
-      if (info.size <= maxBaselineBytes) {
-        this.baselines.set(path, await fsp.readFile(path));
-      }
-    } catch {
-      this.baselines.delete(path);
+    if (tree) {
+      await this.writes.remember(tree, path);
     }
   }
 
   private async onChange(tree: WorkTree, c: TreeChange): Promise<void> {
-    if (this.mode === 'off' || c.hash === null) {
+    const aside = await this.writes.onChange(tree, c);
+    if (!aside) {
       return;
     }
-    if (this.ownWrites.get(c.path) === c.hash) {
-      this.ownWrites.delete(c.path);
-      return;
-    }
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, c.path));
-    if (!doc) {
-      return;
-    }
-    if (c.by.kind === 'user') {
-      await this.remember(doc);
-      return;
-    }
-    let reason: QuarantineEntry['reason'] | undefined;
-    if (doc.isDirty) {
-      reason = 'dirty-buffer';
-    } else if (c.by.kind === 'session') {
-      const seen = tree.lastSeen(c.by.session, c.path);
-      if (seen && seen.hash !== undefined && seen.hash !== c.previous) {
-        reason = 'stale-write';
-      }
-    }
-    if (!reason) {
-      await this.remember(doc);
-      return;
-    }
-    let agentVersion: Uint8Array;
-    try {
-      agentVersion = await fsp.readFile(c.path);
-    } catch (e) {
-      this.log.warn(`[editor-guard] ${c.path} changed but cannot be read: ${String(e)}`);
-      return;
-    }
-    if (doc.isDirty && new TextDecoder().decode(agentVersion) === doc.getText()) {
-      // The disk now holds exactly the buffer: the editor saved it (auto-save can land before
-      // its save event reaches us). Nothing is in conflict.
-      await this.remember(doc);
-      return;
-    }
-    const author = describeAuthor(c.by);
+    const { entry, restored, restoreError } = aside;
     const name = vscode.workspace.asRelativePath(c.path);
-    // The agent's version is stored before anything is put back: neither side is ever lost.
-    const kept = await this.store.keep(agentVersion, c.path);
-    const baseline = this.baselines.get(c.path);
-    let restoredHash: string | undefined;
-    let restoreError: unknown;
-    if (this.mode === 'block' && baseline) {
-      const hash = createHash('sha256').update(baseline).digest('hex');
-      this.ownWrites.set(c.path, hash);
-      try {
-        await fsp.writeFile(c.path, baseline);
-        restoredHash = hash;
-      } catch (e) {
-        this.ownWrites.delete(c.path);
-        restoreError = e;
-        this.log.error(`[editor-guard] could not put back the previous content of ${c.path}: ${describeError(e)}`);
-      }
-    }
-    // Recorded after the put-back, so that the index says whether it happened.
-    const entry: QuarantineEntry = { ...kept, path: c.path, at: c.at, author, reason, ...(restoredHash !== undefined ? { restoredHash } : {}) };
-    try {
-      await this.store.record(entry);
-    } catch (e) {
-      this.log.error(`[editor-guard] could not add ${entry.id} (${c.path}) to the quarantine index; it is listed until the window closes: ${describeError(e)}`);
-    }
-    const restored = restoredHash !== undefined;
-    this.log.warn(`[editor-guard] ${reason}: ${author} wrote ${c.path}; its version is quarantined as ${entry.id}${restored ? '; the previous content was put back' : ''}`);
     const what =
-      reason === 'dirty-buffer'
-        ? `${capitalize(author)} wrote ${name}, which has unsaved changes in your editor.`
-        : `${capitalize(author)} wrote ${name} over content it never saw (it changed after the session last read it).`;
+      entry.reason === 'dirty-buffer'
+        ? `${capitalize(entry.author)} wrote ${name}, which has unsaved changes in your editor.`
+        : `${capitalize(entry.author)} wrote ${name} over content it never saw (it changed after the session last read it).`;
     const outcome = restored
       ? ' Its version was set aside and the file put back as it was; your editor keeps your version.'
       : restoreError !== undefined
@@ -185,7 +105,7 @@ export class EditorGuard extends Disposable {
     this.notify(entry, what + outcome, restored);
   }
 
-  /** The guard could not do its job for a write: the user must know, the agent's version stays on disk. */
+/** The guard could not do its job for a write: the user must know, the agent's version stays on disk. */
   private failed(path: string, e: unknown): void {
     this.log.error(`[editor-guard] could not guard the write to ${path}: ${describeError(e)}`);
     void vscode.window.showWarningMessage(

@@ -11,7 +11,8 @@ import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks,
 import { describeHookState, needsRepair, type HookState } from '../../core/hooks/state';
 import { writeHookShim } from './hookShim';
 import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
-import { QuarantineStore, quarantineScheme, type QuarantineEntry } from './quarantine';
+import { QuarantineStore, quarantineScheme } from './quarantine';
+import type { QuarantineEntry } from '../../io/guard/editorWrites';
 import { Coalescer } from '../../core/lib/coalescer';
 import { samePath } from '../../core/classify/paths';
 import { pathOf } from '../uriPath';

@@ -2,23 +2,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-
-/** One version set aside by the editor guard. */
-export interface QuarantineEntry {
-  /** sha256 of the content: the blob's name. */
-  id: string;
-  /** The workspace file it was written to. */
-  path: string;
-  /** Epoch ms the write was seen. */
-  at: number;
-  /** Who wrote it, in words ("session 1f2e…", "an unattributed process"). */
-  author: string;
-  bytes: number;
-  /** Why it was set aside. */
-  reason: 'dirty-buffer' | 'stale-write';
-  /** The version the editor guard put back on disk, if it did (block mode). */
-  restoredHash?: string;
-}
+import type { QuarantineEntry, SetAsideStore } from '../../io/guard/editorWrites';
 
 /** Content-addressed, so the same version set aside twice is stored once. */
 export const quarantineScheme = 'agent-guard-quarantine';
@@ -28,7 +12,7 @@ export const quarantineScheme = 'agent-guard-quarantine';
  * content (named by its sha256) and an append-only index. Nothing in it is ever deleted by
  * the extension: neither side of a conflict is lost.
  */
-export class QuarantineStore implements vscode.TextDocumentContentProvider {
+export class QuarantineStore implements vscode.TextDocumentContentProvider, SetAsideStore {
   /** Where the blobs and the index live (integration tests look at the index). */
   readonly dir: string;
   private entries: QuarantineEntry[] | undefined;

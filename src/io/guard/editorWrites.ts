@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { describeError, type Logger } from '../../core/lib/logger';
+import { describeAuthor } from '../../core/rules/support/author';
+import type { TreeChange, WorkTree } from '../workTree';
+
+export type EditorGuardMode = 'block' | 'warn' | 'off';
+
+/** One version set aside by the editor guard. */
+export interface QuarantineEntry {
+  /** sha256 of the content: the blob's name. */
+  id: string;
+  /** The workspace file it was written to. */
+  path: string;
+  /** Epoch ms the write was seen. */
+  at: number;
+  /** Who wrote it, in words ("session 1f2e…", "an unattributed process"). */
+  author: string;
+  bytes: number;
+  /** Why it was set aside. */
+  reason: 'dirty-buffer' | 'stale-write';
+  /** The version the editor guard put back on disk, if it did (block mode). */
+  restoredHash?: string;
+}
+
+/** Where set-aside versions go (the host's quarantine). */
+export interface SetAsideStore {
+  /** Stores the bytes (read back to be sure) without listing them yet. */
+  keep(content: Uint8Array, path: string): Promise<{ id: string; bytes: number }>;
+  /** Lists a kept version. */
+  record(entry: QuarantineEntry): Promise<void>;
+}
+
+/** What the guard needs of a document open in an editor. */
+export interface OpenDocument {
+  readonly isDirty: boolean;
+  getText(): string;
+}
+
+/** The working tree as the guard uses it. */
+export type GuardedTree = Pick<WorkTree, 'track' | 'lastSeen'>;
+
+/** A write set aside: what the host tells the user. */
+export interface SetAside {
+  entry: QuarantineEntry;
+  /** The previous content was put back on disk. */
+  restored: boolean;
+  /** Putting it back was tried and failed. */
+  restoreError?: unknown;
+}
+
+/** Files larger than this are not kept in memory to be put back; the guard then only warns. */
+export const maxBaselineBytes = 5 * 1024 * 1024;
+
+/**
+ * The editor guard's handling of writes, without the editor: which write conflicts with an
+ * open document, keeping the agent's version and putting the previous content back. The host
+ * (src/vscode/guard/editorGuard.ts) feeds it the editor's documents and tells the user.
+ */
+export class EditorWrites {
+  /** The bytes on disk of each open file, as of when it was opened, saved or reverted. */
+  private readonly baselines = new Map<string, Uint8Array>();
+  /** Writes the guard itself made (putting a version back): not an agent's. */
+  private readonly ownWrites = new Map<string, string>();
+
+  constructor(
+    private mode: EditorGuardMode,
+    private readonly store: SetAsideStore,
+    private readonly log: Logger,
+    /** The document open in an editor for a path (file scheme only), if any. */
+    private readonly documentAt: (path: string) => OpenDocument | undefined,
+  ) {}
+
+  setMode(mode: EditorGuardMode): void {
+    this.mode = mode;
+  }
+
+  get isOff(): boolean {
+    return this.mode === 'off';
+  }
+
+  /** Keeps the file's disk version (to put back) and has the tree watch it. */
+  async remember(tree: GuardedTree, path: string): Promise<void> {
+    if (this.mode === 'off') {
+      return;
+    }
+    await tree.track(path);
+    try {
+      const info = await fsp.stat(path);
+      if (info.size <= maxBaselineBytes) {
+        this.baselines.set(path, await fsp.readFile(path));
+      }
+    } catch {
+      this.baselines.delete(path);
+    }
+  }
+
+  /** Is the file's disk version kept? */
+  remembers(path: string): boolean {
+    return this.baselines.has(path);
+  }
+
+  /** The document was closed. */
+  forget(path: string): void {
+    this.baselines.delete(path);
+  }
+
+  /**
+   * A tracked file changed: when the write conflicts with an open document, keeps the
+   * written version and (in block mode) puts the previous content back. Returns what was
+   * set aside, or undefined when nothing was.
+   */
+  async onChange(tree: GuardedTree, c: TreeChange): Promise<SetAside | undefined> {
+    if (this.mode === 'off' || c.hash === null) {
+      return undefined;
+    }
+    if (this.ownWrites.get(c.path) === c.hash) {
+      this.ownWrites.delete(c.path);
+      return undefined;
+    }
+    const doc = this.documentAt(c.path);
+    if (!doc) {
+      return undefined;
+    }
+    if (c.by.kind === 'user') {
+      await this.remember(tree, c.path);
+      return undefined;
+    }
+    let reason: QuarantineEntry['reason'] | undefined;
+    if (doc.isDirty) {
+      reason = 'dirty-buffer';
+    } else if (c.by.kind === 'session') {
+      const seen = tree.lastSeen(c.by.session, c.path);
+      if (seen && seen.hash !== undefined && seen.hash !== c.previous) {
+        reason = 'stale-write';
+      }
+    }
+    if (!reason) {
+      await this.remember(tree, c.path);
+      return undefined;
+    }
+    let agentVersion: Uint8Array;
+    try {
+      agentVersion = await fsp.readFile(c.path);
+    } catch (e) {
+      this.log.warn(`[editor-guard] ${c.path} changed but cannot be read: ${String(e)}`);
+      return undefined;
+    }
+    if (doc.isDirty && new TextDecoder().decode(agentVersion) === doc.getText()) {
+      // The disk now holds exactly the buffer: the editor saved it (auto-save can land before
+      // its save event reaches us). Nothing is in conflict.
+      await this.remember(tree, c.path);
+      return undefined;
+    }
+    const author = describeAuthor(c.by);
+    // The agent's version is stored before anything is put back: neither side is ever lost.
+    const kept = await this.store.keep(agentVersion, c.path);
+    const baseline = this.baselines.get(c.path);
+    let restoredHash: string | undefined;
+    let restoreError: unknown;
+    if (this.mode === 'block' && baseline) {
+      const hash = createHash('sha256').update(baseline).digest('hex');
+      this.ownWrites.set(c.path, hash);
+      try {
+        await fsp.writeFile(c.path, baseline);
+        restoredHash = hash;
+      } catch (e) {
+        this.ownWrites.delete(c.path);
+        restoreError = e;
+        this.log.error(`[editor-guard] could not put back the previous content of ${c.path}: ${describeError(e)}`);
+      }
+    }
+    // Recorded after the put-back, so that the index says whether it happened.
+    const entry: QuarantineEntry = { ...kept, path: c.path, at: c.at, author, reason, ...(restoredHash !== undefined ? { restoredHash } : {}) };
+    try {
+      await this.store.record(entry);
+    } catch (e) {
+      this.log.error(`[editor-guard] could not add ${entry.id} (${c.path}) to the quarantine index; it is listed until the window closes: ${describeError(e)}`);
+    }
+    const restored = restoredHash !== undefined;
+    this.log.warn(`[editor-guard] ${reason}: ${author} wrote ${c.path}; its version is quarantined as ${entry.id}${restored ? '; the previous content was put back' : ''}`);
+    return { entry, restored, ...(restoreError !== undefined ? { restoreError } : {}) };
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The editor guard's handling of writes, with real files and an editor stand-in: a write over
+ * a dirty buffer keeps the agent's version and (block mode) puts the previous content back;
+ * neither side of the conflict is ever lost.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { EditorWrites, maxBaselineBytes, type GuardedTree, type OpenDocument, type QuarantineEntry, type SetAsideStore } from '../../../src/io/guard/editorWrites';
+import type { TreeChange } from '../../../src/io/workTree';
+import { nullLogger } from '../../../src/core/lib/logger';
+
+const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
+
+/** The quarantine in memory; `onKeep` runs while a version is being kept (a race's other side). */
+class MemoryStore implements SetAsideStore {
+  readonly blobs = new Map<string, Uint8Array>();
+  readonly entries: QuarantineEntry[] = [];
+  onKeep: (() => void) | undefined;
+
+  keep(content: Uint8Array): Promise<{ id: string; bytes: number }> {
+    const id = sha(content);
+    this.blobs.set(id, Uint8Array.from(content));
+    this.onKeep?.();
+    return Promise.resolve({ id, bytes: content.length });
+  }
+
+  record(entry: QuarantineEntry): Promise<void> {
+    this.entries.push(entry);
+    return Promise.resolve();
+  }
+
+  /** Every version of the file the store holds, as text. */
+  texts(): string[] {
+    return [...this.blobs.values()].map((b) => Buffer.from(b).toString('utf8'));
+  }
+}
+
+const tree: GuardedTree = { track: () => Promise.resolve(), lastSeen: () => undefined };
+
+let dir: string;
+let file: string;
+let store: MemoryStore;
+let doc: OpenDocument & { isDirty: boolean; text: string };
+let previousHash: string | null;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'editor-writes-'));
+  file = path.join(dir, 'a.ts');
+  store = new MemoryStore();
+  doc = { isDirty: false, text: '', getText: () => doc.text };
+  previousHash = null;
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function guard(mode: 'block' | 'warn'): EditorWrites {
+  return new EditorWrites(mode, store, nullLogger, (p) => (p === file ? doc : undefined));
+}
+
+/** The file opened in the editor (its disk version kept), then edited without saving. */
+async function openAndEdit(g: EditorWrites, onDisk: string, unsaved: string): Promise<void> {
+  writeFileSync(file, onDisk);
+  previousHash = sha(onDisk);
+  doc.text = onDisk;
+  await g.remember(tree, file);
+  doc.text = unsaved;
+  doc.isDirty = true;
+}
+
+/** What the working tree reports when it sees `content` on disk, written by an unknown process. */
+function changeTo(content: string): TreeChange {
+  const c: TreeChange = { path: file, at: Date.now(), hash: sha(content), previous: previousHash, by: { kind: 'unknown' } };
+  previousHash = c.hash;
+  return c;
+}
+
+void describe('editor writes', () => {
+  void test('block: a write over a dirty buffer is set aside and the file put back', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    writeFileSync(file, 'the agent\n');
+    const aside = await g.onChange(tree, changeTo('the agent\n'));
+    assert.ok(aside);
+    assert.equal(aside.restored, true);
+    assert.equal(aside.entry.reason, 'dirty-buffer');
+    assert.deepEqual(store.texts(), ['the agent\n']);
+    assert.equal(readFileSync(file, 'utf8'), 'mine\n');
+    assert.equal(doc.text, 'mine, unsaved\n');
+    // The put-back is the guard's own write, not a new conflict.
+    assert.equal(await g.onChange(tree, changeTo('mine\n')), undefined);
+    assert.equal(store.entries.length, 1);
+  });
+
+  void test('warn: a write over a dirty buffer is set aside and stays on disk', async () => {
+    const g = guard('warn');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    writeFileSync(file, 'the agent\n');
+    const aside = await g.onChange(tree, changeTo('the agent\n'));
+    assert.equal(aside?.restored, false);
+    assert.deepEqual(store.texts(), ['the agent\n']);
+    assert.equal(readFileSync(file, 'utf8'), 'the agent\n');
+  });
+
+  void test('the editor saving its buffer is no conflict', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    writeFileSync(file, 'mine, unsaved\n');
+    assert.equal(await g.onChange(tree, changeTo('mine, unsaved\n')), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), 'mine, unsaved\n');
+  });
+
+  void test('a file too large to keep in memory is only set aside, never put back', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'x'.repeat(maxBaselineBytes + 1), 'unsaved');
+    writeFileSync(file, 'the agent\n');
+    const aside = await g.onChange(tree, changeTo('the agent\n'));
+    assert.equal(aside?.restored, false);
+    assert.equal(readFileSync(file, 'utf8'), 'the agent\n');
+  });
+});
