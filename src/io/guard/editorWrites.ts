@@ -158,8 +158,14 @@ export class EditorWrites {
     const baseline = this.baselines.get(c.path);
     let restoredHash: string | undefined;
     let restoreError: unknown;
-    if (this.mode === 'block' && baseline) {
-      const hash = createHash('sha256').update(baseline).digest('hex');
+    if (this.mode === 'block' && baseline && !(await this.holds(c.path, kept.id))) {
+      // Only the version just kept is undone. Something wrote the file while it was being
+      // kept: the rest of the agent's write (the watcher can look between the truncation and
+      // the write), its next write, or the user saving. That version was never set aside, and
+      // putting the old content back over it would lose it; its own change is judged next.
+      this.log.info(`[editor-guard] ${c.path} changed again while its version was set aside; not put back`);
+    } else if (this.mode === 'block' && baseline) {
+      const hash = sha256(baseline);
       this.ownWrites.set(c.path, hash);
       try {
         await fsp.writeFile(c.path, baseline);
@@ -181,4 +187,17 @@ export class EditorWrites {
     this.log.warn(`[editor-guard] ${reason}: ${author} wrote ${c.path}; its version is quarantined as ${entry.id}${restored ? '; the previous content was put back' : ''}`);
     return { entry, restored, ...(restoreError !== undefined ? { restoreError } : {}) };
   }
+
+  /** Does the file hold exactly the content with this hash now? */
+  private async holds(path: string, hash: string): Promise<boolean> {
+    try {
+      return sha256(await fsp.readFile(path)) === hash;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function sha256(content: Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
 }

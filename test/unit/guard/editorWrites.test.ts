@@ -123,4 +123,50 @@ void describe('editor writes', () => {
     assert.equal(aside?.restored, false);
     assert.equal(readFileSync(file, 'utf8'), 'the agent\n');
   });
+
+  void test('a write still landing while the first thing seen of it is set aside: the write is not undone unkept', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    // A write truncates, then writes: the watcher may look in between, and the rest of the
+    // write lands while the guard keeps the empty file.
+    writeFileSync(file, '');
+    store.onKeep = () => {
+      store.onKeep = undefined;
+      writeFileSync(file, 'the agent\n');
+    };
+    await g.onChange(tree, changeTo(''));
+    await settle(g);
+    assert.ok(store.texts().includes('the agent\n') || readFileSync(file, 'utf8') === 'the agent\n', "the agent's version is kept or on disk");
+    assert.equal(readFileSync(file, 'utf8'), 'mine\n', 'put back once the whole write was set aside');
+    assert.equal(doc.text, 'mine, unsaved\n');
+  });
+
+  void test('the user saving while the agent\'s version is set aside: the save is not overwritten', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    writeFileSync(file, 'the agent\n');
+    store.onKeep = () => {
+      store.onKeep = undefined;
+      // "Overwrite" in VS Code's save conflict, or auto-save: the buffer goes to disk.
+      writeFileSync(file, 'mine, unsaved\n');
+      doc.isDirty = false;
+    };
+    await g.onChange(tree, changeTo('the agent\n'));
+    await settle(g, { kind: 'user' });
+    assert.equal(readFileSync(file, 'utf8'), 'mine, unsaved\n', 'the saved buffer stays on disk');
+    assert.deepEqual(store.texts(), ['the agent\n']);
+  });
 });
+
+/** As the working tree would: reports what is on disk now, until it stops changing. */
+async function settle(g: EditorWrites, by: TreeChange['by'] = { kind: 'unknown' }): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    const now = readFileSync(file, 'utf8');
+    if (sha(now) === previousHash) {
+      return;
+    }
+    const c = changeTo(now);
+    await g.onChange(tree, { ...c, by });
+  }
+  assert.fail('the file keeps changing');
+}
