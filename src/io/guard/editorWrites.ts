@@ -62,6 +62,8 @@ export class EditorWrites {
   private readonly baselines = new Map<string, Uint8Array>();
   /** Writes the guard itself made (putting a version back): not an agent's. */
   private readonly ownWrites = new Map<string, string>();
+  /** Per file, the change being judged (see onChange). */
+  private readonly judging = new Map<string, Promise<void>>();
 
   constructor(
     private mode: EditorGuardMode,
@@ -110,7 +112,25 @@ export class EditorWrites {
    * written version and (in block mode) puts the previous content back. Returns what was
    * set aside, or undefined when nothing was.
    */
-  async onChange(tree: GuardedTree, c: TreeChange): Promise<SetAside | undefined> {
+  onChange(tree: GuardedTree, c: TreeChange): Promise<SetAside | undefined> {
+    // One change of a file at a time, in the order the tree saw them: judged side by side,
+    // two changes of one write (the truncation, then the content) both read the finished
+    // write and set it aside twice, and both put the file back.
+    const run = (this.judging.get(c.path) ?? Promise.resolve()).then(() => this.judge(tree, c));
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.judging.set(c.path, done);
+    void done.then(() => {
+      if (this.judging.get(c.path) === done) {
+        this.judging.delete(c.path);
+      }
+    });
+    return run;
+  }
+
+  private async judge(tree: GuardedTree, c: TreeChange): Promise<SetAside | undefined> {
     if (this.mode === 'off' || c.hash === null) {
       return undefined;
     }
@@ -144,6 +164,13 @@ export class EditorWrites {
       agentVersion = await fsp.readFile(c.path);
     } catch (e) {
       this.log.warn(`[editor-guard] ${c.path} changed but cannot be read: ${String(e)}`);
+      return undefined;
+    }
+    if (this.ownWrites.get(c.path) === sha256(agentVersion)) {
+      // The guard has put the file back since this change was seen. The put-back is only
+      // ever over the version just kept: what this change reported was that version, or a
+      // write that version replaced. Judged again, the guard's own content would be set
+      // aside as the agent's.
       return undefined;
     }
     if (doc.isDirty && new TextDecoder().decode(agentVersion) === doc.getText()) {

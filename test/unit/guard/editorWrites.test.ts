@@ -156,6 +156,20 @@ void describe('editor writes', () => {
     assert.equal(readFileSync(file, 'utf8'), 'mine, unsaved\n', 'the saved buffer stays on disk');
     assert.deepEqual(store.texts(), ['the agent\n']);
   });
+
+  void test('two changes of one write judged at once: one version set aside, the file put back', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    writeFileSync(file, 'the agent\n');
+    // The tree saw the truncated file and then the whole one; both changes arrive before the
+    // first is judged.
+    const first = g.onChange(tree, changeTo(''));
+    const second = g.onChange(tree, changeTo('the agent\n'));
+    await Promise.all([first, second]);
+    await settle(g);
+    assert.deepEqual(store.entries.map((e) => e.id), [sha('the agent\n')]);
+    assert.equal(readFileSync(file, 'utf8'), 'mine\n');
+  });
 });
 
 /** As the working tree would: reports what is on disk now, until it stops changing. */
