@@ -91,6 +91,10 @@ export class EditorWrites {
       const info = await fsp.stat(path);
       if (info.size <= maxBaselineBytes) {
         this.baselines.set(path, await fsp.readFile(path));
+      } else {
+        // The version kept before is older than what is on disk now: put back, it would
+        // replace the file's newer content.
+        this.baselines.delete(path);
       }
     } catch {
       this.baselines.delete(path);

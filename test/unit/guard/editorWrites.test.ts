@@ -170,6 +170,22 @@ void describe('editor writes', () => {
     assert.deepEqual(store.entries.map((e) => e.id), [sha('the agent\n')]);
     assert.equal(readFileSync(file, 'utf8'), 'mine\n');
   });
+  void test('a file saved too large to keep in memory: its older version is not put back over it', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'small\n', 'small, unsaved\n');
+    // The user saves a version larger than what is kept in memory, then edits it again.
+    const large = 'x'.repeat(maxBaselineBytes + 1);
+    writeFileSync(file, large);
+    doc.text = large;
+    doc.isDirty = false;
+    await g.onChange(tree, { ...changeTo(large), by: { kind: 'user' } });
+    doc.text = large + 'unsaved';
+    doc.isDirty = true;
+    writeFileSync(file, 'the agent\n');
+    const aside = await g.onChange(tree, changeTo('the agent\n'));
+    assert.equal(aside?.restored, false);
+    assert.equal(readFileSync(file, 'utf8'), 'the agent\n', 'not the version before the save');
+  });
 });
 
 /** As the working tree would: reports what is on disk now, until it stops changing. */
