@@ -1,83 +1,15 @@
-import { createHash } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import type { QuarantineEntry, SetAsideStore } from '../../io/guard/editorWrites';
+import type { QuarantineEntry } from '../../io/guard/editorWrites';
+import { QuarantineFiles } from '../../io/guard/quarantineFiles';
 
 /** Content-addressed, so the same version set aside twice is stored once. */
 export const quarantineScheme = 'agent-guard-quarantine';
 
-/**
- * The versions the editor guard set aside, in the extension's global storage: a blob per
- * content (named by its sha256) and an append-only index. Nothing in it is ever deleted by
- * the extension: neither side of a conflict is lost.
- */
-export class QuarantineStore implements vscode.TextDocumentContentProvider, SetAsideStore {
-  /** Where the blobs and the index live (integration tests look at the index). */
-  readonly dir: string;
-  private entries: QuarantineEntry[] | undefined;
-
+/** The quarantine in the extension's global storage, shown in diffs. */
+export class QuarantineStore extends QuarantineFiles implements vscode.TextDocumentContentProvider {
   constructor(storage: vscode.Uri) {
-    this.dir = nodePath.join(storage.fsPath, 'quarantine');
-  }
-
-  /**
-   * Stores a version's bytes (content-addressed; read back to be sure) without listing it yet:
-   * the caller records the entry once it knows everything about it (e.g. whether the previous
-   * content was put back).
-   */
-  async keep(content: Uint8Array, path: string): Promise<{ id: string; bytes: number }> {
-    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const id = createHash('sha256').update(content).digest('hex');
-    const blob = nodePath.join(this.dir, `${id}.blob`);
-    try {
-      await fsp.writeFile(blob, content, { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw e;
-      }
-    }
-    // Read it back: a version we say is kept must really be there, byte for byte.
-    const check = createHash('sha256').update(await fsp.readFile(blob)).digest('hex');
-    if (check !== id) {
-      throw new Error(`the quarantined copy of ${path} does not read back as written`);
-    }
-    return { id, bytes: content.length };
-  }
-
-  /** Lists a kept version: in memory first, so it is offered even if the index cannot be written. */
-  async record(entry: QuarantineEntry): Promise<void> {
-    (await this.list()).push(entry);
-    await fsp.appendFile(nodePath.join(this.dir, 'index.jsonl'), JSON.stringify(entry) + '\n', { mode: 0o600 });
-  }
-
-  async list(): Promise<QuarantineEntry[]> {
-    if (!this.entries) {
-      this.entries = [];
-      try {
-        const text = await fsp.readFile(nodePath.join(this.dir, 'index.jsonl'), 'utf8');
-        for (const line of text.split('\n')) {
-          try {
-            const e = JSON.parse(line) as QuarantineEntry;
-            if (typeof e.id === 'string' && typeof e.path === 'string') {
-              this.entries.push(e);
-            }
-          } catch {
-            // a torn last line: the blobs are still there
-          }
-        }
-      } catch {
-        // no quarantine yet
-      }
-    }
-    return this.entries;
-  }
-
-  read(id: string): Promise<Uint8Array> {
-    if (!/^[0-9a-f]{64}$/.test(id)) {
-      return Promise.reject(new Error(`not a quarantine id: ${id}`));
-    }
-    return fsp.readFile(nodePath.join(this.dir, `${id}.blob`));
+    super(nodePath.join(storage.fsPath, 'quarantine'));
   }
 
   uriFor(entry: QuarantineEntry): vscode.Uri {
