@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
+import { errnoCode } from '../../core/lib/errors';
 import type { QuarantineEntry, SetAsideStore } from './editorWrites';
 
 /**
@@ -23,12 +24,18 @@ export class QuarantineFiles implements SetAsideStore {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const id = createHash('sha256').update(content).digest('hex');
     const blob = nodePath.join(this.dir, `${id}.blob`);
+    if ((await hashOf(blob)) === id) {
+      return { id, bytes: content.length };
+    }
+    // Written whole under another name, then renamed to the blob's: a write cut short (a
+    // full disk, a crash) leaves no blob that looks kept, and one an earlier such write left
+    // is replaced; kept as it was, it refused this content for good.
+    const temp = nodePath.join(this.dir, `${id}.${randomUUID()}.tmp`);
     try {
-      await fsp.writeFile(blob, content, { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw e;
-      }
+      await fsp.writeFile(temp, content, { flag: 'wx', mode: 0o600 });
+      await fsp.rename(temp, blob);
+    } finally {
+      await fsp.rm(temp, { force: true });
     }
     // Read it back: a version we say is kept must really be there, byte for byte.
     const check = createHash('sha256').update(await fsp.readFile(blob)).digest('hex');
@@ -71,5 +78,17 @@ export class QuarantineFiles implements SetAsideStore {
       return Promise.reject(new Error(`not a quarantine id: ${id}`));
     }
     return fsp.readFile(nodePath.join(this.dir, `${id}.blob`));
+  }
+}
+
+/** sha256 of a file's bytes; undefined when there is no such file. */
+async function hashOf(file: string): Promise<string | undefined> {
+  try {
+    return createHash('sha256').update(await fsp.readFile(file)).digest('hex');
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') {
+      return undefined;
+    }
+    throw e;
   }
 }

@@ -1,6 +1,7 @@
 /** The quarantine on disk: every version kept can be listed and read back, byte for byte. */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -54,5 +55,18 @@ void describe('quarantine files', () => {
 
   void test('an id that is not a hash is refused, not read as a path', async () => {
     await assert.rejects(new QuarantineFiles(dir).read('../../etc/passwd'), /not a quarantine id/);
+  });
+
+  void test('a blob cut short by an earlier failed write (a full disk, a crash) is written again, not refused forever', async () => {
+    const content = 'the agent\n'.repeat(100);
+    const id = createHash('sha256').update(content).digest('hex');
+    // What writeFile leaves when the disk fills up halfway: the blob's name, part of its bytes.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `${id}.blob`), content.slice(0, 10));
+    const q = new QuarantineFiles(dir);
+    const e = await setAside(q, content, '/w/a.ts');
+    assert.equal(e.id, id);
+    assert.equal(Buffer.from(await q.read(id)).toString('utf8'), content);
+    assert.equal(readFileSync(path.join(dir, `${id}.blob`), 'utf8'), content);
   });
 });
