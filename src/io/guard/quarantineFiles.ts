@@ -10,7 +10,8 @@ import type { QuarantineEntry, SetAsideStore } from './editorWrites';
  * side of a conflict is lost. (The host shows them: src/vscode/guard/quarantine.ts.)
  */
 export class QuarantineFiles implements SetAsideStore {
-  private entries: QuarantineEntry[] | undefined;
+  /** The index as read once, then kept up to date by record(). */
+  private loading: Promise<QuarantineEntry[]> | undefined;
 
   /** `dir`: where the blobs and the index live (integration tests look at the index). */
   constructor(readonly dir: string) {}
@@ -51,26 +52,34 @@ export class QuarantineFiles implements SetAsideStore {
     await fsp.appendFile(nodePath.join(this.dir, 'index.jsonl'), JSON.stringify(entry) + '\n', { mode: 0o600 });
   }
 
-  async list(): Promise<QuarantineEntry[]> {
-    if (!this.entries) {
-      this.entries = [];
-      try {
-        const text = await fsp.readFile(nodePath.join(this.dir, 'index.jsonl'), 'utf8');
-        for (const line of text.split('\n')) {
-          try {
-            const e = JSON.parse(line) as QuarantineEntry;
-            if (typeof e.id === 'string' && typeof e.path === 'string') {
-              this.entries.push(e);
-            }
-          } catch {
-            // a torn last line: the blobs are still there
+  /**
+   * Every version listed, oldest first; the index is read once. Callers asking while it is
+   * read wait for it: given the list it was filling, they saw none (the command said "No
+   * version has been set aside").
+   */
+  list(): Promise<QuarantineEntry[]> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  private async load(): Promise<QuarantineEntry[]> {
+    const entries: QuarantineEntry[] = [];
+    try {
+      const text = await fsp.readFile(nodePath.join(this.dir, 'index.jsonl'), 'utf8');
+      for (const line of text.split('\n')) {
+        try {
+          const e = JSON.parse(line) as QuarantineEntry;
+          if (typeof e.id === 'string' && typeof e.path === 'string') {
+            entries.push(e);
           }
+        } catch {
+          // a torn last line: the blobs are still there
         }
-      } catch {
-        // no quarantine yet
       }
+    } catch {
+      // no quarantine yet
     }
-    return this.entries;
+    return entries;
   }
 
   read(id: string): Promise<Uint8Array> {

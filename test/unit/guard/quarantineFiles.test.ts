@@ -69,4 +69,15 @@ void describe('quarantine files', () => {
     assert.equal(Buffer.from(await q.read(id)).toString('utf8'), content);
     assert.equal(readFileSync(path.join(dir, `${id}.blob`), 'utf8'), content);
   });
+
+  void test('the list asked for while a version is being recorded holds what the index holds', async () => {
+    const e1 = await setAside(new QuarantineFiles(dir), 'one', '/w/a.ts');
+    // A later window: its first set-aside reads the index while the user asks for the list.
+    const q = new QuarantineFiles(dir);
+    const kept = await q.keep(bytes('two'), '/w/b.ts');
+    const e2: QuarantineEntry = { ...kept, path: '/w/b.ts', at: 2, author: 'an unattributed process', reason: 'dirty-buffer' };
+    const [, listed] = await Promise.all([q.record(e2), q.list().then((l) => [...l])]);
+    assert.ok(listed.some((e) => e.id === e1.id), 'the version set aside before is listed');
+    assert.deepEqual((await q.list()).map((e) => e.path), ['/w/a.ts', '/w/b.ts']);
+  });
 });
