@@ -5,10 +5,15 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { nullLogger } from '../../src/core/lib/logger';
+import type { QuarantineEntry } from '../../src/io/guard/editorWrites';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { takeAgentsVersion } from '../../src/vscode/guard/editorGuard';
 import { noticeBatchMaxMs } from '../../src/vscode/guard/notices';
+import { QuarantineStore } from '../../src/vscode/guard/quarantine';
 import { workspaceDir } from './support/transcripts';
 import { uiCheck, waitFor } from './support/ui';
 
@@ -152,6 +157,59 @@ suite('guard', () => {
         fs.renameSync(aside, dir);
       }
       await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  /** A version set aside for `file` in a quarantine of its own, as the editor guard records it. */
+  async function setAside(content: Uint8Array, file: string): Promise<{ store: QuarantineStore; entry: QuarantineEntry }> {
+    const store = new QuarantineStore(vscode.Uri.file(fs.mkdtempSync(path.join(os.tmpdir(), 'ags-quarantine-'))));
+    const entry: QuarantineEntry = { ...(await store.keep(content, file)), path: file, at: Date.now(), author: 'an unattributed process', reason: 'dirty-buffer' };
+    await store.record(entry);
+    return { store, entry };
+  }
+
+  /** Closes `files` in the editor, unsaved, and deletes them. */
+  async function closeAndDelete(files: string[]): Promise<void> {
+    for (const file of files) {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
+      if (doc) {
+        await vscode.window.showTextDocument(doc);
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
+      fs.rmSync(file, { force: true });
+    }
+  }
+
+  test('taking a set-aside version of a file deleted since writes it back', async () => {
+    const gone = path.join(workspaceDir(), 'src', 'taken-gone.ts');
+    const plain = path.join(workspaceDir(), 'src', 'taken-plain.ts');
+    try {
+      fs.rmSync(gone, { force: true });
+      const agents = new TextEncoder().encode('export const owner = "the agent";\n');
+      const a = await setAside(agents, gone);
+      // It used to fail: the editor cannot open a file that does not exist.
+      await takeAgentsVersion(a.store, a.entry, nullLogger);
+      assert.deepEqual(fs.readFileSync(gone), Buffer.from(agents), 'the deleted file is back with the agent’s version');
+      fs.writeFileSync(plain, 'old\n');
+      const c = await setAside(agents, plain);
+      await takeAgentsVersion(c.store, c.entry, nullLogger);
+      assert.deepEqual(fs.readFileSync(plain), Buffer.from(agents), 'text goes through the editor, as it is');
+    } finally {
+      await closeAndDelete([gone, plain]);
+    }
+  });
+
+  test('taking a set-aside version that is not UTF-8 keeps its bytes', async () => {
+    const latin1 = path.join(workspaceDir(), 'src', 'taken-latin1.txt');
+    try {
+      fs.writeFileSync(latin1, 'old\n');
+      // "café" in Latin-1: through the editor it was saved as "caf\uFFFD" in UTF-8.
+      const bytes = Uint8Array.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+      const b = await setAside(bytes, latin1);
+      await takeAgentsVersion(b.store, b.entry, nullLogger);
+      assert.deepEqual(fs.readFileSync(latin1), Buffer.from(bytes), 'byte for byte');
+    } finally {
+      await closeAndDelete([latin1]);
     }
   });
 

@@ -133,20 +133,51 @@ export async function offerChoice(store: QuarantineStore, entry: QuarantineEntry
   }
 }
 
-/** Puts a quarantined version into the editor (keeping undo) and saves it. */
+/**
+ * Puts a quarantined version into the editor (keeping undo) and saves it. A version that is
+ * not UTF-8 text, or a file that is neither on disk nor open any more, gets the version's
+ * bytes written as they are: through the editor, the bytes that are not UTF-8 were saved as
+ * U+FFFD (the version taken was not the one set aside), and a file gone could not be opened.
+ */
 export async function takeAgentsVersion(store: QuarantineStore, entry: QuarantineEntry, log: Logger): Promise<void> {
   const uri = vscode.Uri.file(entry.path);
-  const doc = await vscode.workspace.openTextDocument(uri);
+  const bytes = await store.read(entry.id);
+  const text = utf8Text(bytes);
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, entry.path));
+  if (text === undefined || (!open && !(await exists(uri)))) {
+    // The editor's buffer, if any, is left as it is: it keeps the user's version.
+    await vscode.workspace.fs.writeFile(uri, bytes);
+    log.info(`[editor-guard] wrote the agent's version of ${entry.path} (${entry.id}) to disk as it is`);
+    return;
+  }
+  const doc = open ?? (await vscode.workspace.openTextDocument(uri));
   if (doc.isDirty) {
     const sure = await vscode.window.showWarningMessage(`Replace your unsaved changes to ${nodePath.basename(entry.path)} with the agent's version?`, { modal: true, detail: 'Your version stays in the undo history of the editor.' }, 'Replace');
     if (sure !== 'Replace') {
       return;
     }
   }
-  const text = new TextDecoder().decode(await store.read(entry.id));
   const edit = new vscode.WorkspaceEdit();
-  edit.replace(uri, new vscode.Range(0, 0, doc.lineCount, 0), text);
+  edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), text);
   await vscode.workspace.applyEdit(edit);
   await doc.save();
   log.info(`[editor-guard] took the agent's version of ${entry.path} (${entry.id})`);
+}
+
+/** The bytes as text, or undefined when they are not UTF-8. */
+function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
 }
