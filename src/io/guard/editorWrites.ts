@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, type Logger } from '../../core/lib/logger';
 import { describeAuthor } from '../../core/rules/support/author';
 import type { TreeChange, WorkTree } from '../workTree';
@@ -49,6 +50,15 @@ export interface SetAside {
   restoreError?: unknown;
 }
 
+/**
+ * How long a written file must stay the same before its version is taken as the writer's
+ * whole write: longer than the gaps within one write (a truncation and its content, the
+ * chunks of a stream), short next to how fast the user is told.
+ */
+const defaultQuietMs = 100;
+/** A file still changing after this many quiet periods is taken as it is then (the put-back still checks it). */
+const maxQuietRounds = 20;
+
 /** Files larger than this are not kept in memory to be put back; the guard then only warns. */
 export const maxBaselineBytes = 5 * 1024 * 1024;
 
@@ -71,6 +81,8 @@ export class EditorWrites {
     private readonly log: Logger,
     /** The document open in an editor for a path (file scheme only), if any. */
     private readonly documentAt: (path: string) => OpenDocument | undefined,
+    /** `quietMs`: see defaultQuietMs (tests shorten or lengthen it). */
+    private readonly opts: { quietMs?: number } = {},
   ) {}
 
   setMode(mode: EditorGuardMode): void {
@@ -165,7 +177,7 @@ export class EditorWrites {
     }
     let agentVersion: Uint8Array;
     try {
-      agentVersion = await fsp.readFile(c.path);
+      agentVersion = await this.quietContent(c.path);
     } catch (e) {
       this.log.warn(`[editor-guard] ${c.path} changed but cannot be read: ${String(e)}`);
       return undefined;
@@ -217,6 +229,26 @@ export class EditorWrites {
     const restored = restoredHash !== undefined;
     this.log.warn(`[editor-guard] ${reason}: ${author} wrote ${c.path}; its version is quarantined as ${entry.id}${restored ? '; the previous content was put back' : ''}`);
     return { entry, restored, ...(restoreError !== undefined ? { restoreError } : {}) };
+  }
+
+  /**
+   * The file's content once it stops changing. A write seen by the watcher may still be
+   * going on: truncated and not written yet, or written in chunks. Kept then, the version set
+   * aside was a part of the write, and the put-back landed before the writer's next bytes,
+   * which then overwrote the start of the old content: neither version was left whole.
+   */
+  private async quietContent(path: string): Promise<Uint8Array> {
+    const quietMs = this.opts.quietMs ?? defaultQuietMs;
+    let content = await fsp.readFile(path);
+    for (let i = 0; i < maxQuietRounds; i++) {
+      await sleep(quietMs);
+      const again = await fsp.readFile(path);
+      if (Buffer.compare(again, content) === 0) {
+        break;
+      }
+      content = again;
+    }
+    return content;
   }
 
   /** Does the file hold exactly the content with this hash now? */

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -58,8 +59,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function guard(mode: 'block' | 'warn'): EditorWrites {
-  return new EditorWrites(mode, store, nullLogger, (p) => (p === file ? doc : undefined));
+function guard(mode: 'block' | 'warn', opts?: { quietMs?: number }): EditorWrites {
+  return new EditorWrites(mode, store, nullLogger, (p) => (p === file ? doc : undefined), opts);
 }
 
 /** The file opened in the editor (its disk version kept), then edited without saving. */
@@ -170,6 +171,23 @@ void describe('editor writes', () => {
     assert.deepEqual(store.entries.map((e) => e.id), [sha('the agent\n')]);
     assert.equal(readFileSync(file, 'utf8'), 'mine\n');
   });
+  void test('a write still going on (the file truncated, its content not written yet) is not overwritten by the put-back', async () => {
+    const g = guard('block', { quietMs: 200 });
+    const mine = 'mine\n'.repeat(50);
+    await openAndEdit(g, mine, mine + 'unsaved');
+    // The agent's write has truncated the file (the watcher saw it empty) and writes its
+    // content a moment later, through the descriptor it holds.
+    const fd = openSync(file, 'w');
+    const judged = g.onChange(tree, changeTo(''));
+    await sleep(20);
+    writeSync(fd, 'the agent\n');
+    closeSync(fd);
+    await judged;
+    await settle(g);
+    assert.ok(store.texts().includes('the agent\n'), "the agent's version is kept whole");
+    assert.equal(readFileSync(file, 'utf8'), mine, 'put back, not mixed with the agent\'s bytes');
+  });
+
   void test('a file saved too large to keep in memory: its older version is not put back over it', async () => {
     const g = guard('block');
     await openAndEdit(g, 'small\n', 'small, unsaved\n');
