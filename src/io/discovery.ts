@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import {
@@ -116,9 +117,28 @@ async function listDir(dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * The spellings of a workspace folder an agent may have recorded: the path as given, and, where
+ * it goes through a symbolic link (a junction on Windows), the path with the links resolved.
+ * Agents record their working folder as the system gives it, with the links resolved (Claude
+ * Code names its project folder after the real path, Codex, Gemini CLI and Amplifier take the
+ * process's working folder), while an editor keeps a folder as it was opened: a workspace opened
+ * as /tmp/app on macOS (/private/tmp/app) or through a linked folder found none of its sessions.
+ */
+export function workspaceSpellings(workspace: string): string[] {
+  const ws = nodePath.resolve(workspace);
+  try {
+    const real = realpathSync.native(ws);
+    return real === ws ? [ws] : [ws, real];
+  } catch {
+    // Not there (yet): only the path as given can match.
+    return [ws];
+  }
+}
+
 /** The sessions of one workspace in the agents' default folders (plus extra folders). */
 export async function findWorkspaceSessions(workspace: string, e: Environment, extraFolders: readonly string[] = []): Promise<Found> {
-  const ws = nodePath.resolve(workspace);
+  const spellings = workspaceSpellings(workspace);
   const found: Found = { transcripts: [], problems: [] };
   const add = (more: Found): void => {
     found.transcripts.push(...more.transcripts);
@@ -127,23 +147,25 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
   for (const dir of claudeConfigDirs(e)) {
     const projects = nodePath.join(dir, 'projects');
     for (const name of await listDir(projects)) {
-      if (claudeProjectMatches(name, ws)) {
+      if (spellings.some((ws) => claudeProjectMatches(name, ws))) {
         add(await findTranscripts(nodePath.join(projects, name)));
       }
     }
   }
-  add(await codexSessionsFor(ws, e));
-  add(await geminiSessionsFor(ws, e));
-  const amp = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
-  for (const id of await listDir(amp)) {
-    // The transcript, and the execution log next to it (where overlapping executions show).
-    for (const name of ['transcript.jsonl', 'events.jsonl']) {
-      const t = nodePath.join(amp, id, name);
-      try {
-        await stat(t);
-        found.transcripts.push({ file: t, agent: 'amplifier' });
-      } catch {
-        // a session folder without this file (yet)
+  add(await codexSessionsFor(spellings, e));
+  for (const ws of spellings) {
+    add(await geminiSessionsFor(ws, e));
+    const amp = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
+    for (const id of await listDir(amp)) {
+      // The transcript, and the execution log next to it (where overlapping executions show).
+      for (const name of ['transcript.jsonl', 'events.jsonl']) {
+        const t = nodePath.join(amp, id, name);
+        try {
+          await stat(t);
+          found.transcripts.push({ file: t, agent: 'amplifier' });
+        } catch {
+          // a session folder without this file (yet)
+        }
       }
     }
   }
@@ -155,12 +177,12 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
   return found;
 }
 
-async function codexSessionsFor(ws: string, e: Environment): Promise<Found> {
+async function codexSessionsFor(spellings: readonly string[], e: Environment): Promise<Found> {
   const all = await findTranscripts(nodePath.join(codexHome(e), 'sessions'));
   const out: Found = { transcripts: [], problems: all.problems };
   for (const t of all.transcripts) {
     const cwd = await codexCwd(t.file);
-    if (cwd !== undefined && isWithin(cwd, ws)) {
+    if (cwd !== undefined && spellings.some((ws) => isWithin(cwd, ws))) {
       out.transcripts.push({ file: t.file, agent: 'codex' });
     }
   }

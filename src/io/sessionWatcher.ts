@@ -19,7 +19,7 @@ import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import { codexCwd } from './discovery';
+import { codexCwd, workspaceSpellings } from './discovery';
 
 /**
  * How often (about once a second) a file that cannot be judged yet is asked about again;
@@ -128,7 +128,8 @@ export class SessionWatcher implements Disposable {
   }
 
   private computeRoots(): WatchedRoot[] {
-    const ws = nodePath.resolve(this.opts.workspace);
+    // As given and with its links resolved: agents record the latter (see workspaceSpellings).
+    const spellings = workspaceSpellings(this.opts.workspace);
     const e = this.opts.environment;
     const on = (a: AgentKind): boolean => this.opts.agents?.[a] !== false;
     const roots: WatchedRoot[] = [];
@@ -142,7 +143,7 @@ export class SessionWatcher implements Disposable {
           exists: false,
           accepts: (f) => {
             const first = nodePath.relative(projects, f).split(nodePath.sep)[0] ?? '';
-            return f.endsWith('.jsonl') && claudeProjectMatches(first, ws);
+            return f.endsWith('.jsonl') && spellings.some((ws) => claudeProjectMatches(first, ws));
           },
         });
       }
@@ -163,7 +164,7 @@ export class SessionWatcher implements Disposable {
             // session_meta not written yet (or unreadable): ask again.
             return 'later';
           }
-          if (!isWithin(cwd, ws)) {
+          if (!spellings.some((ws) => isWithin(cwd, ws))) {
             this.rejected.add(f);
             return false;
           }
@@ -173,7 +174,8 @@ export class SessionWatcher implements Disposable {
     }
     if (on('gemini')) {
       const tmp = nodePath.join(geminiHome(e), 'tmp');
-      const ids = new Set([geminiProjectHash(ws), geminiSlug(ws)]);
+      const hashes = new Set(spellings.map(geminiProjectHash));
+      const slugs = new Set(spellings.map(geminiSlug));
       const owned = new Map<string, boolean>();
       roots.push({
         agent: 'gemini',
@@ -189,29 +191,31 @@ export class SessionWatcher implements Disposable {
           if (parts[1] !== 'chats' || !isTranscriptName(f)) {
             return false;
           }
-          if (project === geminiProjectHash(ws)) {
+          if (hashes.has(project)) {
             return true;
           }
-          if (!ids.has(project) && !/-\d+$/.test(project)) {
+          if (!slugs.has(project) && !/-\d+$/.test(project)) {
             return false;
           }
           // A slug is shared by every project with that basename: check the ownership marker.
           if (!owned.has(project)) {
-            owned.set(project, await markerIs(nodePath.join(tmp, project, '.project_root'), ws, project === geminiSlug(ws)));
+            owned.set(project, await markerIs(nodePath.join(tmp, project, '.project_root'), spellings, slugs.has(project)));
           }
           return owned.get(project) === true;
         },
       });
     }
     if (on('amplifier')) {
-      const sessions = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
-      roots.push({
-        agent: 'amplifier',
-        path: sessions,
-        depth: 2,
-        exists: false,
-        accepts: (f) => nodePath.basename(f) === 'transcript.jsonl' || nodePath.basename(f) === 'events.jsonl',
-      });
+      for (const ws of spellings) {
+        const sessions = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
+        roots.push({
+          agent: 'amplifier',
+          path: sessions,
+          depth: 2,
+          exists: false,
+          accepts: (f) => nodePath.basename(f) === 'transcript.jsonl' || nodePath.basename(f) === 'events.jsonl',
+        });
+      }
     }
     for (const extra of this.opts.extraFolders ?? []) {
       roots.push({ agent: 'claude-code', path: nodePath.resolve(extra), depth: 8, exists: false, accepts: (f) => f.endsWith('.jsonl') });
@@ -450,9 +454,9 @@ function namedLikeTranscript(root: WatchedRoot, file: string): boolean {
   return root.names ? root.names(file) : file.endsWith('.jsonl');
 }
 
-async function markerIs(marker: string, ws: string, fallback: boolean): Promise<boolean> {
+async function markerIs(marker: string, spellings: readonly string[], fallback: boolean): Promise<boolean> {
   try {
-    return (await readFile(marker, 'utf8')).trim() === ws;
+    return spellings.includes((await readFile(marker, 'utf8')).trim());
   } catch {
     // Older layouts have no marker: the slug alone decides.
     return fallback;

@@ -9,6 +9,7 @@ import { Emitter } from '../core/lib/event';
 import { errnoCode } from '../core/lib/errors';
 import { globMatcher } from '../core/lib/glob';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
+import { workspaceSpellings } from './discovery';
 
 /** One observed content change of a tracked file. */
 export interface TreeChange {
@@ -129,6 +130,8 @@ export class WorkTree implements WorkTreeView {
   private readonly clock: () => number;
   private readonly grace: number;
   private readonly ignored: (rel: string) => boolean;
+  /** The root as given and, where it goes through a symbolic link, its real path (see watchable). */
+  private readonly roots: readonly string[];
   private readonly changed = new Emitter<TreeChange>();
   /** Fires for every observed change of a tracked file, after attribution. */
   readonly onDidChange = this.changed.event;
@@ -139,6 +142,7 @@ export class WorkTree implements WorkTreeView {
     this.clock = opts.clock ?? Date.now;
     this.grace = opts.attributionGraceMs ?? 300;
     this.ignored = globMatcher([...alwaysIgnored, ...(opts.ignore ?? [])]);
+    this.roots = workspaceSpellings(opts.root);
   }
 
   get root(): string {
@@ -172,10 +176,16 @@ export class WorkTree implements WorkTreeView {
     return this.ready;
   }
 
-  /** Is the path inside the root and not ignored (.git, node_modules, the user's globs)? */
+  /**
+   * Is the path inside the root and not ignored (.git, node_modules, the user's globs)? Inside
+   * the root as given or as its real path: a workspace opened through a symbolic link has the
+   * editor's files under the one and the agents' (which record real paths) under the other.
+   */
   private watchable(path: string): boolean {
-    const rel = nodePath.relative(this.opts.root, path).split(nodePath.sep).join('/');
-    return rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) && !this.ignored(rel);
+    return this.roots.some((root) => {
+      const rel = nodePath.relative(root, path).split(nodePath.sep).join('/');
+      return rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) && !this.ignored(rel);
+    });
   }
 
   /** Watches a tracked file that exists (a file that does not exist yet is watched once it does). */

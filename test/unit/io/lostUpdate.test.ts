@@ -3,7 +3,7 @@
  * on disk, then the session's transcript shows a write to it.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { ClaudeTranscript } from '../support/claude';
@@ -28,12 +28,19 @@ async function changedTo(file: string, content: string, what: string): Promise<v
 const patch = (rel: string): string => `*** Begin Patch\n*** Update File: ${rel}\n@@\n-const a = 1;\n+const a = 2;\n*** End Patch`;
 
 /** A Codex rollout that is appended to step by step, each step processed before the next. */
-async function setup(): Promise<{ rollout: string; file: string; r: CodexRollout; step: (fn: (r: CodexRollout) => void) => Promise<void> }> {
+async function setup(opts: { throughLink?: boolean } = {}): Promise<{ rollout: string; file: string; r: CodexRollout; step: (fn: (r: CodexRollout) => void) => Promise<void> }> {
   env = new LiveEnv();
   const file = path.join(env.workspace, 'src', 'app.ts');
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, 'const a = 1;\nconst b = 2;\n');
-  await env.start();
+  if (opts.throughLink) {
+    // The editor opened the workspace through a link; Codex records the real path as its cwd.
+    const link = path.join(env.root, 'linked-ws');
+    symlinkSync(env.workspace, link, 'dir');
+    await env.start({ workspace: link });
+  } else {
+    await env.start();
+  }
   const day = path.join(env.codexHome, 'sessions', '2026', '01', '02');
   mkdirSync(day, { recursive: true });
   const rollout = path.join(day, 'rollout-2026-01-02T03-04-05-s1.jsonl');
@@ -78,6 +85,20 @@ void describe('lost update', () => {
       'links the read and the changed file',
     );
     assert.deepEqual(f.subject, { path: file });
+  });
+
+  void test('a workspace opened through a symbolic link: the session (which records the real path) is found and its lost update caught', async () => {
+    const { rollout, file, step } = await setup({ throughLink: true });
+    await step((r) => r.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await env.monitor!.tree!.settle(file);
+    writeFileSync(file, 'const a = 1;\nconst b = 3; // changed by hand\n');
+    await changedTo(file, 'const a = 1;\nconst b = 3; // changed by hand\n', 'the foreign change, under the real path');
+    await sleep(400);
+    await step((r) => r.patch('c2', patch('src/app.ts')).output('c2', 'Done!', true).say('done'));
+    assert.deepEqual(
+      env.monitor!.findings.forFile(rollout).map((f) => `${f.rule}:${f.messageId}@${f.line}`),
+      ['stale-write:live@5'],
+    );
   });
 
   // The same sequence with the change made by the session's own command while its call runs:

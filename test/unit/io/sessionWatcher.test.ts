@@ -2,11 +2,12 @@
  * Session discovery details that the live monitor's tests do not pin down.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { geminiProjectHash } from '../../../src/core/discovery/locations';
+import { encodeClaudeProject, geminiProjectHash } from '../../../src/core/discovery/locations';
+import { findWorkspaceSessions } from '../../../src/io/discovery';
 import { SessionWatcher, type SessionFileEvent } from '../../../src/io/sessionWatcher';
 import { sleep, waitFor } from '../support/wait';
 
@@ -17,6 +18,50 @@ afterEach(async () => {
 });
 
 void describe('session watcher', () => {
+  void test('a workspace opened through a symbolic link: the sessions the agents filed under its real path are found, live and by check', async () => {
+    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
+    const real = path.join(root, 'disk', 'app');
+    const link = path.join(root, 'app');
+    mkdirSync(real, { recursive: true });
+    symlinkSync(real, link, 'dir');
+    // Claude Code names its project folder after the real path; Codex records the real cwd.
+    const claudeDir = path.join(root, 'claude');
+    const project = path.join(claudeDir, 'projects', encodeClaudeProject(real));
+    mkdirSync(project, { recursive: true });
+    const claudeFile = path.join(project, '11111111-2222-4333-8444-555555555555.jsonl');
+    writeFileSync(claudeFile, JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: '11111111-2222-4333-8444-555555555555', cwd: real, message: { role: 'user', content: 'go' } }) + '\n');
+    const codexHome = path.join(root, 'codex');
+    const day = path.join(codexHome, 'sessions', '2026', '01', '02');
+    mkdirSync(day, { recursive: true });
+    const rollout = path.join(day, 'rollout-2026-01-02T03-04-05-s1.jsonl');
+    writeFileSync(rollout, JSON.stringify({ timestamp: '2026-01-02T03:04:05.000Z', type: 'session_meta', payload: { id: 's1', cwd: path.join(real, 'sub') } }) + '\n');
+    const environment = { home: root, env: { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: claudeDir } };
+    const expected = [
+      { file: claudeFile, agent: 'claude-code' },
+      { file: rollout, agent: 'codex' },
+    ];
+
+    const found = await findWorkspaceSessions(link, environment);
+    assert.deepEqual(
+      found.transcripts.map((t) => ({ file: t.file, agent: t.agent })).sort((a, b) => a.file.localeCompare(b.file)),
+      [...expected].sort((a, b) => a.file.localeCompare(b.file)),
+    );
+
+    const watcher = new SessionWatcher({ workspace: link, environment, agents: { gemini: false, amplifier: false } });
+    const events: SessionFileEvent[] = [];
+    watcher.onDidChange((e) => events.push(e));
+    cleanup = async () => {
+      await watcher.close();
+      rmSync(root, { recursive: true, force: true });
+    };
+    await watcher.start();
+    await waitFor(() => events.length >= 2, 10_000, 'both sessions to be found');
+    assert.deepEqual(
+      events.map((e) => ({ file: e.file, agent: e.agent })).sort((a, b) => a.file.localeCompare(b.file)),
+      [...expected].sort((a, b) => a.file.localeCompare(b.file)),
+    );
+  });
+
   void test('a Codex rollout whose session_meta was not complete when first seen is asked about again without another file event', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
     const workspace = path.join(root, 'ws');
