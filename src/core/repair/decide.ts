@@ -129,12 +129,14 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
     }
     const id = call.call.callId;
     const what = `${id} (${call.call.tool}, line ${call.call.at.line})`;
-    if (f.messageId === 'atEnd' && !opts.closeOpenCalls) {
-      leave(f, `the call ${what} has no result at the end of the file; the session may still be running it (use --close-open-calls to close it with an error result)`, true);
+    const atEnd = isOpenAtEnd(f);
+    if (atEnd && !opts.closeOpenCalls) {
+      const why = f.messageId === 'planAtEnd' ? 'the session may be waiting for the person to approve the plan' : 'the session may still be running it';
+      leave(f, `the call ${what} has no result at the end of the file; ${why} (use --close-open-calls to close it with an error result)`, true);
       continue;
     }
     const next = f.related[0];
-    const when = f.messageId === 'atEnd' ? 'by the end of the file' : next ? `before line ${next.line} (${next.message})` : 'in time';
+    const when = atEnd ? 'by the end of the file' : next ? `before line ${next.line} (${next.message})` : 'in time';
     placements.push({ kind: 'add', call, rule: 'missing-result', reason: `add an error result for ${what}: no result was recorded ${when}` });
   }
 
@@ -143,6 +145,15 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
     leave(f, `the tool call id ${f.callId ?? ''} is used again here${first !== undefined ? ` (first on line ${first})` : ''}; which call a result answers cannot be told apart, so this needs a person`);
   }
   return { drops, placements, left, misplaced };
+}
+
+/**
+ * A missing-result finding about a call still open at the end of the file: its result may yet
+ * come (a running tool, or Claude Code's plan approval waiting for the person), so it is only
+ * closed when asked.
+ */
+export function isOpenAtEnd(f: { rule: string; messageId?: string }): boolean {
+  return f.rule === 'missing-result' && (f.messageId === 'atEnd' || f.messageId === 'planAtEnd');
 }
 
 function describeMessage(m: MessageRecord | undefined): string {

@@ -5,7 +5,7 @@ import { agentLabels, type AgentKind } from '../model/agent';
 import { analyze, type Analysis } from './analyze';
 import { applyRepairPlan } from './apply';
 import { relink, type ChainNode } from './chain';
-import { decide, type Placement, type Why } from './decide';
+import { decide, isOpenAtEnd, type Placement, type Why } from './decide';
 import { replaceTopLevelValue } from './jsonText';
 import { groupBy, isValidUtf8, Lines, splitLines } from './lines';
 import type { LeftProblem, RepairAgent, RepairEdit, RepairPlan } from './plan';
@@ -201,7 +201,7 @@ export function planRepair(source: Uint8Array, opts: RepairOptions): RepairPlan 
 
   const repaired = applyRepairPlan(source, edits);
   const remaining = analyze(repaired, opts.file, agent).findings;
-  const onPurpose = (f: { rule: string; messageId?: string }): boolean => !closeOpenCalls && f.rule === 'missing-result' && f.messageId === 'atEnd';
+  const onPurpose = (f: { rule: string; messageId?: string }): boolean => !closeOpenCalls && isOpenAtEnd(f);
   return {
     file: opts.file,
     agent,

@@ -217,6 +217,23 @@ void describe('repair details', () => {
     assert.match(plan.left[0]!.reason, /--close-open-calls/);
   });
 
+  void test('a plan approval still open at the end of the file is left alone unless asked', () => {
+    // The person may be reading the plan (the file stays quiet, and the guard does not see it):
+    // an error result written now would answer the call before they do.
+    const P = 'toolu_01PPPPPPPPPPPPPPPPPPPPPP';
+    const text = new ClaudeTranscript().user('plan it').call('m1', P, 'ExitPlanMode', { plan: 'do x' }).text();
+    const { plan } = repair(text);
+    assert.deepEqual(brief(plan), []);
+    assert.ok(plan.complete);
+    assert.deepEqual(plan.left.map((l) => `${l.rule}@${l.line}:${l.deliberate}`), ['missing-result@2:true']);
+    assert.match(plan.left[0]!.reason, /--close-open-calls/);
+
+    const closed = repair(text, { closeOpenCalls: true });
+    assert.deepEqual(brief(closed.plan), ['insert >2']);
+    assert.match(closed.plan.edits[0]!.reason, /by the end of the file/);
+    assert.ok(closed.plan.complete);
+  });
+
   void test('two calls with one id cannot be repaired: the plan is incomplete', () => {
     const t = new ClaudeTranscript().user('go').call('msg_1', A, 'Bash', { command: 'make' }).result(A, 'built');
     t.call('msg_1', A, 'Bash', { command: 'make' }).result(A, 'built').say('msg_2', 'done');
