@@ -23,8 +23,13 @@ const askTimeoutMs = 2000;
  * (never over an existing file) and read back first; the new content goes to a temporary file
  * in the same folder with the original's mode, and is renamed over the file only if the file
  * still holds the bytes the plan was made from.
+ *
+ * A symlinked transcript (discovery reads a folder of links to sessions) is written where it
+ * really lives: a rename over the link would replace the link with a copy, and the agent would
+ * go on writing the unrepaired original.
  */
-export async function writeRepaired(file: string, original: Uint8Array, repaired: Uint8Array, stat: Stats, backupDir: string | undefined): Promise<string> {
+export async function writeRepaired(given: string, original: Uint8Array, repaired: Uint8Array, stat: Stats, backupDir: string | undefined): Promise<string> {
+  const file = await fsp.realpath(given);
   const unchanged = async (): Promise<void> => {
     const now = await fsp.readFile(file);
     if (!Buffer.from(original).equals(now)) {
