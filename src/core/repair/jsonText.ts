@@ -65,9 +65,10 @@ function valueEnd(text: string, i: number): number {
 }
 
 /**
- * Where the value of a top-level key sits in a JSON object's text (the first occurrence,
- * as JSON.parse keeps the last; transcript writers never repeat a key). Nested keys of the
- * same name (a tool output quoting a transcript) are never matched.
+ * Where the value of a top-level key sits in a JSON object's text. A repeated key is read by
+ * JSON.parse (and so by the agent) from its last occurrence, so that is the one found: a
+ * re-link written into an earlier one would not be read. Nested keys of the same name (a tool
+ * output quoting a transcript) are never matched.
  */
 export function topLevelValueSpan(text: string, key: string): TextSpan | undefined {
   let i = skipWs(text, 0);
@@ -75,6 +76,7 @@ export function topLevelValueSpan(text: string, key: string): TextSpan | undefin
     return undefined;
   }
   i = skipWs(text, i + 1);
+  let found: TextSpan | undefined;
   while (i < text.length && text[i] === '"') {
     const keyEnd = stringEnd(text, i);
     if (keyEnd < 0) {
@@ -96,9 +98,12 @@ export function topLevelValueSpan(text: string, key: string): TextSpan | undefin
       return undefined;
     }
     if (name === key) {
-      return { start, end };
+      found = { start, end };
     }
     i = skipWs(text, end);
+    if (text[i] === '}') {
+      return found;
+    }
     if (text[i] !== ',') {
       return undefined;
     }

@@ -196,6 +196,21 @@ void describe('repair details', () => {
     assert.deepEqual(pairingFindings(text), []);
   });
 
+  void test('a line that repeats its parentUuid key is re-linked where it is read: the last one', () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').result(A, 'a').say('m2', 'done');
+    const lines = [...t.lines];
+    // JSON.parse, like the agent, keeps the last of a repeated key: line 5 hangs from line 4.
+    lines[4] = lines[4]!.replace('{"parentUuid":', '{"parentUuid":"00000000-0000-4000-8000-0000000000ff","parentUuid":');
+    const broken = lines.join('\n') + '\n';
+    assert.equal((JSON.parse(lines[4]) as { parentUuid: string }).parentUuid, t.uuidAt(4));
+
+    const { plan, text } = repair(broken);
+    assert.deepEqual(brief(plan), ['drop 4', 'relink 5']);
+    const relinked = JSON.parse(text.split('\n')[3]!) as { parentUuid: string };
+    assert.equal(relinked.parentUuid, t.uuidAt(3), 'the dropped line\u2019s child hangs from its parent');
+    assert.deepEqual(danglingParents(text), []);
+  });
+
   void test('a late result that shares its line with other content is not moved: the plan is incomplete', () => {
     const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'ls' }).say('m2', 'moving on');
     const mixed = JSON.parse(new ClaudeTranscript().result(A, 'late').lines[0]!) as { message: { content: unknown[] } };
