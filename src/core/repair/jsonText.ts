@@ -1,7 +1,8 @@
 /**
  * Edits on the text of one JSON line that leave every other byte of it alone: a repair
  * re-links a Claude Code entry by replacing the value of its top-level `parentUuid` and
- * nothing else, so a tool output inside the line is never re-encoded.
+ * nothing else, and takes a result block out of a line's content array by cutting its text
+ * out, so a tool output inside the line is never re-encoded.
  */
 
 export interface TextSpan {
@@ -71,7 +72,12 @@ function valueEnd(text: string, i: number): number {
  * output quoting a transcript) are never matched.
  */
 export function topLevelValueSpan(text: string, key: string): TextSpan | undefined {
-  let i = skipWs(text, 0);
+  return memberSpan(text, skipWs(text, 0), key);
+}
+
+/** Where the value of `key` sits in the object whose `{` is at `at` (its last occurrence, as above). */
+function memberSpan(text: string, at: number, key: string): TextSpan | undefined {
+  let i = at;
   if (text[i] !== '{') {
     return undefined;
   }
@@ -110,6 +116,75 @@ export function topLevelValueSpan(text: string, key: string): TextSpan | undefin
     i = skipWs(text, i + 1);
   }
   return undefined;
+}
+
+/** Where the value at a path of keys sits (`['message', 'content']`: the value of `message.content`). */
+export function valueSpanAt(text: string, path: readonly string[]): TextSpan | undefined {
+  let span: TextSpan | undefined = { start: skipWs(text, 0), end: text.length };
+  for (const key of path) {
+    span = memberSpan(text, span.start, key);
+    if (!span) {
+      return undefined;
+    }
+  }
+  return span;
+}
+
+/** The spans of the elements of the array whose `[` is at `at`; undefined if it is not one. */
+function elementSpans(text: string, at: number): TextSpan[] | undefined {
+  if (text[at] !== '[') {
+    return undefined;
+  }
+  const out: TextSpan[] = [];
+  let i = skipWs(text, at + 1);
+  if (text[i] === ']') {
+    return out;
+  }
+  while (i < text.length) {
+    const end = valueEnd(text, i);
+    if (end < 0) {
+      return undefined;
+    }
+    out.push({ start: i, end });
+    i = skipWs(text, end);
+    if (text[i] === ']') {
+      return out;
+    }
+    if (text[i] !== ',') {
+      return undefined;
+    }
+    i = skipWs(text, i + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The line without some elements of the array at `path`, every other character as it was (a
+ * kept element keeps the separator that came before it): tool output elsewhere in the line is
+ * never parsed and written again, which would change numbers a JavaScript double cannot hold
+ * (Python writes any integer) and the writer's own spelling of the rest. Undefined when the
+ * array is not found or its length is not `length` (the text is not the value it was read as).
+ */
+export function removeElements(text: string, path: readonly string[], length: number, drop: ReadonlySet<number>): string | undefined {
+  const span = valueSpanAt(text, path);
+  const elements = span ? elementSpans(text, span.start) : undefined;
+  if (!span || !elements || elements.length !== length) {
+    return undefined;
+  }
+  let out = text.slice(0, elements[0]?.start ?? span.start + 1);
+  let first = true;
+  for (let k = 0; k < elements.length; k++) {
+    if (drop.has(k)) {
+      continue;
+    }
+    if (!first) {
+      out += text.slice(elements[k - 1]!.end, elements[k]!.start);
+    }
+    out += text.slice(elements[k]!.start, elements[k]!.end);
+    first = false;
+  }
+  const last = elements[elements.length - 1];
+  return out + text.slice(last ? last.end : span.start + 1);
 }
 
 /** The line with one top-level value replaced by `value` (JSON-encoded); undefined if the key is absent. */

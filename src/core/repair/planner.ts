@@ -60,13 +60,15 @@ export function planRepair(source: Uint8Array, opts: RepairOptions): RepairPlan 
       continue;
     }
     const positions = new Set(recs.map((r) => onLine.get(line)!.indexOf(r)));
-    const text = withoutResults(agent, doc.text(line), value, positions);
-    if (text === undefined) {
+    const cut = withoutResults(agent, doc.text(line), value, positions);
+    if (cut.kind === 'gone') {
       droppedLines.set(line, { ...why, callId });
     } else if (!isValidUtf8(lines[line - 1]!)) {
       leave(line, why, callId, `line ${line} is not valid UTF-8, so the result cannot be taken out of it without changing other bytes`);
+    } else if (cut.kind === 'stuck') {
+      leave(line, why, callId, `the result cannot be cut out of line ${line} without writing its other content again; take it out by hand`);
     } else {
-      rewrites.set(line, { text, why: { ...why, reason: why.reason.replace(/^drop /, 'take out ') + ' (the line keeps its other content)' }, callId });
+      rewrites.set(line, { text: cut.text, why: { ...why, reason: why.reason.replace(/^drop /, 'take out ') + ' (the line keeps its other content)' }, callId });
     }
   }
 

@@ -1,5 +1,5 @@
 import type { RepairAgent } from './plan';
-import { stringifyLike } from './jsonText';
+import { removeElements, stringifyLike } from './jsonText';
 
 /**
  * How results sit in a transcript line, per format, and the one kind of line repair writes:
@@ -71,26 +71,20 @@ function amplifierResults(value: Json): LineResults {
 
 /**
  * The line without the result blocks at the given positions (0-based, among the line's
- * results), serialized in the line's own style; undefined when nothing else would be left
- * (the whole line goes).
+ * results), its other bytes as they were: `gone` when nothing else would be left (the whole
+ * line goes), `stuck` when the blocks cannot be cut out of the text in place.
  */
-export function withoutResults(agent: RepairAgent, text: string, value: Json, drop: ReadonlySet<number>): string | undefined {
+export function withoutResults(agent: RepairAgent, text: string, value: Json, drop: ReadonlySet<number>): { kind: 'text'; text: string } | { kind: 'gone' } | { kind: 'stuck' } {
   const lr = lineResults(agent, value);
   if (lr.solo || !lr.content) {
-    return undefined;
+    return { kind: 'gone' };
   }
   const gone = new Set(lr.blockIndexes.filter((_, k) => drop.has(k)));
-  const kept = lr.content.filter((_, i) => !gone.has(i));
-  if (kept.length === 0) {
-    return undefined;
+  if (gone.size === lr.content.length) {
+    return { kind: 'gone' };
   }
-  const copy: Json = { ...value };
-  if (agent === 'claude-code') {
-    copy['message'] = { ...(value['message'] as Json), content: kept };
-  } else {
-    copy['content'] = kept;
-  }
-  return stringifyLike(text, copy);
+  const cut = removeElements(text, agent === 'claude-code' ? ['message', 'content'] : ['content'], lr.content.length, gone);
+  return cut === undefined ? { kind: 'stuck' } : { kind: 'text', text: cut };
 }
 
 /** What an added Claude Code result copies from the line of the call it answers. */

@@ -14,7 +14,7 @@ import { CodexRollout } from '../support/codex';
 import { fixture } from '../support/repo';
 import { A, B, brokenCases, C, seedsRace } from './cases';
 import type { RepairPlan } from '../../../src/core/repair/plan';
-import { brief, chainEntries, conversationUuids, danglingParents, pairingFindings, repair, walkFromNewestLeaf, walkWithout } from './support';
+import { AmplifierTranscript, brief, chainEntries, conversationUuids, danglingParents, pairingFindings, repair, walkFromNewestLeaf, walkWithout } from './support';
 
 function resultLines(text: string, id: string): number[] {
   return text
@@ -194,6 +194,30 @@ void describe('repair details', () => {
     const line = JSON.parse(text.split('\n')[2]!) as { message: { content: { tool_use_id: string }[] } };
     assert.deepEqual(line.message.content.map((b) => b.tool_use_id), [A]);
     assert.deepEqual(pairingFindings(text), []);
+  });
+
+  void test('a result taken out of its line leaves the rest of the line byte for byte, numbers too', () => {
+    // Python writes integers of any size and keeps 1.0 a float: output parsed and written
+    // again by JavaScript would come back as 12345678901234567000 and 1.
+    const kept = `{"type": "tool_result", "tool_call_id": "${B}", "output": {"size": 12345678901234567890, "ratio": 1.0, "mtime": 1.7e+18, "name": "caf\\u00e9"}}`;
+    const t = new AmplifierTranscript().user('go').calls({ id: A, tool: 'bash' }, { id: B, tool: 'stat' }).result(A, 'bash', 'ok');
+    t.lines.push(`{"role": "user", "content": [{"type": "tool_result", "tool_call_id": "${A}", "output": "ok"}, ${kept}]}`);
+    t.say('done');
+    const file = '/tmp/amplifier/sessions/s1/transcript.jsonl';
+    const { plan, text } = repair(t.text(), { file });
+    assert.deepEqual(brief(plan), ['rewrite 4']);
+    assert.equal(text.split('\n')[3], `{"role": "user", "content": [${kept}]}`);
+    assert.deepEqual(pairingFindings(text, file), []);
+
+    // The same cut in a Claude Code line, the result in the middle of three blocks.
+    const cc = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'ls' }).call('m1', B, 'Bash', { command: 'pwd' }).result(A, 'a');
+    const line = JSON.parse(new ClaudeTranscript().result(B, 'b').lines[0]!) as { message: { content: unknown[] } };
+    line.message.content = [{ type: 'text', text: 'before' }, { type: 'tool_result', tool_use_id: A, content: 'a' }, ...line.message.content];
+    cc.push({ ...line, parentUuid: cc.uuidAt(4), uuid: 'aaaaaaaa-0000-4000-8000-0000000000b5' }).say('m2', 'ok');
+    const original = cc.lines[4]!;
+    const fixed = repair(cc.text());
+    assert.deepEqual(brief(fixed.plan), ['rewrite 5']);
+    assert.equal(fixed.text.split('\n')[4], original.replace(`,{"type":"tool_result","tool_use_id":"${A}","content":"a"}`, ''));
   });
 
   void test('a line that repeats its parentUuid key is re-linked where it is read: the last one', () => {
