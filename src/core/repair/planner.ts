@@ -154,7 +154,9 @@ export function planRepair(source: Uint8Array, opts: RepairOptions): RepairPlan 
   const relinks = new Map<number, { text: string; why: Why; callId: string; from: string | null; to: string | null }>();
   const changes = droppedLines.size + rewrites.size + placements.length;
   if (agent === 'claude-code' && changes > 0) {
-    const problem = linkClaude(doc, items, droppedLines, moved, a, opts.newUuid ?? randomUUID, relinks);
+    // A line that also loses a result is re-linked in its new text, so one edit does both.
+    const textOf = (n: number): string => rewrites.get(n)?.text ?? doc.text(n);
+    const problem = linkClaude(doc, textOf, items, droppedLines, moved, a, opts.newUuid ?? randomUUID, relinks);
     if (problem) {
       left.push({ line: 1, rule: 'misplaced-result', reason: `the parent chain cannot be re-linked safely: ${problem}`, deliberate: false });
     }
@@ -239,6 +241,7 @@ function repairAgent(agent: AgentKind | undefined): RepairAgent {
  */
 function linkClaude(
   doc: Lines,
+  textOf: (line: number) => string,
   items: Item[],
   droppedLines: ReadonlyMap<number, Why & { callId: string }>,
   moved: ReadonlyMap<number, Placement & { kind: 'move' }>,
@@ -312,7 +315,7 @@ function linkClaude(
     }
     const from = before.get(node) ?? null;
     const to = node.parent ?? null;
-    const text = replaceTopLevelValue(doc.text(node.key), 'parentUuid', to);
+    const text = replaceTopLevelValue(textOf(node.key), 'parentUuid', to);
     if (text === undefined || !isValidUtf8(doc.line(node.key))) {
       return `line ${node.key} has no parentUuid that can be rewritten in place`;
     }

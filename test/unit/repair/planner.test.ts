@@ -220,6 +220,25 @@ void describe('repair details', () => {
     assert.equal(fixed.text.split('\n')[4], original.replace(`,{"type":"tool_result","tool_use_id":"${A}","content":"a"}`, ''));
   });
 
+  void test('a line that loses a result and is re-linked gets both changes in its one edit', () => {
+    // Line 6 holds a duplicate of A's result beside B's, and hangs from the orphan on line 5.
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'ls' }).call('m1', B, 'Bash', { command: 'pwd' }).result(A, 'a').result(C, 'stray');
+    const line = JSON.parse(new ClaudeTranscript().result(B, 'b').lines[0]!) as { message: { content: unknown[] } };
+    line.message.content = [{ type: 'tool_result', tool_use_id: A, content: 'a' }, ...line.message.content];
+    t.push({ ...line, parentUuid: t.uuidAt(5), uuid: 'aaaaaaaa-0000-4000-8000-0000000000b6' });
+    t.push({ ...(JSON.parse(new ClaudeTranscript().say('m2', 'ok').lines[0]!) as object), parentUuid: 'aaaaaaaa-0000-4000-8000-0000000000b6', uuid: 'aaaaaaaa-0000-4000-8000-0000000000b7' });
+    assert.deepEqual(pairingFindings(t.text()).map((f) => `${f.rule}@${f.line}`), ['orphan-result@5', 'duplicate-result@6']);
+
+    const { plan, text } = repair(t.text());
+    assert.ok(plan.complete, JSON.stringify(plan.remaining.map((f) => `${f.rule}@${f.line}`)));
+    assert.deepEqual(brief(plan), ['drop 5', 'relink 6']);
+    const fixed = JSON.parse(text.split('\n')[4]!) as { parentUuid: string; message: { content: { tool_use_id: string }[] } };
+    assert.equal(fixed.parentUuid, t.uuidAt(4));
+    assert.deepEqual(fixed.message.content.map((b) => b.tool_use_id), [B]);
+    assert.deepEqual(pairingFindings(text), []);
+    assert.deepEqual(danglingParents(text), []);
+  });
+
   void test('a line that repeats its parentUuid key is re-linked where it is read: the last one', () => {
     const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').result(A, 'a').say('m2', 'done');
     const lines = [...t.lines];
