@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { InflightWrite } from '../core/guard/protocol';
 import { displayPath } from '../core/classify/paths';
@@ -51,7 +52,7 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
       throw e;
     }
   }
-  const backup = await createExclusive(nodePath.join(dir, `${nodePath.basename(file)}.bak-${stamp(new Date())}`), original, mode);
+  const backup = await createExclusive(nodePath.join(dir, `${nodePath.basename(file)}.bak-${stamp(new Date())}`), original, mode, stat);
   const saved = await fsp.readFile(backup);
   if (!Buffer.from(original).equals(saved)) {
     throw new AgentGuardError('io', `the backup ${backup} does not read back as the original; nothing was written`);
@@ -63,9 +64,7 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
     try {
       await h.writeFile(repaired);
       await h.chmod(mode);
-      if (process.getuid?.() === 0) {
-        await h.chown(stat.uid, stat.gid);
-      }
+      await keepOwner(h, stat);
       await h.sync();
     } finally {
       await h.close();
@@ -83,8 +82,18 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
   return backup;
 }
 
-/** Writes a file that did not exist (a `-2`, `-3`… suffix if the name is taken) and syncs it. */
-async function createExclusive(path: string, bytes: Uint8Array, mode: number): Promise<string> {
+/**
+ * Run as root (sudo), a new file would be root's: the transcript's owner could not read the
+ * backup of their own session, or the agent write the repaired file. Both get the original's owner.
+ */
+async function keepOwner(h: FileHandle, stat: Stats): Promise<void> {
+  if (process.getuid?.() === 0) {
+    await h.chown(stat.uid, stat.gid);
+  }
+}
+
+/** Writes a file that did not exist (a `-2`, `-3`… suffix if the name is taken), with the original's owner, and syncs it. */
+async function createExclusive(path: string, bytes: Uint8Array, mode: number, owner: Stats): Promise<string> {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? path : `${path}-${n}`;
     let h;
@@ -99,6 +108,7 @@ async function createExclusive(path: string, bytes: Uint8Array, mode: number): P
     try {
       await h.writeFile(bytes);
       await h.chmod(mode);
+      await keepOwner(h, owner);
       await h.sync();
     } finally {
       await h.close();
