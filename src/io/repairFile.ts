@@ -55,6 +55,7 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
   const backup = await createExclusive(nodePath.join(dir, `${nodePath.basename(file)}.bak-${stamp(new Date())}`), original, mode, stat);
   const saved = await fsp.readFile(backup);
   if (!Buffer.from(original).equals(saved)) {
+    await fsp.rm(backup, { force: true });
     throw new AgentGuardError('io', `the backup ${backup} does not read back as the original; nothing was written`);
   }
 
@@ -106,12 +107,20 @@ async function createExclusive(path: string, bytes: Uint8Array, mode: number, ow
       throw e;
     }
     try {
-      await h.writeFile(bytes);
-      await h.chmod(mode);
-      await keepOwner(h, owner);
-      await h.sync();
-    } finally {
-      await h.close();
+      try {
+        await h.writeFile(bytes);
+        await h.chmod(mode);
+        await keepOwner(h, owner);
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+    } catch (e) {
+      // A disk that filled up (or a file size limit) leaves the first part of the original
+      // under a backup's name: the next attempt saves its own, and someone restoring later
+      // could take the cut one. Nothing but a whole copy is left as a backup.
+      await fsp.rm(candidate, { force: true });
+      throw e;
     }
     return candidate;
   }

@@ -1,12 +1,13 @@
 /** `agent-guard repair` as a real process (dist/cli.js) on temporary copies of transcripts. */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { cli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
-import { fixture } from '../support/repo';
+import { fixture, repoRoot } from '../support/repo';
 import { amplifierRace, seedsRace } from './cases';
 import { pairingFindings } from './support';
 
@@ -246,6 +247,20 @@ void describe('agent-guard repair: refusals and errors', () => {
     }
     assert.equal(readFileSync(file, 'utf8'), race);
     assert.deepEqual(backups(file), []);
+  });
+
+  void test('a backup that cannot be written whole is not left behind', { skip: process.platform === 'win32' }, () => {
+    // A file size limit (as a disk filling up) cuts the backup short: 4 blocks of 512 bytes.
+    const big = race + JSON.stringify({ type: 'summary', summary: 'x'.repeat(4000), leafUuid: 'none' }) + '\n';
+    const file = copy(big);
+    const r = spawnSync('sh', ['-c', 'ulimit -f 4 && exec "$0" "$@"', process.execPath, path.join(repoRoot(), 'dist', 'cli.js'), 'repair', '--write', file], {
+      env: { ...process.env, ...env(), NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 2, r.stdout);
+    assert.match(r.stderr, /^agent-guard: cannot write .*session\.jsonl: EFBIG: file too large\n$/);
+    assert.equal(readFileSync(file, 'utf8'), big);
+    assert.deepEqual(backups(file), [], 'no cut copy under a backup\u2019s name');
   });
 
   void test('usage errors', () => {
