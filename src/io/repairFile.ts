@@ -60,24 +60,41 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
   }
 
   const temp = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.agent-guard-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  // The file as it was, held open across the rename: a line the agent appends between the last
+  // check and the rename lands in it, not in the repaired file, and would be gone with it.
+  let held: FileHandle | undefined;
   try {
-    const h = await fsp.open(temp, 'wx', mode);
     try {
-      await h.writeFile(repaired);
-      await h.chmod(mode);
-      await keepOwner(h, stat);
-      await h.sync();
-    } finally {
-      await h.close();
+      const h = await fsp.open(temp, 'wx', mode);
+      try {
+        await h.writeFile(repaired);
+        await h.chmod(mode);
+        await keepOwner(h, stat);
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+      held = await fsp.open(file, 'r');
+      await unchanged();
+      await fsp.rename(temp, file);
+    } catch (e) {
+      await fsp.rm(temp, { force: true });
+      throw e;
     }
-    await unchanged();
-    await fsp.rename(temp, file);
-  } catch (e) {
-    await fsp.rm(temp, { force: true });
-    throw e;
+    const replaced = await held.readFile();
+    if (!Buffer.from(original).equals(replaced)) {
+      const kept = await createExclusive(nodePath.join(dir, `${nodePath.basename(file)}.bak-${stamp(new Date())}`), replaced, mode, stat);
+      throw new AgentGuardError(
+        'io',
+        `the file changed while the repair was being written (is the session running?): the repair replaced ${replaced.length} bytes, not the ${original.length} it was made from, so what the session wrote last is not in it; the file it replaced is saved whole as ${kept} (stop the session, then restore from there)`,
+      );
+    }
+  } finally {
+    await held?.close();
   }
+  // What the agent appends after the rename goes to the repaired file: only its start must be the repair.
   const written = await fsp.readFile(file);
-  if (!Buffer.from(repaired).equals(written)) {
+  if (!Buffer.from(repaired).equals(written.subarray(0, repaired.length))) {
     throw new AgentGuardError('io', `the repaired file does not read back as written; the original is in ${backup}`);
   }
   return backup;

@@ -1,6 +1,6 @@
 /** writeRepaired (src/io/repairFile.ts), the one write of a repair, called directly as the extension calls it. */
 import assert from 'node:assert/strict';
-import { chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, lstatSync, mkdirSync, mkdtempSync, promises as fsp, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -48,5 +48,32 @@ void describe('writeRepaired run as root', () => {
       const s = statSync(p);
       assert.deepEqual([s.uid, s.gid, s.mode & 0o777], [4321, 4321, 0o600], p);
     }
+  });
+});
+
+void describe('writeRepaired and a session still writing', () => {
+  void test('a line appended between the last check and the rename is saved and reported, not lost', async (t) => {
+    const dir = path.join(tmp, 'appended');
+    mkdirSync(dir);
+    const file = path.join(dir, 'session.jsonl');
+    const original = Buffer.from('{"a":1}\n{"b":2}\n');
+    const late = '{"late":"written by the agent as the repair lands"}\n';
+    writeFileSync(file, original);
+    // The agent appends (by path, as Claude Code does) at the last moment before the rename.
+    const rename = fsp.rename.bind(fsp);
+    t.mock.method(fsp, 'rename', async (from: string, to: string) => {
+      appendFileSync(to, late);
+      return rename(from, to);
+    });
+
+    await assert.rejects(writeRepaired(file, original, Buffer.from('{"a":1}\n'), statSync(file), undefined), (e: Error) => {
+      assert.match(e.message, /^the file changed while the repair was being written \(is the session running\?\): the repair replaced 68 bytes, not the 16 it was made from, so what the session wrote last is not in it; the file it replaced is saved whole as .*session\.jsonl\.bak-[0-9TZ]+(-2)? \(stop the session, then restore from there\)$/);
+      return true;
+    });
+    const saved = readdirSync(dir)
+      .filter((f) => f.startsWith('session.jsonl.bak-'))
+      .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+      .sort();
+    assert.deepEqual(saved, [original.toString(), original.toString() + late].sort(), 'the original, and the file with the late line');
   });
 });
