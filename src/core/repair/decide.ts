@@ -135,6 +135,19 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
       leave(f, `the call ${what} has no result at the end of the file; ${why} (use --close-open-calls to close it with an error result)`, true);
       continue;
     }
+    if (f.messageId === 'unreadable' || f.messageId === 'gap') {
+      // The result may be in the file after all, in a line that cannot be read, or lost with
+      // records the file does not hold: "no result was recorded" would be a claim the file does
+      // not support, and an added result beside a recovered one would answer the call twice.
+      const where = f.related.find((r) => /cannot be read/.test(r.message))?.line;
+      leave(
+        f,
+        f.messageId === 'unreadable'
+          ? `the call ${what} may have its result in line ${where ?? '?'}, which cannot be read; mend or remove that line first, then repair again`
+          : `the call ${what} may have had its result in records this file does not hold (the next line hangs from one of them); this needs a person`,
+      );
+      continue;
+    }
     const next = f.related[0];
     const when = atEnd ? 'by the end of the file' : next ? `before line ${next.line} (${next.message})` : 'in time';
     placements.push({ kind: 'add', call, rule: 'missing-result', reason: `add an error result for ${what}: no result was recorded ${when}` });

@@ -292,6 +292,18 @@ void describe('repair details', () => {
     assert.ok(closed.plan.complete);
   });
 
+  void test('a call whose result may be in a line that cannot be read is left for a person, not answered "no result was recorded"', () => {
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'make' }).result(A, 'built').say('m2', 'done');
+    const lines = t.text().split('\n');
+    // The result's line, cut short: a writer cut off, or a disk that lost the rest.
+    lines[2] = lines[2]!.slice(0, 120);
+    const { plan } = repair(lines.join('\n'));
+    assert.deepEqual(brief(plan), []);
+    assert.equal(plan.complete, false);
+    assert.deepEqual(plan.left.map((l) => `${l.rule}@${l.line}:${l.deliberate}`), ['missing-result@2:false']);
+    assert.match(plan.left[0]!.reason, /may have its result in line 3, which cannot be read; mend or remove that line first/);
+  });
+
   void test('two calls with one id cannot be repaired: the plan is incomplete', () => {
     const t = new ClaudeTranscript().user('go').call('msg_1', A, 'Bash', { command: 'make' }).result(A, 'built');
     t.call('msg_1', A, 'Bash', { command: 'make' }).result(A, 'built').say('msg_2', 'done');
