@@ -15,6 +15,7 @@ import {
   isWithin,
   type Environment,
 } from '../core/discovery/locations';
+import { samePath } from '../core/classify/paths';
 import { errnoCode } from '../core/lib/errors';
 import type { AgentKind } from '../core/model/agent';
 
@@ -133,6 +134,28 @@ export function workspaceSpellings(workspace: string): string[] {
   } catch {
     // Not there (yet): only the path as given can match.
     return [ws];
+  }
+}
+
+/**
+ * Do two paths name one file, spelled the same (drive letter aside) or through symbolic links?
+ * The editor names a file under the workspace as it was opened, an agent under the real path
+ * (see workspaceSpellings). Resolved only when the spellings differ: a file that does not exist
+ * is matched by its folder's real path.
+ */
+export function sameFile(a: string, b: string): boolean {
+  return samePath(a, b) || samePath(realOrAsIs(a), realOrAsIs(b));
+}
+
+function realOrAsIs(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    try {
+      return nodePath.join(realpathSync.native(nodePath.dirname(path)), nodePath.basename(path));
+    } catch {
+      return path;
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
 import { QuarantineStore, quarantineScheme } from './quarantine';
 import type { QuarantineEntry } from '../../io/guard/editorWrites';
 import { Coalescer } from '../../core/lib/coalescer';
-import { samePath } from '../../core/classify/paths';
+import { sameFile } from '../../io/discovery';
 import { pathOf } from '../uriPath';
 
 /**
@@ -44,7 +44,9 @@ export class GuardHost extends Disposable {
 
   /** The guard services ask this before every write: is the file open with unsaved changes? */
   readonly dirtyBuffers: DirtyBuffers = {
-    isDirty: (path) => vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.scheme === 'file' && samePath(d.uri.fsPath, path)),
+    // sameFile: an agent names a file by its real path, the editor as the workspace was opened
+    // (through a symbolic link, say); the unsaved buffer is the same file.
+    isDirty: (path) => vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.scheme === 'file' && sameFile(pathOf(d.uri), path)),
   };
 
   constructor(

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { encodeClaudeProject, geminiProjectHash } from '../../../src/core/discovery/locations';
-import { findWorkspaceSessions } from '../../../src/io/discovery';
+import { findWorkspaceSessions, sameFile } from '../../../src/io/discovery';
 import { SessionWatcher, type SessionFileEvent } from '../../../src/io/sessionWatcher';
 import { sleep, waitFor } from '../support/wait';
 
@@ -18,6 +18,24 @@ afterEach(async () => {
 });
 
 void describe('session watcher', () => {
+  void test('sameFile: one file named through a link and by its real path, existing or not yet', () => {
+    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sf-')));
+    try {
+      const real = path.join(root, 'disk', 'app');
+      mkdirSync(real, { recursive: true });
+      const link = path.join(root, 'app');
+      symlinkSync(real, link, 'dir');
+      writeFileSync(path.join(real, 'a.ts'), 'x');
+      assert.equal(sameFile(path.join(link, 'a.ts'), path.join(real, 'a.ts')), true);
+      assert.equal(sameFile(path.join(link, 'new.ts'), path.join(real, 'new.ts')), true, 'a file not written yet');
+      assert.equal(sameFile(path.join(link, 'a.ts'), path.join(real, 'b.ts')), false);
+      assert.equal(sameFile('/no/such/dir/a.ts', '/no/such/dir/a.ts'), true);
+      assert.equal(sameFile('/no/such/dir/a.ts', '/no/such/other/a.ts'), false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   void test('a workspace opened through a symbolic link: the sessions the agents filed under its real path are found, live and by check', async () => {
     const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
     const real = path.join(root, 'disk', 'app');
