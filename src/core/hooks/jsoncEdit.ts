@@ -112,11 +112,21 @@ export function removeMember(text: string, path: JSONPath): string {
     const prevEnd = prev.offset + prev.length;
     const comma = findComma(text, prevEnd, member.offset);
     const lineStart = startOfLine(text, member.offset);
+    // A comma after the member (it is not the last, or the container keeps a trailing comma)
+    // goes with it, and the one before it stays.
+    const own = findComma(text, end, close);
     if (lineStart !== undefined && (comma === undefined || lineStart > comma)) {
-      // The member starts a line of its own: that line break goes with it, and the comma
-      // after the previous member (any comment after that comma stays).
-      const cut = text.slice(0, lineStart - eolBefore(text, lineStart)) + text.slice(end);
+      // The member starts a line of its own: that line break goes with it, and one comma
+      // (any comment after a comma stays).
+      const from = lineStart - eolBefore(text, lineStart);
+      if (own !== undefined) {
+        return text.slice(0, from) + text.slice(end, own) + text.slice(own + 1);
+      }
+      const cut = text.slice(0, from) + text.slice(end);
       return comma === undefined ? cut : cut.slice(0, comma) + cut.slice(comma + 1);
+    }
+    if (own !== undefined && comma !== undefined) {
+      return text.slice(0, comma + 1) + text.slice(own + 1);
     }
     return text.slice(0, comma ?? prevEnd) + text.slice(end);
   }
@@ -143,16 +153,22 @@ function insertMember(text: string, container: Node, body: (indent: string) => s
   }
   const end = last.offset + last.length;
   const after = trailingCommentEnd(text, end, close);
+  // A comma after the last member (JSONC's trailing comma) now separates it from the new one,
+  // which takes a trailing comma of its own: the style stays, and removing the new member
+  // (with its own comma, see removeMember) gives back the original bytes.
+  const comma = findComma(text, end, close);
   if (!text.slice(container.offset, close).includes('\n')) {
     // A one-line container stays on one line.
     const flat = body('').replace(/\r?\n\s*/g, ' ');
-    const comma = findComma(text, end, close);
-    return comma !== undefined ? text.slice(0, comma + 1) + ' ' + flat + text.slice(comma + 1) : text.slice(0, end) + ', ' + flat + text.slice(end);
+    return comma !== undefined ? text.slice(0, comma + 1) + ' ' + flat + ',' + text.slice(comma + 1) : text.slice(0, end) + ', ' + flat + text.slice(end);
   }
   const indent = lineIndent(text, last.offset);
   const inserted = fmt.eol + indent + body(indent);
-  if (findComma(text, end, close) !== undefined) {
-    return text.slice(0, after) + inserted + text.slice(after);
+  if (comma !== undefined) {
+    // After the comma, and after any comment on its line (a comment before the comma stays
+    // before it).
+    const at = Math.max(after, comma + 1);
+    return text.slice(0, at) + inserted + ',' + text.slice(at);
   }
   return text.slice(0, end) + ',' + text.slice(end, after) + inserted + text.slice(after);
 }

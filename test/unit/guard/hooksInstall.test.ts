@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { parse } from 'jsonc-parser';
+import { parse, type ParseError } from 'jsonc-parser';
 import { findOurHooks, hookCommand, hookSpecs, installAgents, planInstall, planUninstall } from '../../../src/core/hooks/install';
 import { JsoncError } from '../../../src/core/hooks/jsoncEdit';
 import { unifiedDiff } from '../../../src/core/hooks/preview';
@@ -130,6 +130,25 @@ void describe('settings file edits', () => {
     assert.equal(ours.length, 2);
     assert.ok(ours.every((o) => o.command === `node "${script}" --agent-guard --agent claude --fail-closed`));
     assert.equal(planUninstall(updated.after).after, originals['commented']);
+  });
+
+  void test('a trailing comma after the last member (JSONC) takes the entry after it, and comes back', () => {
+    // The entry went in before the comma (`"a": 1\n  "hooks": …,`), the edit no longer parsed
+    // and install refused the user's valid file with an error about a line that was fine.
+    for (const before of ['{\n  "a": 1,\n}\n', '{\n  "a": 1 /* one */,\n}\n', '{\n  "a": 1, // one\n}\n', '{"a": 1,}', '{\n  "hooks": {\n    "Stop": [],\n  },\n}\n']) {
+      const once = install(before)!;
+      const errors: ParseError[] = [];
+      const value = parse(once, errors, { allowTrailingComma: true }) as { a?: number; hooks: Record<string, unknown[]> };
+      assert.deepEqual(errors, [], once);
+      assert.equal(findOurHooks(once).length, 2, once);
+      assert.equal(planInstall(once, hookSpecs.claude, hookCommand(script, 'claude')).changed, false);
+      assert.equal(planUninstall(once).after, before, 'uninstall gives back the original bytes');
+      if (before.includes('"Stop"')) {
+        assert.deepEqual(value.hooks['Stop'], []);
+      } else {
+        assert.equal(value.a, 1);
+      }
+    }
   });
 
   void test('a broken file is refused, not rewritten', () => {
