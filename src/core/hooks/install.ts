@@ -21,7 +21,7 @@
  * flight" and tells the guard what the session itself wrote.
  */
 import { isRecord } from '../classify/tools';
-import { addProperty, appendToArray, detectFormat, JsoncError, parseDocument, removeMember } from './jsoncEdit';
+import { addProperty, appendToArray, detectFormat, isEmptyContainer, JsoncError, parseDocument, removeMember } from './jsoncEdit';
 import { getNodeValue } from 'jsonc-parser';
 
 export const installAgents = ['claude', 'gemini', 'codex'] as const;
@@ -190,8 +190,8 @@ export function planInstall(text: string | undefined, spec: AgentHookSpec, comma
 /**
  * Everything but our entries. Containers left empty by the removal go with them (so an event
  * array or `hooks` object that held nothing before the install goes too: the two cannot be
- * told apart afterwards); a file left holding nothing (`{}`) is removed (undefined), as it
- * was before an install that created it.
+ * told apart afterwards; one that holds a comment stays); a file left holding nothing (`{}`)
+ * is removed (undefined), as it was before an install that created it.
  */
 export function planUninstall(text: string | undefined): InstallPlan {
   if (text === undefined) {
@@ -210,12 +210,10 @@ function removeOurs(text: string): string {
   for (let ours = findOurHooks(t); ours.length > 0; ours = findOurHooks(t)) {
     const o = ours[ours.length - 1]!;
     t = o.soleInGroup ? removeMember(t, ['hooks', o.event, o.group]) : removeMember(t, ['hooks', o.event, o.group, 'hooks', o.hook]);
-    const value: unknown = getNodeValue(parseDocument(t));
-    const hooks = isRecord(value) && isRecord(value['hooks']) ? value['hooks'] : undefined;
-    const groups = hooks?.[o.event];
-    if (Array.isArray(groups) && groups.length === 0) {
+    // A container that still holds a comment is the user's (a note where their hooks go): it stays.
+    if (isEmptyContainer(t, ['hooks', o.event])) {
       t = removeMember(t, ['hooks', o.event]);
-      if (hooks && Object.keys(hooks).length === 1) {
+      if (isEmptyContainer(t, ['hooks'])) {
         t = removeMember(t, ['hooks']);
       }
     }

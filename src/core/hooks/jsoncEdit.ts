@@ -132,7 +132,27 @@ export function removeMember(text: string, path: JSONPath): string {
   }
   // The first of several: the next member moves into its place.
   const next = members[index + 1]!;
-  return text.slice(0, member.offset) + text.slice(next.offset);
+  const comma = findComma(text, end, next.offset);
+  if (comma === undefined || !holdsComment(text, comma + 1, next.offset)) {
+    return text.slice(0, member.offset) + text.slice(next.offset);
+  }
+  // Comments after its comma stay (the user's, say, above a hook they added after ours); its
+  // line goes when the member and its comma were all it held.
+  const lineStart = startOfLine(text, member.offset);
+  const rest = /^[ \t]*\r?\n/.exec(text.slice(comma + 1));
+  if (lineStart !== undefined && rest) {
+    return text.slice(0, lineStart) + text.slice(comma + 1 + rest[0].length);
+  }
+  return text.slice(0, member.offset) + text.slice(comma + 1);
+}
+
+/** The array or object at `path` has no members and no comments: nothing of anyone's is in it. */
+export function isEmptyContainer(text: string, path: JSONPath): boolean {
+  const node = nodeAt(text, path);
+  if (!node || (node.type !== 'array' && node.type !== 'object') || (node.children?.length ?? 0) > 0) {
+    return false;
+  }
+  return !holdsComment(text, node.offset + 1, node.offset + node.length - 1);
 }
 
 /**
@@ -191,6 +211,18 @@ function findComma(text: string, from: number, to: number): number | undefined {
     }
   }
   return undefined;
+}
+
+/** A comment starts between `from` and `to`. */
+function holdsComment(text: string, from: number, to: number): boolean {
+  const s = createScanner(text, false);
+  s.setPosition(from);
+  for (let k: number = s.scan(); k !== token.eof && s.getTokenOffset() < to; k = s.scan()) {
+    if (k === token.lineComment || k === token.blockComment) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Past the spaces, comma and comments that follow `from` on its own line (stops at a line break). */

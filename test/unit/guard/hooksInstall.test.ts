@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse, type ParseError } from 'jsonc-parser';
 import { findOurHooks, hookCommand, hookSpecs, installAgents, planInstall, planUninstall } from '../../../src/core/hooks/install';
-import { JsoncError } from '../../../src/core/hooks/jsoncEdit';
+import { JsoncError, removeMember } from '../../../src/core/hooks/jsoncEdit';
 import { unifiedDiff } from '../../../src/core/hooks/preview';
 import { runHooks } from '../../../src/cli/hooks';
 
@@ -148,6 +148,37 @@ void describe('settings file edits', () => {
       } else {
         assert.equal(value.a, 1);
       }
+    }
+  });
+
+  void test('uninstall keeps the user’s comments next to and around our entries', () => {
+    // Installed into a fresh file, then the user added a hook of their own after ours, with a
+    // comment: removing our group (the first of several) cut everything up to the next member.
+    const fresh = install(undefined)!;
+    const lines = fresh.split('\n');
+    const close = lines.indexOf('      }');
+    lines.splice(close, 1, '      },', '      // my formatter: keep!', '      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "fmt" } ] }');
+    const edited = lines.join('\n');
+    const out = planUninstall(edited).after!;
+    assert.match(out, /\[\n {6}\/\/ my formatter: keep!\n {6}\{ "matcher": "Bash"/);
+    assert.deepEqual(findOurHooks(out), []);
+    assert.deepEqual(parse(out), { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt' }] }] } });
+    // The same on one line, and with our group's comma on a line of its own.
+    assert.equal(removeMember('[1, /* two */ 2]', [0]), '[ /* two */ 2]');
+    assert.equal(removeMember('[\n  1\n  , // two\n  2\n]', [0]), '[\n   // two\n  2\n]');
+    assert.equal(removeMember('[\n  1,\n  2\n]', [0]), '[\n  2\n]');
+
+    // An event array (or hooks object) that held only a comment before the install keeps it:
+    // it was removed whole as "left empty", comment and all.
+    for (const before of [
+      '{\n  "hooks": {\n    "PreToolUse": [\n      // TODO: a lint hook\n    ]\n  },\n  "model": "x"\n}\n',
+      '{\n  "hooks": {\n    // mine go here\n  }\n}\n',
+    ]) {
+      const after = planUninstall(install(before)).after;
+      assert.ok(after !== undefined, 'the file stays');
+      assert.match(after, before.includes('TODO') ? /\/\/ TODO: a lint hook/ : /\/\/ mine go here/);
+      assert.deepEqual(findOurHooks(after), []);
+      assert.deepEqual(parse(after), before.includes('TODO') ? { hooks: { PreToolUse: [] }, model: 'x' } : { hooks: {} });
     }
   });
 
