@@ -22,7 +22,7 @@
  */
 import { isRecord } from '../classify/tools';
 import { addProperty, appendToArray, detectFormat, isEmptyContainer, JsoncError, parseDocument, removeMember } from './jsoncEdit';
-import { getNodeValue } from 'jsonc-parser';
+import { getNodeValue, type Node } from 'jsonc-parser';
 
 export const installAgents = ['claude', 'gemini', 'codex'] as const;
 export type InstallAgent = (typeof installAgents)[number];
@@ -120,6 +120,10 @@ export function findOurHooks(text: string | undefined): OurHook[] {
     return [];
   }
   const root = parseDocument(text);
+  const twice = duplicateKey(root, [], true);
+  if (twice !== undefined) {
+    throw new JsoncError(`"${twice}" is given twice: the agents read only the last, and an edit would go into the first; merge them first`);
+  }
   const value: unknown = getNodeValue(root);
   if (!isRecord(value) || !isRecord(value['hooks'])) {
     return [];
@@ -140,6 +144,41 @@ export function findOurHooks(text: string | undefined): OurHook[] {
     });
   }
   return out;
+}
+
+/**
+ * The first key given twice in an object of the document's top level or under its `hooks`:
+ * reading keeps the last (as the agents' JSON.parse does), while an edit finds the first.
+ */
+function duplicateKey(node: Node, path: readonly string[], top: boolean): string | undefined {
+  if (node.type === 'array') {
+    for (const child of node.children ?? []) {
+      const found = duplicateKey(child, path, false);
+      if (found !== undefined) {
+        return found;
+      }
+    }
+    return undefined;
+  }
+  if (node.type !== 'object') {
+    return undefined;
+  }
+  const seen = new Set<string>();
+  for (const prop of node.children ?? []) {
+    const key = String(prop.children?.[0]?.value);
+    if (seen.has(key)) {
+      return [...path, key].join('.');
+    }
+    seen.add(key);
+    const value = prop.children?.[1];
+    if (value && (!top || key === 'hooks')) {
+      const found = duplicateKey(value, [...path, key], false);
+      if (found !== undefined) {
+        return found;
+      }
+    }
+  }
+  return undefined;
 }
 
 export interface InstallPlan {

@@ -182,6 +182,19 @@ void describe('settings file edits', () => {
     }
   });
 
+  void test('a key given twice where we edit is refused: the agents read only the last', () => {
+    // Install added our groups to the first "hooks" (which the agents, and our own reading,
+    // ignore), and every later install added them again.
+    const twice = '{\n  "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "x" } ] } ] },\n  "hooks": { "Stop": [] }\n}\n';
+    assert.throws(() => install(twice), (e: unknown) => e instanceof JsoncError && /"hooks" is given twice/.test(e.message));
+    const inHooks = '{ "hooks": { "PreToolUse": [], "PreToolUse": [ { "hooks": [ { "type": "command", "command": "x" } ] } ] } }';
+    assert.throws(() => install(inHooks), /"hooks\.PreToolUse" is given twice/);
+    const ours = install('{}\n')!;
+    assert.throws(() => planUninstall(ours.replace(/\n}\n$/, ',\n  "hooks": {}\n}\n')), /"hooks" is given twice/);
+    // Elsewhere it is none of our business.
+    assert.equal(findOurHooks(install('{ "env": { "A": "1", "A": "2" } }')).length, 2);
+  });
+
   void test('a broken file is refused, not rewritten', () => {
     assert.throws(() => install('{ "a": 1,, }'), (e: unknown) => e instanceof JsoncError && /not valid JSON \(with comments\): .* at line 1/.test(e.message));
     assert.throws(() => install('[1]'), JsoncError);
