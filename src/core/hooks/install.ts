@@ -119,7 +119,7 @@ export function findOurHooks(text: string | undefined): OurHook[] {
   if (text === undefined || text.trim() === '') {
     return [];
   }
-  const root = parseDocument(text);
+  const root = parseDocument(splitBom(text).body);
   const twice = duplicateKey(root, [], true);
   if (twice !== undefined) {
     throw new JsoncError(`"${twice}" is given twice: the agents read only the last, and an edit would go into the first; merge them first`);
@@ -194,7 +194,7 @@ export interface InstallPlan {
  */
 export function planInstall(text: string | undefined, spec: AgentHookSpec, command: string): InstallPlan {
   const fresh = text === undefined || text.trim() === '';
-  const base = fresh ? '{}\n' : text;
+  const { bom, body: base } = splitBom(fresh ? '{}\n' : text);
   const root = parseDocument(base);
   if (root.type !== 'object') {
     throw new JsoncError(`${spec.file} does not hold a JSON object`);
@@ -223,7 +223,7 @@ export function planInstall(text: string | undefined, spec: AgentHookSpec, comma
       throw new JsoncError(`"hooks.${d.event}" in ${spec.file} is not an array`);
     }
   }
-  return { after: t, changed: t !== text };
+  return { after: bom + t, changed: bom + t !== text };
 }
 
 /**
@@ -239,9 +239,18 @@ export function planUninstall(text: string | undefined): InstallPlan {
   if (findOurHooks(text).length === 0) {
     return { after: text, changed: false };
   }
-  const t = removeOurs(text);
+  const { bom, body } = splitBom(text);
+  const t = removeOurs(body);
   const empty = t.trim() === '{}';
-  return { after: empty ? undefined : t, changed: true };
+  return { after: empty ? undefined : bom + t, changed: true };
+}
+
+/**
+ * A UTF-8 byte order mark before the document, which Notepad and PowerShell 5.1 write and
+ * the JSON parser does not take: set aside while reading and editing, and kept.
+ */
+function splitBom(text: string): { bom: string; body: string } {
+  return text.startsWith('\uFEFF') ? { bom: '\uFEFF', body: text.slice(1) } : { bom: '', body: text };
 }
 
 function removeOurs(text: string): string {

@@ -195,6 +195,20 @@ void describe('settings file edits', () => {
     assert.equal(findOurHooks(install('{ "env": { "A": "1", "A": "2" } }')).length, 2);
   });
 
+  void test('a UTF-8 byte order mark (Notepad, PowerShell 5.1) is kept, not refused', () => {
+    // It was refused as "not valid JSON (with comments): InvalidSymbol at line 1, column 1".
+    for (const agent of installAgents) {
+      for (const before of ['\uFEFF{\n  "model": "x"\n}\n', '\uFEFF{}\r\n']) {
+        const once = install(before, agent)!;
+        assert.ok(once.startsWith('\uFEFF{'), 'the mark stays first');
+        assert.equal(findOurHooks(once).length, 2);
+        assert.equal(JSON.parse(once.slice(1).replace(/\r\n/g, '\n')).hooks !== undefined, true);
+        assert.equal(planInstall(once, hookSpecs[agent], hookCommand(script, agent)).changed, false);
+        assert.equal(planUninstall(once).after, before.includes('model') ? before : undefined);
+      }
+    }
+  });
+
   void test('a broken file is refused, not rewritten', () => {
     assert.throws(() => install('{ "a": 1,, }'), (e: unknown) => e instanceof JsoncError && /not valid JSON \(with comments\): .* at line 1/.test(e.message));
     assert.throws(() => install('[1]'), JsoncError);
