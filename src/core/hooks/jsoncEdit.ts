@@ -102,9 +102,10 @@ export function removeMember(text: string, path: JSONPath): string {
   if (members.length === 1) {
     // The only member: the container becomes empty; comments in it stay, blank space goes.
     const lineStart = startOfLine(text, member.offset);
-    const from = lineStart !== undefined && lineStart > open ? lineStart - eolBefore(text, lineStart) : member.offset;
     const after = findComma(text, end, close);
-    const inner = text.slice(open, from) + text.slice(after !== undefined ? after + 1 : end, close);
+    const rest = after !== undefined ? after + 1 : end;
+    const from = lineStart !== undefined && lineStart > open ? lineStart - lineBreakToCut(text, open, lineStart, rest) : member.offset;
+    const inner = text.slice(open, from) + text.slice(rest, close);
     return text.slice(0, open) + (inner.trim() === '' ? '' : inner) + text.slice(close);
   }
   if (index > 0) {
@@ -118,7 +119,7 @@ export function removeMember(text: string, path: JSONPath): string {
     if (lineStart !== undefined && (comma === undefined || lineStart > comma)) {
       // The member starts a line of its own: that line break goes with it, and one comma
       // (any comment after a comma stays).
-      const from = lineStart - eolBefore(text, lineStart);
+      const from = lineStart - lineBreakToCut(text, open, lineStart, own !== undefined ? own + 1 : end);
       if (own !== undefined) {
         return text.slice(0, from) + text.slice(end, own) + text.slice(own + 1);
       }
@@ -256,6 +257,28 @@ function lineIndent(text: string, offset: number): string {
 function startOfLine(text: string, offset: number): number | undefined {
   const start = text.lastIndexOf('\n', offset - 1) + 1;
   return /^[ \t]*$/.test(text.slice(start, offset)) && start > 0 ? start : undefined;
+}
+
+/**
+ * The length of the line break before `lineStart` that goes with a member removed from that
+ * line, 0 when it must stay: what is left of the line after the member (from `rest`) joins the
+ * line before, and would be commented out if that line ends in a line comment. `from` is a
+ * token boundary before it, for the scanner.
+ */
+function lineBreakToCut(text: string, from: number, lineStart: number, rest: number): number {
+  const eol = eolBefore(text, lineStart);
+  if (/^[ \t]*(\r?\n|$)/.test(text.slice(rest))) {
+    return eol;
+  }
+  const s = createScanner(text, false);
+  s.setPosition(from);
+  let last: number = token.eof;
+  for (let k: number = s.scan(); k !== token.eof && s.getTokenOffset() < lineStart - eol; k = s.scan()) {
+    if (k !== token.trivia) {
+      last = k;
+    }
+  }
+  return last === token.lineComment ? 0 : eol;
 }
 
 function eolBefore(text: string, lineStart: number): number {

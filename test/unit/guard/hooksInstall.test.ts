@@ -209,6 +209,26 @@ void describe('settings file edits', () => {
     }
   });
 
+  void test('a line comment before a removed member never swallows what follows it', () => {
+    // Removing a member took the line break before it; when the line before ended in a line
+    // comment and the container closed on the member's own line, the closer joined the
+    // comment: '{ // c}'. Uninstall then refused the user's file as not valid JSON.
+    assert.equal(removeMember('{"a":{ // c\n"b":[]} // d\n}\n', ['a', 'b']), '{"a":{ // c\n} // d\n}\n');
+    assert.equal(removeMember('[\n  1, // one\n  2]', [1]), '[\n  1 // one\n]');
+    assert.equal(removeMember('[\n  1, // one\n  2, 3]', [1]), '[\n  1, // one\n 3]');
+    const before = '{"hooks":{ // project hooks\n"PostToolUse":[]} // end\n}\n';
+    for (const agent of installAgents) {
+      const once = install(before, agent)!;
+      const other = planInstall(once, hookSpecs[agent], hookCommand('/new/dist/hook.js', agent)).after!;
+      assert.equal(findOurHooks(other).length, 2);
+      const after = planUninstall(once).after!;
+      assert.deepEqual(findOurHooks(after), []);
+      assert.match(after, /\/\/ project hooks\n[\s\S]*\/\/ end/);
+      // Our event's array goes as left empty; the hooks object stays for its comment.
+      assert.deepEqual(parse(after), agent === 'gemini' ? { hooks: { PostToolUse: [] } } : { hooks: {} });
+    }
+  });
+
   void test('a broken file is refused, not rewritten', () => {
     assert.throws(() => install('{ "a": 1,, }'), (e: unknown) => e instanceof JsoncError && /not valid JSON \(with comments\): .* at line 1/.test(e.message));
     assert.throws(() => install('[1]'), JsoncError);
