@@ -170,7 +170,9 @@ function insertMember(text: string, container: Node, body: (indent: string) => s
     const open = container.offset + 1;
     const inner = text.slice(open, close);
     const member = fmt.eol + indent + fmt.unit + body(indent + fmt.unit);
-    return text.slice(0, open) + member + (inner.includes('\n') ? inner : fmt.eol + indent) + text.slice(close);
+    // A comment between the brackets stays; one on the same line as both follows the member.
+    const rest = inner.includes('\n') ? inner : inner.trimEnd() + fmt.eol + indent;
+    return text.slice(0, open) + member + rest + text.slice(close);
   }
   const end = last.offset + last.length;
   const after = trailingCommentEnd(text, end, close);

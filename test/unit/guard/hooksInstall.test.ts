@@ -229,6 +229,20 @@ void describe('settings file edits', () => {
     }
   });
 
+  void test('a comment in an empty container on one line stays through install and uninstall', () => {
+    // Inserting into '{ /* none yet */ }' replaced what was between the braces with a line
+    // break: the comment was gone after install, and so after uninstall.
+    for (const before of ['{ /* settings go here */ }\n', '{\n  "hooks": { /* mine go here */ },\n  "model": "x"\n}\n', '{"hooks": {"PostToolUse": [ /* later */ ]}}']) {
+      const comment = /\/\*[^*]*\*\//.exec(before)![0];
+      const once = install(before)!;
+      assert.ok(once.includes(comment), once);
+      assert.equal(findOurHooks(once).length, 2);
+      const after = planUninstall(once).after;
+      assert.ok(after?.includes(comment), after);
+      assert.deepEqual(findOurHooks(after), []);
+    }
+  });
+
   void test('a broken file is refused, not rewritten', () => {
     assert.throws(() => install('{ "a": 1,, }'), (e: unknown) => e instanceof JsoncError && /not valid JSON \(with comments\): .* at line 1/.test(e.message));
     assert.throws(() => install('[1]'), JsoncError);
