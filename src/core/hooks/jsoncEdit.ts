@@ -129,6 +129,10 @@ export function removeMember(text: string, path: JSONPath): string {
     if (own !== undefined && comma !== undefined) {
       return text.slice(0, comma + 1) + text.slice(own + 1);
     }
+    if (comma !== undefined && holdsComment(text, comma + 1, member.offset)) {
+      // A comment between the comma and the member stays.
+      return text.slice(0, comma) + text.slice(comma + 1, member.offset).trimEnd() + text.slice(end);
+    }
     return text.slice(0, comma ?? prevEnd) + text.slice(end);
   }
   // The first of several: the next member moves into its place.
