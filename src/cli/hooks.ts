@@ -6,6 +6,7 @@ import { JsoncError } from '../core/hooks/jsoncEdit';
 import { describeHookState, hookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
+import { plannedText } from '../io/settingsFile';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 
@@ -89,6 +90,7 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
       }
       throw e;
     }
+    const after = await plannedText(file, plan);
     if (!plan.changed) {
       io.stdout.write(action === 'install' ? `${spec.label}: already installed in ${spec.file}\n` : `${spec.label}: nothing to remove from ${spec.file}\n`);
       continue;
@@ -97,13 +99,13 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
     if (!dryRun) {
       // Written first, reported after: a file that cannot be written is never reported as done.
       try {
-        if (plan.after === undefined) {
+        if (after === undefined) {
           rmSync(file, { force: true });
           // The folder install made for it goes too, if nothing else is in it.
           removeIfEmpty(nodePath.dirname(file));
         } else {
           mkdirSync(nodePath.dirname(file), { recursive: true });
-          writeFileSync(file, plan.after);
+          writeFileSync(file, after);
         }
       } catch (e) {
         io.stderr.write(`agent-guard: ${spec.label}: cannot ${action === 'install' ? 'write' : 'change'} ${spec.file}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there\n`);
@@ -111,8 +113,8 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
         continue;
       }
     }
-    io.stdout.write(`${spec.label}: ${dryRun ? 'would ' + verb : verb.replace(/^install/, 'installed').replace(/^remove/, 'removed')} ${spec.file}${plan.after === undefined ? ' (the file held nothing else and goes)' : ''}\n`);
-    io.stdout.write(unifiedDiff(spec.file, before, plan.after));
+    io.stdout.write(`${spec.label}: ${dryRun ? 'would ' + verb : verb.replace(/^install/, 'installed').replace(/^remove/, 'removed')} ${spec.file}${after === undefined ? ' (the file held nothing else and goes)' : ''}\n`);
+    io.stdout.write(unifiedDiff(spec.file, before, after));
     if (dryRun) {
       continue;
     }

@@ -185,6 +185,11 @@ export interface InstallPlan {
   /** The new text; undefined = the file should not exist. */
   after: string | undefined;
   changed: boolean;
+  /**
+   * With `after` undefined: the text that is left, for a file that has to stay (a symbolic
+   * link: removing it would leave our entries in its target).
+   */
+  left?: string;
 }
 
 /**
@@ -242,7 +247,7 @@ export function planUninstall(text: string | undefined): InstallPlan {
   const { bom, body } = splitBom(text);
   const t = removeOurs(body);
   const empty = t.trim() === '{}';
-  return { after: empty ? undefined : bom + t, changed: true };
+  return { after: empty ? undefined : bom + t, changed: true, left: bom + t };
 }
 
 /**

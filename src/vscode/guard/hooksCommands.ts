@@ -6,6 +6,7 @@ import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
 import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
+import { plannedText } from '../../io/settingsFile';
 import { productName } from '../ids';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
@@ -49,7 +50,7 @@ async function plan(workspace: string, action: 'install' | 'uninstall', hookScri
     try {
       const p = action === 'install' ? planInstall(before, spec, hookCommand(hookScript, agent, { failClosed })) : planUninstall(before);
       if (p.changed) {
-        changes.push({ agent, file, rel: spec.file, before, after: p.after });
+        changes.push({ agent, file, rel: spec.file, before, after: await plannedText(file, p) });
       }
     } catch (e) {
       problems.push(`${spec.file}: ${e instanceof Error ? e.message : String(e)} (left as it is)`);

@@ -4,7 +4,7 @@
  * only our entries are ever removed. Then the `agent-guard hooks` command on a real folder.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -321,6 +321,31 @@ void describe('agent-guard hooks', () => {
     assert.equal(existsSync(path.join(ws, '.codex', 'hooks.json')), false);
     assert.equal(existsSync(path.join(ws, '.codex')), false, 'and so does the folder install made for it');
     assert.equal(existsSync(path.join(ws, '.claude')), true, 'a folder that holds other files stays');
+  });
+
+  void test('a settings file that is a symbolic link stays one, and uninstall cleans its target', async (t) => {
+    // Uninstall removed a file left holding nothing: for a link, the link went and its target
+    // kept our entries (and the agents, reading it from elsewhere, kept running them).
+    const ws = path.join(tmp, 'linked');
+    const target = path.join(tmp, 'dotfiles', 'gemini-settings.json');
+    mkdirSync(path.join(ws, '.gemini'), { recursive: true });
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, '{}\n');
+    const link = path.join(ws, '.gemini', 'settings.json');
+    try {
+      symlinkSync(target, link);
+    } catch {
+      t.skip('no symbolic links here');
+      return;
+    }
+    assert.equal(await runHooks(['install', '--agents', 'gemini'], io(ws).io, { hookScript: script }), 0);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(findOurHooks(readFileSync(target, 'utf8')).length, 2);
+    const un = io(ws);
+    assert.equal(await runHooks(['uninstall', '--agents', 'gemini'], un.io, { hookScript: script }), 0);
+    assert.ok(lstatSync(link).isSymbolicLink(), 'the link stays');
+    assert.equal(readFileSync(target, 'utf8'), '{}\n', 'its target holds what it held before');
+    assert.doesNotMatch(un.out.join(''), /goes|\/dev\/null/);
   });
 
   void test('a broken settings file is reported and left alone; bad flags are usage errors', async () => {
