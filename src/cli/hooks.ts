@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
@@ -6,7 +6,7 @@ import { JsoncError } from '../core/hooks/jsoncEdit';
 import { describeHookState, hookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
-import { plannedText } from '../io/settingsFile';
+import { plannedText, writeSettings } from '../io/settingsFile';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 
@@ -98,17 +98,16 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
     const verb = action === 'install' ? 'install the guard hook in' : 'remove the guard hook from';
     if (!dryRun) {
       // Written first, reported after: a file that cannot be written is never reported as done.
+      let outcome;
       try {
-        if (after === undefined) {
-          rmSync(file, { force: true });
-          // The folder install made for it goes too, if nothing else is in it.
-          removeIfEmpty(nodePath.dirname(file));
-        } else {
-          mkdirSync(nodePath.dirname(file), { recursive: true });
-          writeFileSync(file, after);
-        }
+        outcome = await writeSettings(file, before, after);
       } catch (e) {
         io.stderr.write(`agent-guard: ${spec.label}: cannot ${action === 'install' ? 'write' : 'change'} ${spec.file}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there\n`);
+        failed = true;
+        continue;
+      }
+      if (outcome === 'changed-meanwhile') {
+        io.stderr.write(`agent-guard: ${spec.label}: ${spec.file} changed while it was read; nothing was changed there (run the command again)\n`);
         failed = true;
         continue;
       }
@@ -200,13 +199,5 @@ export function hookScriptPath(): string {
     if (nodePath.dirname(d) === d) {
       return beside;
     }
-  }
-}
-
-function removeIfEmpty(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // not empty (or already gone): left as it is
   }
 }

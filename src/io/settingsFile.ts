@@ -1,7 +1,10 @@
 /**
- * An agent's settings file on disk, for `hooks install|uninstall` (the CLI and the extension).
+ * An agent's settings file on disk, for `hooks install|uninstall` (the CLI and the extension):
+ * read it, and write a planned change to it — only while it still holds the text the change
+ * was planned from.
  */
 import { promises as fsp } from 'node:fs';
+import * as nodePath from 'node:path';
 import type { InstallPlan } from '../core/hooks/install';
 
 /** The file's text; undefined when it cannot be read (there is none, most often). */
@@ -24,4 +27,26 @@ export async function plannedText(file: string, plan: InstallPlan): Promise<stri
   }
   const stat = await fsp.lstat(file).catch(() => undefined);
   return stat?.isSymbolicLink() ? plan.left : undefined;
+}
+
+export type SettingsWrite = 'written' | 'removed' | 'changed-meanwhile';
+
+/**
+ * Writes `after` (undefined: removes the file, and the folder it leaves empty), unless the file
+ * no longer holds `before`: it changed after the change was planned (the user, or an agent
+ * saving a permission, while the preview waited for an answer), and writing would undo that.
+ */
+export async function writeSettings(file: string, before: string | undefined, after: string | undefined): Promise<SettingsWrite> {
+  if ((await readSettings(file)) !== before) {
+    return 'changed-meanwhile';
+  }
+  if (after === undefined) {
+    await fsp.rm(file, { force: true });
+    // The folder install made for it goes too, if nothing else is in it.
+    await fsp.rmdir(nodePath.dirname(file)).catch(() => undefined);
+    return 'removed';
+  }
+  await fsp.mkdir(nodePath.dirname(file), { recursive: true });
+  await fsp.writeFile(file, after);
+  return 'written';
 }

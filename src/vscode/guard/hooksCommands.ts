@@ -1,4 +1,4 @@
-import { existsSync, promises as fsp } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
@@ -6,7 +6,7 @@ import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
 import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
-import { plannedText } from '../../io/settingsFile';
+import { plannedText, readSettings, writeSettings } from '../../io/settingsFile';
 import { productName } from '../ids';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
@@ -32,21 +32,13 @@ export class HooksPreview implements vscode.TextDocumentContentProvider {
   }
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await fsp.readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 async function plan(workspace: string, action: 'install' | 'uninstall', hookScript: string, failClosed: boolean): Promise<{ changes: FileChange[]; problems: string[] }> {
   const changes: FileChange[] = [];
   const problems: string[] = [];
   for (const agent of installAgents) {
     const spec = hookSpecs[agent];
     const file = nodePath.join(workspace, ...spec.file.split('/'));
-    const before = await readIfExists(file);
+    const before = await readSettings(file);
     try {
       const p = action === 'install' ? planInstall(before, spec, hookCommand(hookScript, agent, { failClosed })) : planUninstall(before);
       if (p.changed) {
@@ -111,17 +103,29 @@ export async function changeHooks(
       return 'cancelled';
     }
   }
+  // The preview may have waited a long time for its answer: a file changed meanwhile (by the
+  // user, or by Claude Code saving a permission into settings.local.json) is left as it is.
+  const written: FileChange[] = [];
   for (const c of changes) {
-    if (c.after === undefined) {
-      await fsp.rm(c.file, { force: true });
-    } else {
-      await fsp.mkdir(nodePath.dirname(c.file), { recursive: true });
-      await fsp.writeFile(c.file, c.after);
+    let outcome;
+    try {
+      outcome = await writeSettings(c.file, c.before, c.after);
+    } catch (e) {
+      void vscode.window.showWarningMessage(`${productName}: cannot write ${c.rel}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there.`);
+      continue;
     }
+    if (outcome === 'changed-meanwhile') {
+      void vscode.window.showWarningMessage(`${productName}: ${c.rel} changed after the preview was made; nothing was changed there. Run the command again to see the change against what it holds now.`);
+      continue;
+    }
+    written.push(c);
     log.info(`[hooks] ${action === 'install' ? 'installed the guard hook in' : 'removed the guard hook from'} ${c.file}`);
   }
-  const notes = action === 'install' ? changes.map((c) => hookSpecs[c.agent].note) : [];
-  void vscode.window.showInformationMessage(`${action === 'install' ? 'Installed' : 'Removed'} the guard hooks (${changes.map((c) => c.rel).join(', ')}). ${notes.join(' ')}`);
+  if (written.length === 0) {
+    return 'nothing';
+  }
+  const notes = action === 'install' ? written.map((c) => hookSpecs[c.agent].note) : [];
+  void vscode.window.showInformationMessage(`${action === 'install' ? 'Installed' : 'Removed'} the guard hooks (${written.map((c) => c.rel).join(', ')}). ${notes.join(' ')}`);
   return 'written';
 }
 
@@ -130,7 +134,7 @@ export async function hooksStatus(workspace: string, script: string): Promise<{ 
   const out: { agent: InstallAgent; file: string; state: HookState }[] = [];
   for (const agent of installAgents) {
     const spec = hookSpecs[agent];
-    const text = await readIfExists(nodePath.join(workspace, ...spec.file.split('/')));
+    const text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
     out.push({ agent, file: spec.file, state: hookState(text, spec, { script, exists: existsSync }) });
   }
   return out;
