@@ -126,12 +126,13 @@ export function removeMember(text: string, path: JSONPath): string {
       const cut = text.slice(0, from) + text.slice(end);
       return comma === undefined ? cut : cut.slice(0, comma) + cut.slice(comma + 1);
     }
+    // A comment between the comma and the member stays.
+    const before = comma !== undefined && holdsComment(text, comma + 1, member.offset) ? text.slice(comma + 1, member.offset).trimEnd() : '';
     if (own !== undefined && comma !== undefined) {
-      return text.slice(0, comma + 1) + text.slice(own + 1);
+      return text.slice(0, comma + 1) + before + text.slice(own + 1);
     }
-    if (comma !== undefined && holdsComment(text, comma + 1, member.offset)) {
-      // A comment between the comma and the member stays.
-      return text.slice(0, comma) + text.slice(comma + 1, member.offset).trimEnd() + text.slice(end);
+    if (before !== '') {
+      return text.slice(0, comma) + before + text.slice(end);
     }
     return text.slice(0, comma ?? prevEnd) + text.slice(end);
   }

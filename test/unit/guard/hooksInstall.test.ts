@@ -169,6 +169,7 @@ void describe('settings file edits', () => {
     assert.equal(removeMember('[\n  1,\n  2\n]', [0]), '[\n  2\n]');
     // A later member on the line of the one before it: the comment between them stays too.
     assert.equal(removeMember('{"a": [1], /* b is next */ "b": []}', ['b']), '{"a": [1] /* b is next */}');
+    assert.equal(removeMember('{"a": [1], /* b is next */ "b": [],}', ['b']), '{"a": [1], /* b is next */}');
 
     // An event array (or hooks object) that held only a comment before the install keeps it:
     // it was removed whole as "left empty", comment and all.
