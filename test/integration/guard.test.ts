@@ -115,14 +115,7 @@ suite('guard', () => {
       await uiCheck({ id: 'editor-guard-burst', selector: '.notifications-center .notification-list-item', text: 'Agents wrote 3 times', screenshot: 'editor-guard-burst.png' });
       await vscode.commands.executeCommand('notifications.hideList');
     } finally {
-      for (const file of files) {
-        const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
-        if (doc) {
-          await vscode.window.showTextDocument(doc);
-          await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-        }
-        fs.rmSync(file, { force: true });
-      }
+      await closeAndDelete(files);
       await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
     }
   });

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { encodeClaudeProject, geminiProjectHash } from '../../../src/core/discovery/locations';
 import { findWorkspaceSessions, sameFile } from '../../../src/io/discovery';
-import { SessionWatcher, type SessionFileEvent } from '../../../src/io/sessionWatcher';
+import { SessionWatcher, type SessionFileEvent, type SessionWatcherOptions } from '../../../src/io/sessionWatcher';
 import { sleep, waitFor } from '../support/wait';
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -16,6 +16,19 @@ afterEach(async () => {
   await cleanup?.();
   cleanup = undefined;
 });
+
+/** A watcher of `opts`, started, with the events it reports; the test's cleanup closes it and removes `root`. */
+async function started(root: string, opts: SessionWatcherOptions): Promise<{ watcher: SessionWatcher; events: SessionFileEvent[] }> {
+  const watcher = new SessionWatcher(opts);
+  const events: SessionFileEvent[] = [];
+  watcher.onDidChange((e) => events.push(e));
+  cleanup = async () => {
+    await watcher.close();
+    rmSync(root, { recursive: true, force: true });
+  };
+  await watcher.start();
+  return { watcher, events };
+}
 
 void describe('session watcher', () => {
   void test('sameFile: one file named through a link and by its real path, existing or not yet', () => {
@@ -65,14 +78,7 @@ void describe('session watcher', () => {
       [...expected].sort((a, b) => a.file.localeCompare(b.file)),
     );
 
-    const watcher = new SessionWatcher({ workspace: link, environment, agents: { gemini: false, amplifier: false } });
-    const events: SessionFileEvent[] = [];
-    watcher.onDidChange((e) => events.push(e));
-    cleanup = async () => {
-      await watcher.close();
-      rmSync(root, { recursive: true, force: true });
-    };
-    await watcher.start();
+    const { events } = await started(root, { workspace: link, environment, agents: { gemini: false, amplifier: false } });
     await waitFor(() => events.length >= 2, 10_000, 'both sessions to be found');
     assert.deepEqual(
       events.map((e) => ({ file: e.file, agent: e.agent })).sort((a, b) => a.file.localeCompare(b.file)),
@@ -94,7 +100,7 @@ void describe('session watcher', () => {
 
     // chokidar polls only once a minute here, so the rest of the record arriving makes no event
     // it would report within the test: only the watcher's own looking again can find it.
-    const watcher = new SessionWatcher({
+    const { events } = await started(root, {
       workspace,
       environment: { home: root, env: { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: path.join(root, 'claude') } },
       agents: { 'claude-code': false, gemini: false, amplifier: false },
@@ -102,13 +108,6 @@ void describe('session watcher', () => {
       pollIntervalMs: 60_000,
       pendingPollMs: 200,
     });
-    const events: SessionFileEvent[] = [];
-    watcher.onDidChange((e) => events.push(e));
-    cleanup = async () => {
-      await watcher.close();
-      rmSync(root, { recursive: true, force: true });
-    };
-    await watcher.start();
     assert.deepEqual(events, [], 'not judged yet: nothing reported');
 
     appendFileSync(rollout, meta.slice(40) + '\n');
@@ -172,19 +171,12 @@ void describe('session watcher', () => {
     for (const d of [workspace, path.join(chats, 'parent-id'), claudeProject, extra]) {
       mkdirSync(d, { recursive: true });
     }
-    const watcher = new SessionWatcher({
+    const { watcher, events } = await started(root, {
       workspace,
       environment: { home: root, env: { CODEX_HOME: path.join(root, 'codex'), CLAUDE_CONFIG_DIR: path.join(root, 'claude') } },
       extraFolders: [extra],
       pendingPollMs: 50,
     });
-    const events: SessionFileEvent[] = [];
-    watcher.onDidChange((e) => events.push(e));
-    cleanup = async () => {
-      await watcher.close();
-      rmSync(root, { recursive: true, force: true });
-    };
-    await watcher.start();
     const doc = '{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","messages":[]}';
     const sessions = [path.join(chats, 'session-2026-03-20T10-00-0f0e0d0c.json'), path.join(chats, 'parent-id', 'xb7gtb.json')];
     const others = [path.join(project, 'logs.json'), path.join(project, 'checkpoint-x.json'), path.join(chats, 'notes.json'), path.join(claudeProject, 'a.json'), path.join(extra, 'b.json')];
