@@ -4,6 +4,7 @@
  * a deleted transcript, a workspace file rewritten since the finding, a permission problem.
  */
 import * as nodePath from 'node:path';
+import { plainMessage } from './plainMessage';
 
 /**
  * VS Code does not hand files over 50 MB to extensions ("Files above 50MB cannot be
@@ -35,6 +36,11 @@ export function statProblem(stat: { isFile: boolean; size: number } | { code: st
 
 /** `line` is 1-based. */
 export function jumpProblemMessage(file: string, line: number, p: JumpProblem): string {
+  // Shown in a notification, and the file (a finding's subject) may be named by a transcript.
+  return plainMessage(problemText(file, line, p));
+}
+
+function problemText(file: string, line: number, p: JumpProblem): string {
   const name = nodePath.basename(file);
   const cannot = `Cannot open ${name} at line ${line}`;
   switch (p.kind) {

@@ -4,6 +4,7 @@ import { agentLabels } from '../../core/model/agent';
 import { findingToJson } from '../../core/model/findingJson';
 import { SnapshotProvider } from '../snapshots';
 import { productName, viewIds } from '../ids';
+import { plainMessage } from '../plainMessage';
 import type { Services } from '../services';
 import { asFinding } from './findingArg';
 
@@ -30,7 +31,7 @@ export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void
   const relatedRead = f.related.find((r) => r.file === f.file && /last (read|saw|wrote)/.test(r.message));
   const line = seen?.at.line ?? relatedRead?.line;
   if (line === undefined) {
-    void vscode.window.showInformationMessage(`The transcript records no read of ${path.basename(target)} by this session.`);
+    void vscode.window.showInformationMessage(plainMessage(`The transcript records no read of ${path.basename(target)} by this session.`));
     return;
   }
   const left = SnapshotProvider.uriFor(target, f.file, line);

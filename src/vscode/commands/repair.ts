@@ -9,6 +9,7 @@ import { describeLive, isLive, liveness, writeRepaired } from '../../io/repairFi
 import { agentLabels } from '../../core/model/agent';
 import { isRepairable } from '../codeActions';
 import { repairPreviewScheme } from '../ids';
+import { plainMessage } from '../plainMessage';
 import { relativeTime } from '../sessionsView';
 import type { Services } from '../services';
 import { asFinding, asSessionFile } from './findingArg';
@@ -97,11 +98,11 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     plan = planRepair(original, { file });
   } catch (e) {
     const why = AgentGuardError.is(e) ? e.message : e instanceof Error ? e.message : String(e);
-    void vscode.window.showErrorMessage(`Cannot repair ${name}: ${why}`);
+    void vscode.window.showErrorMessage(plainMessage(`Cannot repair ${name}: ${why}`));
     return 'refused';
   }
   if (plan.edits.length === 0) {
-    void vscode.window.showInformationMessage(`${name}: nothing to repair.`);
+    void vscode.window.showInformationMessage(plainMessage(`${name}: nothing to repair.`));
     return 'nothing';
   }
   if (!plan.complete) {
@@ -137,12 +138,12 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     }
     const backup = await writeRepaired(file, original, repaired, stat, undefined);
     s.log.info(`[repair] repaired ${file} (${plan.edits.length} changes); original saved as ${backup}`);
-    void vscode.window.showInformationMessage(`Repaired ${name}. The original is saved as ${nodePath.basename(backup)}.`);
+    void vscode.window.showInformationMessage(plainMessage(`Repaired ${name}. The original is saved as ${nodePath.basename(backup)}.`));
     return 'written';
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     s.log.error(`[repair] ${file}: ${why}`);
-    void vscode.window.showErrorMessage(`Could not repair ${name}: ${why}`);
+    void vscode.window.showErrorMessage(plainMessage(`Could not repair ${name}: ${why}`));
     return 'refused';
   } finally {
     previews.delete(file);

@@ -4,6 +4,7 @@ import { describeError, type Logger } from '../../core/lib/logger';
 import { EditorWrites, type EditorGuardMode, type QuarantineEntry } from '../../io/guard/editorWrites';
 import type { TreeChange, WorkTree } from '../../io/workTree';
 import { productName } from '../ids';
+import { plainMessage } from '../plainMessage';
 import { Disposable } from '../lifecycle';
 import type { QuarantineStore } from './quarantine';
 import { samePath } from '../../core/classify/paths';
@@ -109,7 +110,7 @@ export class EditorGuard extends Disposable {
   private failed(path: string, e: unknown): void {
     this.log.error(`[editor-guard] could not guard the write to ${path}: ${describeError(e)}`);
     void vscode.window.showWarningMessage(
-      `${productName} could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`,
+      plainMessage(`${productName} could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`),
     );
   }
 }
@@ -124,7 +125,8 @@ function capitalize(s: string): string {
 
 /** The notification's actions: compare the two versions, keep the user's, or take the agent's. */
 export async function offerChoice(store: QuarantineStore, entry: QuarantineEntry, message: string, log: Logger): Promise<void> {
-  const choice = await vscode.window.showWarningMessage(message, 'Compare', 'Keep Mine', "Take the Agent's");
+  // The message names the file the agent wrote: nothing in its name may become a link.
+  const choice = await vscode.window.showWarningMessage(plainMessage(message), 'Compare', 'Keep Mine', "Take the Agent's");
   const target = vscode.Uri.file(entry.path);
   if (choice === 'Compare') {
     await vscode.commands.executeCommand('vscode.diff', store.uriFor(entry), target, `${nodePath.basename(entry.path)}: the agent's version (set aside) ↔ yours`);

@@ -4,6 +4,7 @@
  * Keep Mine / Take the Agent's; several arriving together (an agent's formatter or `sed -i`
  * over the files you have open) get one notification, not one each.
  */
+import { plainMessage } from '../plainMessage';
 
 /**
  * Writes set aside less than this many ms apart are told about together: each one is set aside
@@ -27,5 +28,6 @@ export function batchMessage(notices: readonly SetAsideNotice[]): string {
   const shown = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
   const restored = notices.filter((n) => n.restored).length;
   const back = restored === notices.length ? ' The files were put back as they were.' : restored > 0 ? ` ${restored} of them were put back as they were.` : '';
-  return `Agents wrote ${notices.length} times over files open in your editors (${shown}). Their versions were set aside; your editors keep yours.${back}`;
+  // The names are the agents' choice: nothing in them may become a link of the notification.
+  return plainMessage(`Agents wrote ${notices.length} times over files open in your editors (${shown}). Their versions were set aside; your editors keep yours.${back}`);
 }
