@@ -65,3 +65,13 @@ function baseName(p: string): string {
 function shortId(id: string): string {
   return id.length > 14 ? `${id.slice(0, 12)}…` : id;
 }
+
+/**
+ * `text` as a Markdown code span, for a tooltip: nothing in it is Markdown. The session id is
+ * the transcript's own (a Claude line's `sessionId`); with a blank line in it the id left its
+ * span, and what followed was rendered: links, and images fetched from anywhere on hover.
+ */
+export function markdownCode(text: string): string {
+  // No backtick can close the span early, and no line break end it (a blank line ends the paragraph).
+  return '`' + text.replace(/`/g, '').replace(/[\r\n]+/g, ' ') + '`';
+}

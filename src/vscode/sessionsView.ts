@@ -4,7 +4,7 @@ import { agentLabels, type AgentKind } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
 import type { SessionSummary } from '../io/liveMonitor';
 import { commandIds, sessionRowQuery, viewIds } from './ids';
-import { findingRowText, sessionRowText, type SessionRowText } from './sessionRow';
+import { findingRowText, markdownCode, sessionRowText, type SessionRowText } from './sessionRow';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from '../core/lib/coalescer';
@@ -149,7 +149,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
       : new vscode.ThemeIcon(errors > 0 ? 'error' : 'circle-outline', errors > 0 ? new vscode.ThemeColor('errorForeground') : undefined);
     const md = new vscode.MarkdownString(undefined, true);
     md.appendText(title + '\n\n');
-    md.appendMarkdown(`**${agentLabels[s.agent]}** session \`${s.sessionId.replace(/`/g, '')}\`\n\n`);
+    md.appendMarkdown(`**${agentLabels[s.agent]}** session ${markdownCode(s.sessionId)}\n\n`);
     if (s.startedAt) {
       md.appendText(`Started ${new Date(s.startedAt).toLocaleString()}\n\n`);
     }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Severity } from '../../../src/core/model/finding';
-import { findingRowText, sessionRowText } from '../../../src/vscode/sessionRow';
+import { findingRowText, markdownCode, sessionRowText } from '../../../src/vscode/sessionRow';
 
 const now = 1_000_000_000;
 const liveMs = 5 * 60_000;
@@ -45,4 +45,13 @@ void test('a finding row says what and where (rule, then the file or call), the 
   assert.equal(findingRowText({ ...base, rule: 'missing-result', callId: 'call_esc_002' }).label, 'missing-result · call_esc_002');
   // Nothing to name: the message follows the rule.
   assert.equal(findingRowText({ line: 1, message: 'This transcript is malformed', rule: 'unparseable-line' }).label, 'unparseable-line · This transcript is malformed');
+});
+
+void test("a transcript's session id stays one code span in the tooltip's Markdown", () => {
+  // A Claude line's sessionId is whatever the transcript says; a blank line in it used to end the span.
+  const hostile = 'd4e5\n\n![x](https://evil.example/beacon.png) [Sign in](https://evil.example/)\r\n\r\n`<img src=x>`';
+  const md = markdownCode(hostile);
+  assert.match(md, /^`[^`\r\n]*`$/);
+  assert.equal(md, '`d4e5 ![x](https://evil.example/beacon.png) [Sign in](https://evil.example/) <img src=x>`');
+  assert.equal(markdownCode('0c1f-42'), '`0c1f-42`');
 });
