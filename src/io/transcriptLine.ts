@@ -34,6 +34,29 @@ export async function readTranscriptLine(file: string, lineNo: number): Promise<
 }
 
 /**
+ * The most lines a partial read is put back at its place with: the transcript says where the
+ * read started, any number (`startLine: 1e9`), and a line of padding per line before it made a
+ * string of gigabytes in the extension host for one click on Show Read Diff. A real file that
+ * long is no file VS Code can diff anyway.
+ */
+export const maxSnapshotPadLines = 1_000_000;
+
+/**
+ * The snapshot as a document for the left side of a diff: a partial read keeps its lines where
+ * they were in the file (so the diff lines up), as far as maxSnapshotPadLines allows.
+ */
+export function snapshotDocument(snap: { content: string; partial: boolean; startLine: number }): string {
+  if (!snap.partial || !(snap.startLine > 1)) {
+    return snap.content;
+  }
+  const before = Math.floor(snap.startLine) - 1;
+  if (before > maxSnapshotPadLines) {
+    return `⋯ (lines 1 to ${before} not read by the session)\n` + snap.content;
+  }
+  return '⋯ (not read by the session)\n'.repeat(before) + snap.content;
+}
+
+/**
  * What a session saw of a file, from the transcript line that recorded the read (or its own
  * write): Claude Code's `toolUseResult.file` / `content`; Codex, Gemini and Amplifier tool
  * output text. Undefined when the line holds no such record.

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { readTranscriptLine, snapshotFromLine } from '../io/transcriptLine';
+import { readTranscriptLine, snapshotDocument, snapshotFromLine } from '../io/transcriptLine';
 import { snapshotScheme } from './ids';
 
 /**
@@ -28,10 +28,6 @@ export class SnapshotProvider implements vscode.TextDocumentContentProvider {
     if (!snap) {
       return `(the transcript does not record what the session saw of this file at line ${line} of ${transcript})`;
     }
-    if (!snap.partial || snap.startLine <= 1) {
-      return snap.content;
-    }
-    // A partial read: keep its lines where they were in the file, so the diff lines up.
-    return '⋯ (not read by the session)\n'.repeat(snap.startLine - 1) + snap.content;
+    return snapshotDocument(snap);
   }
 }
