@@ -30,6 +30,21 @@ export default tseslint.config(
   },
   { files: ['src/core/**/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', pure] } },
   {
+    // Notifications go through src/vscode/notify.ts, which keeps text a transcript chose from
+    // becoming a command link (see plainMessage).
+    files: ['src/**/*.ts'],
+    ignores: ['src/vscode/notify.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
+          message: 'Use notify.info/warn/error (src/vscode/notify.ts): a notification renders [label](command:…) in its text as a link that runs a command.',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/io/**/*.ts', 'src/cli/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: ['vscode'], patterns: ['**/vscode/**'] }] },
   },

@@ -1,6 +1,7 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { AgentGuard, type AgentGuardApi } from './agentGuard';
 import { productName } from './ids';
+import { notify } from './notify';
 
 /**
  * A composition root and nothing else: build the extension, hand its lifetime to VS Code.
@@ -12,7 +13,7 @@ export function activate(context: vscode.ExtensionContext): AgentGuardApi {
     context.subscriptions.push(guard);
     return guard.api;
   } catch (e) {
-    void vscode.window.showErrorMessage(`${productName} could not start: ${e instanceof Error ? e.message : String(e)}`);
+    void notify.error(`${productName} could not start: ${e instanceof Error ? e.message : String(e)}`);
     throw e;
   }
 }

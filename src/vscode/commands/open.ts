@@ -7,6 +7,7 @@ import { productName } from '../ids';
 import type { Services } from '../services';
 import { jumpProblemMessage, statProblem, type JumpProblem } from '../jumpProblem';
 import { asFinding, asSessionFile } from './findingArg';
+import { notify } from '../notify';
 
 /**
  * Opens a file with a range selected (in the active editor group, or in `viewColumn`). When
@@ -16,14 +17,14 @@ export async function reveal(uri: vscode.Uri, range: vscode.Range, viewColumn?: 
   const line = range.start.line + 1;
   const before = uri.scheme === 'file' ? await statBeforeOpen(uri.fsPath) : undefined;
   if (before) {
-    void vscode.window.showErrorMessage(jumpProblemMessage(uri.fsPath, line, before));
+    void notify.error(jumpProblemMessage(uri.fsPath, line, before));
     return undefined;
   }
   let editor: vscode.TextEditor;
   try {
     editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true, ...(viewColumn !== undefined ? { viewColumn } : {}) });
   } catch (e) {
-    void vscode.window.showErrorMessage(jumpProblemMessage(uri.fsPath, line, { kind: 'failed', reason: e instanceof Error ? e.message : String(e) }));
+    void notify.error(jumpProblemMessage(uri.fsPath, line, { kind: 'failed', reason: e instanceof Error ? e.message : String(e) }));
     return undefined;
   }
   const doc = editor.document;
@@ -32,7 +33,7 @@ export async function reveal(uri: vscode.Uri, range: vscode.Range, viewColumn?: 
   if (range.start.line >= doc.lineCount) {
     // A final newline ends the last line; VS Code counts the empty line after it, people don't.
     const lines = doc.lineCount > 1 && doc.lineAt(doc.lineCount - 1).text === '' ? doc.lineCount - 1 : doc.lineCount;
-    void vscode.window.showWarningMessage(jumpProblemMessage(uri.fsPath, line, { kind: 'beyondEnd', lines }));
+    void notify.warn(jumpProblemMessage(uri.fsPath, line, { kind: 'beyondEnd', lines }));
   }
   editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   return editor;
@@ -51,7 +52,7 @@ async function statBeforeOpen(file: string): Promise<JumpProblem | undefined> {
 async function pickFinding(s: Services): Promise<Finding | undefined> {
   const all = s.scope()?.findings() ?? [];
   if (all.length === 0) {
-    void vscode.window.showInformationMessage(`${productName} has no findings.`);
+    void notify.info(`${productName} has no findings.`);
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -85,7 +86,7 @@ export const openCall = (s: Services) => async (arg?: unknown): Promise<vscode.T
 export const openWorkspaceFile = (s: Services) => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {
   const f = asFinding(arg) ?? (await pickFinding(s));
   if (!f?.subject) {
-    void vscode.window.showInformationMessage('This finding is not about a workspace file.');
+    void notify.info('This finding is not about a workspace file.');
     return undefined;
   }
   const first = f.subject.lines?.[0];

@@ -4,9 +4,9 @@ import { agentLabels } from '../../core/model/agent';
 import { findingToJson } from '../../core/model/findingJson';
 import { SnapshotProvider } from '../snapshots';
 import { productName, viewIds } from '../ids';
-import { plainMessage } from '../plainMessage';
 import type { Services } from '../services';
 import { asFinding } from './findingArg';
+import { notify } from '../notify';
 
 export const copyFinding = () => async (arg?: unknown): Promise<string | undefined> => {
   const f = asFinding(arg);
@@ -24,14 +24,14 @@ export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void
   const f = asFinding(arg);
   const target = f?.subject?.path;
   if (!f || !target) {
-    void vscode.window.showInformationMessage('This finding is not about a workspace file.');
+    void notify.info('This finding is not about a workspace file.');
     return;
   }
   const seen = await s.scope()?.monitorOf(f.file)?.lastSeen(f.file, target);
   const relatedRead = f.related.find((r) => r.file === f.file && /last (read|saw|wrote)/.test(r.message));
   const line = seen?.at.line ?? relatedRead?.line;
   if (line === undefined) {
-    void vscode.window.showInformationMessage(plainMessage(`The transcript records no read of ${path.basename(target)} by this session.`));
+    void notify.info(`The transcript records no read of ${path.basename(target)} by this session.`);
     return;
   }
   const left = SnapshotProvider.uriFor(target, f.file, line);
@@ -90,7 +90,7 @@ export const openSettings = () => async (): Promise<void> => {
 export const showWatchedFolders = (s: Services) => async (opts?: unknown): Promise<string[]> => {
   const lines = (s.scope()?.watchedRoots() ?? []).map((r) => `${agentLabels[r.agent]}: ${r.path}${r.exists ? '' : ' (not there yet)'}`);
   if (!(typeof opts === 'object' && opts !== null && (opts as { show?: unknown }).show === false)) {
-    await vscode.window.showInformationMessage(`${productName} looks for agent sessions in:`, {
+    await notify.info(`${productName} looks for agent sessions in:`, {
       modal: true,
       detail: lines.length > 0 ? lines.join('\n') : 'no folder: no agent is turned on in the settings.',
     });

@@ -9,10 +9,10 @@ import { describeLive, isLive, liveness, writeRepaired } from '../../io/repairFi
 import { agentLabels } from '../../core/model/agent';
 import { isRepairable } from '../codeActions';
 import { repairPreviewScheme } from '../ids';
-import { plainMessage } from '../plainMessage';
 import { relativeTime } from '../sessionsView';
 import type { Services } from '../services';
 import { asFinding, asSessionFile } from './findingArg';
+import { notify } from '../notify';
 
 /** A session file counts as live for repair if written this recently (as `agent-guard repair`). */
 const liveSeconds = 120;
@@ -62,7 +62,7 @@ async function pickRepairable(s: Services): Promise<string | undefined> {
     .filter((c) => c.problems > 0)
     .sort((a, b) => b.session.lastActivity - a.session.lastActivity);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage('No session of this workspace has a pairing problem to repair.');
+    void notify.info('No session of this workspace has a pairing problem to repair.');
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -98,16 +98,16 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     plan = planRepair(original, { file });
   } catch (e) {
     const why = AgentGuardError.is(e) ? e.message : e instanceof Error ? e.message : String(e);
-    void vscode.window.showErrorMessage(plainMessage(`Cannot repair ${name}: ${why}`));
+    void notify.error(`Cannot repair ${name}: ${why}`);
     return 'refused';
   }
   if (plan.edits.length === 0) {
-    void vscode.window.showInformationMessage(plainMessage(`${name}: nothing to repair.`));
+    void notify.info(`${name}: nothing to repair.`);
     return 'nothing';
   }
   if (!plan.complete) {
     const left = plan.left.filter((l) => !l.deliberate).map((l) => `line ${l.line}: ${l.reason}`);
-    void vscode.window.showErrorMessage(`${name} cannot be repaired completely, so nothing will be written.`, { modal: true, detail: left.join('\n') });
+    void notify.error(`${name} cannot be repaired completely, so nothing will be written.`, { modal: true, detail: left.join('\n') });
     return 'refused';
   }
   const repaired = applyRepairPlan(original, plan.edits);
@@ -121,7 +121,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     plan.edits.length > 12 ? `… and ${plan.edits.length - 12} more (see the diff)` : '',
     'The original is saved beside it first, byte for byte. No tool output is ever invented.',
   ].filter(Boolean);
-  const choice = ask ? await vscode.window.showWarningMessage(`Repair ${name}?`, { modal: true, detail: detail.join('\n') }, 'Repair') : 'Repair';
+  const choice = ask ? await notify.warn(`Repair ${name}?`, { modal: true, detail: detail.join('\n') }, 'Repair') : 'Repair';
   if (choice !== 'Repair') {
     previews.delete(file);
     return 'cancelled';
@@ -130,7 +130,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     const stat = await fsp.stat(file);
     const live = await liveness(file, stat, liveSeconds, plan.cwd);
     if (isLive(live) && ask) {
-      const go = await vscode.window.showWarningMessage(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live, plan.cwd)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
+      const go = await notify.warn(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live, plan.cwd)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
       if (go !== 'Repair Anyway') {
         previews.delete(file);
         return 'cancelled';
@@ -138,12 +138,12 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     }
     const backup = await writeRepaired(file, original, repaired, stat, undefined);
     s.log.info(`[repair] repaired ${file} (${plan.edits.length} changes); original saved as ${backup}`);
-    void vscode.window.showInformationMessage(plainMessage(`Repaired ${name}. The original is saved as ${nodePath.basename(backup)}.`));
+    void notify.info(`Repaired ${name}. The original is saved as ${nodePath.basename(backup)}.`);
     return 'written';
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     s.log.error(`[repair] ${file}: ${why}`);
-    void vscode.window.showErrorMessage(plainMessage(`Could not repair ${name}: ${why}`));
+    void notify.error(`Could not repair ${name}: ${why}`);
     return 'refused';
   } finally {
     previews.delete(file);

@@ -4,11 +4,11 @@ import { describeError, type Logger } from '../../core/lib/logger';
 import { EditorWrites, type EditorGuardMode, type QuarantineEntry } from '../../io/guard/editorWrites';
 import type { TreeChange, WorkTree } from '../../io/workTree';
 import { productName } from '../ids';
-import { plainMessage } from '../plainMessage';
 import { Disposable } from '../lifecycle';
 import type { QuarantineStore } from './quarantine';
 import { samePath } from '../../core/classify/paths';
 import { pathOf } from '../uriPath';
+import { notify } from '../notify';
 
 /**
  * The guard for writes that bypass the hooks (shell writes, agents without hooks): when a
@@ -109,8 +109,8 @@ export class EditorGuard extends Disposable {
 /** The guard could not do its job for a write: the user must know, the agent's version stays on disk. */
   private failed(path: string, e: unknown): void {
     this.log.error(`[editor-guard] could not guard the write to ${path}: ${describeError(e)}`);
-    void vscode.window.showWarningMessage(
-      plainMessage(`${productName} could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`),
+    void notify.warn(
+      `${productName} could not guard the write to ${vscode.workspace.asRelativePath(path)} (${errorMessage(e)}). The file on disk is the agent's version; your editor keeps yours. See the log for details.`,
     );
   }
 }
@@ -126,7 +126,7 @@ function capitalize(s: string): string {
 /** The notification's actions: compare the two versions, keep the user's, or take the agent's. */
 export async function offerChoice(store: QuarantineStore, entry: QuarantineEntry, message: string, log: Logger): Promise<void> {
   // The message names the file the agent wrote: nothing in its name may become a link.
-  const choice = await vscode.window.showWarningMessage(plainMessage(message), 'Compare', 'Keep Mine', "Take the Agent's");
+  const choice = await notify.warn(message, 'Compare', 'Keep Mine', "Take the Agent's");
   const target = vscode.Uri.file(entry.path);
   if (choice === 'Compare') {
     await vscode.commands.executeCommand('vscode.diff', store.uriFor(entry), target, `${nodePath.basename(entry.path)}: the agent's version (set aside) ↔ yours`);
@@ -154,7 +154,7 @@ export async function takeAgentsVersion(store: QuarantineStore, entry: Quarantin
   }
   const doc = open ?? (await vscode.workspace.openTextDocument(uri));
   if (doc.isDirty) {
-    const sure = await vscode.window.showWarningMessage(`Replace your unsaved changes to ${nodePath.basename(entry.path)} with the agent's version?`, { modal: true, detail: 'Your version stays in the undo history of the editor.' }, 'Replace');
+    const sure = await notify.warn(`Replace your unsaved changes to ${nodePath.basename(entry.path)} with the agent's version?`, { modal: true, detail: 'Your version stays in the undo history of the editor.' }, 'Replace');
     if (sure !== 'Replace') {
       return;
     }

@@ -16,6 +16,7 @@ import type { QuarantineEntry } from '../../io/guard/editorWrites';
 import { Coalescer } from '../../core/lib/coalescer';
 import { sameFile } from '../../io/discovery';
 import { pathOf } from '../uriPath';
+import { notify } from '../notify';
 
 /**
  * The extension's side of the guard: the editor's dirty buffers for the guard services, the
@@ -162,7 +163,7 @@ export class GuardHost extends Disposable {
     }
     const lines = all.map((s) => `${s.folder}: ${s.file} — ${describeHookState(s.state)}`);
     const repair = all.some((s) => needsRepair(s.state));
-    const choice = await vscode.window.showInformationMessage(`${productName} hooks`, { modal: true, detail: lines.join('\n') }, repair ? 'Repair…' : 'Install…', 'Remove…');
+    const choice = await notify.info(`${productName} hooks`, { modal: true, detail: lines.join('\n') }, repair ? 'Repair…' : 'Install…', 'Remove…');
     if (choice === 'Install…' || choice === 'Repair…') {
       await vscode.commands.executeCommand(commandIds.installHooks);
     } else if (choice === 'Remove…') {
@@ -179,7 +180,7 @@ export class GuardHost extends Disposable {
       void offerChoice(this.quarantine, batch[0]!.entry, batch[0]!.message, this.log);
     } else if (batch.length > 1) {
       const message = batchMessage(batch.map((b) => ({ name: vscode.workspace.asRelativePath(b.entry.path), restored: b.restored })));
-      void vscode.window.showWarningMessage(message, 'Show Versions…').then((choice) => {
+      void notify.warn(message, 'Show Versions…').then((choice) => {
         if (choice === 'Show Versions…') {
           void this.showQuarantine();
         }
@@ -191,7 +192,7 @@ export class GuardHost extends Disposable {
   private async showQuarantine(): Promise<QuarantineEntry | undefined> {
     const entries = [...(await this.quarantine.list())].reverse();
     if (entries.length === 0) {
-      void vscode.window.showInformationMessage('No version has been set aside.');
+      void notify.info('No version has been set aside.');
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(

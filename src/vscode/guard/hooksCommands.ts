@@ -8,7 +8,7 @@ import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } fr
 import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
 import { plannedText, readSettings, writeSettings } from '../../io/settingsFile';
 import { productName } from '../ids';
-import { plainMessage } from '../plainMessage';
+import { notify } from '../notify';
 
 /** The scheme of the read-only preview of a hooks change (a unified diff). */
 export const hooksPreviewScheme = 'agent-guard-hooks';
@@ -78,10 +78,10 @@ export async function changeHooks(
   }
   const { changes, problems } = await plan(folder.uri.fsPath, action, hookScript, failClosed(folder));
   for (const p of problems) {
-    void vscode.window.showWarningMessage(plainMessage(`${productName}: ${p}`));
+    void notify.warn(`${productName}: ${p}`);
   }
   if (changes.length === 0) {
-    void vscode.window.showInformationMessage(action === 'install' ? 'The guard hooks are already installed in this workspace.' : 'No guard hooks to remove in this workspace.');
+    void notify.info(action === 'install' ? 'The guard hooks are already installed in this workspace.' : 'No guard hooks to remove in this workspace.');
     return 'nothing';
   }
   const diff = changes.map((c) => unifiedDiff(c.rel, c.before, c.after)).join('\n');
@@ -89,7 +89,7 @@ export async function changeHooks(
   await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, 'diff'), { preview: true });
   if (opts.confirm !== false) {
     const files = changes.map((c) => c.rel).join(', ');
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await notify.warn(
       action === 'install' ? 'Install the guard hooks?' : 'Remove the guard hooks?',
       {
         modal: true,
@@ -112,11 +112,11 @@ export async function changeHooks(
     try {
       outcome = await writeSettings(c.file, c.before, c.after);
     } catch (e) {
-      void vscode.window.showWarningMessage(plainMessage(`${productName}: cannot write ${c.rel}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there.`));
+      void notify.warn(`${productName}: cannot write ${c.rel}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there.`);
       continue;
     }
     if (outcome === 'changed-meanwhile') {
-      void vscode.window.showWarningMessage(plainMessage(`${productName}: ${c.rel} changed after the preview was made; nothing was changed there. Run the command again to see the change against what it holds now.`));
+      void notify.warn(`${productName}: ${c.rel} changed after the preview was made; nothing was changed there. Run the command again to see the change against what it holds now.`);
       continue;
     }
     written.push(c);
@@ -126,7 +126,7 @@ export async function changeHooks(
     return 'nothing';
   }
   const notes = action === 'install' ? written.map((c) => hookSpecs[c.agent].note) : [];
-  void vscode.window.showInformationMessage(plainMessage(`${action === 'install' ? 'Installed' : 'Removed'} the guard hooks (${written.map((c) => c.rel).join(', ')}). ${notes.join(' ')}`));
+  void notify.info(`${action === 'install' ? 'Installed' : 'Removed'} the guard hooks (${written.map((c) => c.rel).join(', ')}). ${notes.join(' ')}`);
   return 'written';
 }
 
@@ -169,7 +169,7 @@ export async function offerHooks(
   if (offer.length === 0) {
     return;
   }
-  const choice = await vscode.window.showInformationMessage(plainMessage(offerMessage(offer, all.length === 1)), 'Preview and Install…', 'Not Now');
+  const choice = await notify.info(offerMessage(offer, all.length === 1), 'Preview and Install…', 'Not Now');
   if (choice !== undefined) {
     const now = answeredFolders(state.get<unknown>(offeredKey), all[0]?.uri.fsPath);
     await state.update(offeredKey, [...new Set([...now, ...offer.map((f) => f.path)])]);
@@ -194,12 +194,10 @@ export async function offerRepair(folder: vscode.WorkspaceFolder, script: string
   }
   const missing = broken.some((s) => s.state.kind === 'missing-script');
   const files = broken.map((s) => s.file).join(', ');
-  const choice = await vscode.window.showWarningMessage(
-    plainMessage(
-      missing
-        ? `The guard hook in ${files} runs a script that no longer exists (an older version of the extension): agent writes are not checked. Repair it?`
-        : `The guard hook in ${files} runs this version's own folder, which the next update of the extension deletes. Repair it so that it keeps working?`,
-    ),
+  const choice = await notify.warn(
+    missing
+      ? `The guard hook in ${files} runs a script that no longer exists (an older version of the extension): agent writes are not checked. Repair it?`
+      : `The guard hook in ${files} runs this version's own folder, which the next update of the extension deletes. Repair it so that it keeps working?`,
     'Preview and Repair…',
   );
   if (choice === 'Preview and Repair…') {

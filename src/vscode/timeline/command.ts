@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import { relativeTime } from '../sessionsView';
 import type { TimelineFocus, TimelinePanels } from './panel';
 import { pathOf } from '../uriPath';
+import { notify } from '../notify';
 
 /**
  * Show Session Timeline: for the session of a tree item, of a finding (from its quick fix,
@@ -36,7 +37,7 @@ function asTranscript(arg: unknown): string | undefined {
 async function pickSession(s: Services): Promise<string | undefined> {
   const sessions = [...(s.scope()?.sessions() ?? [])].sort((a, b) => b.lastActivity - a.lastActivity);
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage(`${productName} has found no agent session of this workspace yet.`);
+    void notify.info(`${productName} has found no agent session of this workspace yet.`);
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
