@@ -52,7 +52,7 @@ export interface LiveMonitorOptions {
   /** Watch the working tree for stale writes (default on). */
   watchTree?: boolean;
   treeIgnore?: readonly string[];
-  isUserSave?: (path: string, at: number) => boolean;
+  isUserSave?: (path: string, at: number, hash: string | null) => boolean;
   /** See WorkTreeOptions.attributionGraceMs. */
   attributionGraceMs?: number;
   hookLedger?: HookLedgerView;

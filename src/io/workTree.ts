@@ -91,8 +91,8 @@ export interface WorkTreeOptions {
   ignore?: readonly string[];
   logger?: Logger;
   clock?: () => number;
-  /** The host knows when the user saved a file from an editor (the extension does). */
-  isUserSave?: (path: string, at: number) => boolean;
+  /** The host knows when the user saved a file from an editor, and what it wrote (the extension does): is this change, after which the file hashes to `hash` (null: gone), such a save? */
+  isUserSave?: (path: string, at: number, hash: string | null) => boolean;
   /**
    * Ms around a write call in which an unexplained change is taken to be that call's own:
    * the agent may record its call line a little after the file changed, and both reach us
@@ -514,7 +514,7 @@ export class WorkTree implements WorkTreeView {
     if (open.length === 1) {
       return authorOf(open[0]!);
     }
-    if (this.opts.isUserSave?.(path, at)) {
+    if (this.opts.isUserSave?.(path, at, hash)) {
       return { kind: 'user' };
     }
     const sweep = this.sweeps.filter((w) => isUnder(path, w.dir) && at >= w.start - this.grace && (w.end === undefined || at <= w.end + this.grace)).pop();

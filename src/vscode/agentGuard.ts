@@ -20,6 +20,7 @@ import { SnapshotProvider } from './snapshots';
 import { StatusBar, type StatusSnapshot } from './statusBar';
 import { TimelinePanels } from './timeline/panel';
 import { pathOf } from './uriPath';
+import { UserSaves } from './userSaves';
 
 /** What the extension returns from activate(): used by the integration tests, stable for other extensions. */
 export interface AgentGuardApi {
@@ -40,7 +41,6 @@ export interface AgentGuardApi {
 }
 
 /** An editor save counts as the user's change for this long (file watchers report it a little later). */
-const userSaveWindowMs = 3000;
 
 /**
  * The extension's composition root: builds the services, owns every disposable, and
@@ -66,7 +66,7 @@ export class AgentGuard extends Disposable implements Services {
   private retiring: MonitorScope[] = [];
   /** Subscriptions to the current scope, disposed with it. */
   private scopeSubscriptions: vscode.Disposable[] = [];
-  private readonly saves = new Map<string, number>();
+  private readonly saves = new UserSaves();
   private liveMs = 5 * 60_000;
   private problemsSessions: Settings['problems.sessions'] = 'current';
   private readonly guard: GuardHost;
@@ -105,7 +105,7 @@ export class AgentGuard extends Disposable implements Services {
       }),
     );
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.restart()));
-    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.set(pathOf(d.uri), Date.now())));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.saved(pathOf(d.uri), d.getText(), Date.now())));
     // Live/idle is a matter of time passing: refresh the summaries now and then.
     const timer = setInterval(() => {
       this.status.update(this.current, this.liveMs);
@@ -154,9 +154,8 @@ export class AgentGuard extends Disposable implements Services {
     this.problemsSessions = settings['problems.sessions'];
   }
 
-  private isUserSave(path: string, at: number): boolean {
-    const saved = this.saves.get(path);
-    return saved !== undefined && Math.abs(at - saved) < userSaveWindowMs;
+  private isUserSave(path: string, at: number, hash: string | null): boolean {
+    return this.saves.isUserSave(path, at, hash);
   }
 
   /**
@@ -176,7 +175,7 @@ export class AgentGuard extends Disposable implements Services {
     const folders = vscode.workspace.workspaceFolders ?? [];
     void vscode.commands.executeCommand('setContext', contextKeys.ready, false);
     const scope = new MonitorScope(folders, settings, this.log, {
-      isUserSave: (p, at) => this.isUserSave(p, at),
+      isUserSave: (p, at, hash) => this.isUserSave(p, at, hash),
       dirtyBuffers: this.guard.dirtyBuffers,
       version: packageVersion(this.context),
       folderSettings: (f) => readSettings(this.log, vscode.Uri.file(f)),

@@ -28,7 +28,7 @@ export function guardPolicy(s: Settings): GuardPolicy {
 
 export interface MonitorHooks {
   /** Did the user save this file from an editor around `at` (ms)? */
-  isUserSave(path: string, at: number): boolean;
+  isUserSave(path: string, at: number, hash: string | null): boolean;
   /** The editors' unsaved buffers (the guard denies writes to them). */
   dirtyBuffers: DirtyBuffers;
   version: string;
@@ -123,7 +123,7 @@ export class MonitorScope extends Disposable {
       logger: scoped(this.log, 'monitor'),
       watchTree: settings.watchWorkingTree,
       treeIgnore: settings.ignoredPaths,
-      isUserSave: (p, at) => this.hooks.isUserSave(p, at),
+      isUserSave: (p, at, hash) => this.hooks.isUserSave(p, at, hash),
       ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
     });
     this.monitors.set(folder, monitor);

@@ -1,0 +1,43 @@
+/** Which changes on disk are the user's own saves, computed without `vscode` (unit-tested under node:test). */
+import { hashText } from '../io/workTree';
+
+/** A change this close to a save (before or after: the watcher and the save event race) may be it. */
+export const userSaveWindowMs = 3000;
+
+interface Save {
+  at: number;
+  /** The content the editor wrote: its text, with or without a byte order mark. */
+  hashes: readonly string[];
+}
+
+/**
+ * The editor's recent saves. A change of a file is the user's when it came within the window
+ * of a save of that file *and* the file then held what the editor saved. By time alone, an
+ * agent's write landing within 3 s of a save (with auto-save, that is most of the time) was
+ * taken as the user's: the editor guard then let it through unremarked, and a stale write over
+ * it named the user as the writer.
+ */
+export class UserSaves {
+  private readonly saves = new Map<string, Save>();
+
+  /** The editor saved `text` to `path` at `now`. */
+  saved(path: string, text: string, now: number): void {
+    // Forget saves no change can match any more, so the map holds only the last few seconds'.
+    for (const [p, s] of this.saves) {
+      if (now - s.at >= userSaveWindowMs) {
+        this.saves.delete(p);
+      }
+    }
+    this.saves.set(path, { at: now, hashes: [hashText(text), hashText('\ufeff' + text)] });
+  }
+
+  /**
+   * Was the change of `path` at `at`, after which the file hashes to `hash` (null: it is gone),
+   * the user's save? (A document in an encoding other than UTF-8 saves bytes none of the hashes
+   * match: its save is then an unattributed change, which only changes how a finding names it.)
+   */
+  isUserSave(path: string, at: number, hash: string | null): boolean {
+    const s = this.saves.get(path);
+    return s !== undefined && Math.abs(at - s.at) < userSaveWindowMs && hash !== null && s.hashes.includes(hash);
+  }
+}
