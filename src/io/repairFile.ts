@@ -59,6 +59,10 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
     throw new AgentGuardError('io', `the backup ${backup} does not read back as the original; nothing was written`);
   }
 
+  // The backup's name is on disk before the rename can be: after a crash, a renamed file
+  // without its backup would be the repair with no way back.
+  await syncFolder(dir);
+
   const temp = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.agent-guard-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   // The file as it was, held open across the rename: a line the agent appends between the last
   // check and the rename lands in it, not in the repaired file, and would be gone with it.
@@ -92,12 +96,29 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
   } finally {
     await held?.close();
   }
+  await syncFolder(nodePath.dirname(file));
   // What the agent appends after the rename goes to the repaired file: only its start must be the repair.
   const written = await fsp.readFile(file);
   if (!Buffer.from(repaired).equals(written.subarray(0, repaired.length))) {
     throw new AgentGuardError('io', `the repaired file does not read back as written; the original is in ${backup}`);
   }
   return backup;
+}
+
+/**
+ * Makes a folder's entries (a new file, a rename) durable. Where a folder cannot be opened to
+ * sync (Windows), the file system orders its own metadata and there is nothing to do.
+ */
+async function syncFolder(dir: string): Promise<void> {
+  let h: FileHandle | undefined;
+  try {
+    h = await fsp.open(dir, 'r');
+    await h.sync();
+  } catch {
+    // not supported here
+  } finally {
+    await h?.close();
+  }
 }
 
 /**

@@ -77,3 +77,36 @@ void describe('writeRepaired and a session still writing', () => {
     assert.deepEqual(saved, [original.toString(), original.toString() + late].sort(), 'the original, and the file with the late line');
   });
 });
+
+void describe('writeRepaired and a crash', () => {
+  void test('the backup’s folder is synced before the rename, and the transcript’s folder after it', { skip: process.platform === 'win32' }, async (t) => {
+    const dir = path.join(tmp, 'synced');
+    const backups = path.join(tmp, 'synced-backups');
+    mkdirSync(dir);
+    const file = path.join(dir, 'session.jsonl');
+    const original = Buffer.from('{"a":1}\n{"b":2}\n');
+    writeFileSync(file, original);
+    // Which folders were opened, in order, around the rename.
+    const steps: string[] = [];
+    const open = fsp.open.bind(fsp);
+    t.mock.method(fsp, 'open', async (p: string, flags?: string, mode?: number) => {
+      const h = await open(p, flags, mode);
+      if (statSync(p).isDirectory()) {
+        const sync = h.sync.bind(h);
+        t.mock.method(h, 'sync', async () => {
+          steps.push(`sync ${path.basename(p)}`);
+          return sync();
+        });
+      }
+      return h;
+    });
+    const rename = fsp.rename.bind(fsp);
+    t.mock.method(fsp, 'rename', async (from: string, to: string) => {
+      steps.push('rename');
+      return rename(from, to);
+    });
+
+    await writeRepaired(file, original, Buffer.from('{"a":1}\n'), statSync(file), backups);
+    assert.deepEqual(steps, ['sync synced-backups', 'rename', 'sync synced']);
+  });
+});
