@@ -418,6 +418,12 @@ export class LiveMonitor implements Disposable {
       gate.muted = false;
       s.tail.resume();
     }
+    if (!s.stream && !this.disposed) {
+      // A re-check dropped the stream being rebuilt, and the tail it was rebuilt for: rebuilt
+      // again for the new tail. Otherwise the tail's first read, which waits for this wake, fed
+      // the transcript to no stream, and the re-check's end took all its findings back.
+      await this.replay(s);
+    }
   }
 
   /**

@@ -145,4 +145,38 @@ void describe('hibernation', () => {
     assert.equal(`${f.rule}:${f.messageId}@${f.line}`, 'stale-write:live@5');
     assert.equal(f.related[0]!.line, 4, 'the read before the sleep');
   });
+
+  void test('a re-check while a session wakes reads it whole, takes nothing back and announces nothing again', async () => {
+    env = new LiveEnv();
+    const time = skewedClock();
+    await env.start({ watchTree: false, clock: time.clock, sweepMs: 30, hibernateAfterMs: minutes(15) });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 'h4.jsonl');
+    const t = new ClaudeTranscript('h4', env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').result('toolu_A', 'again');
+    // Long enough (6 MB) that waking reads it in several chunks: the re-check comes mid-wake.
+    for (let i = 0; i < 3000; i++) {
+      t.say(`m${i + 2}`, 'x'.repeat(2000));
+    }
+    writeFileSync(file, t.text());
+    const expected = checked(file, t.text());
+    await waitFor(() => live(file).length === expected.length, 30_000, 'the duplicate result');
+    await env.monitor!.idle();
+    time.advance(minutes(16));
+    await waitFor(() => env.monitor!.isHibernating(file), 15_000, 'the session to sleep');
+    const announcedBefore = env.announced.length;
+
+    const m = env.monitor!;
+    let woken = false;
+    void m.callLocation(file, 'toolu_A').then(() => (woken = true));
+    while (m.isHibernating(file)) {
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(woken, false, 'the re-check comes while the session is being read again');
+    await m.recheck();
+    await m.idle();
+    assert.deepEqual(live(file), expected);
+    assert.deepEqual(brief(env.removed), [], 'nothing taken back');
+    assert.equal(env.announced.length, announcedBefore, 'nothing announced again');
+    assert.equal(m.session(file)!.bytes, Buffer.byteLength(t.text()));
+  });
 });
