@@ -254,6 +254,13 @@ export class FileTail {
         }
       } else if (info.size < this.offset) {
         this.restart('truncated');
+      } else if (info.size === this.offset && this.offset > 0 && info.mtimeMs !== this.lastMtimeMs) {
+        // Written since, and no longer: rewritten in place with as many bytes (an editor's save
+        // of a one-word change), or only touched. Nothing else tells the two apart: an
+        // append-only file changes size whenever it is written.
+        if (!(await this.samePrefix(info.size))) {
+          this.restart('replaced');
+        }
       } else if (info.size > this.offset) {
         fd = openSync(this.path, 'r');
         if (!this.endsAsRead(fd)) {
@@ -296,6 +303,14 @@ export class FileTail {
         this.offset += bytesRead;
         this.keepLast(chunk);
         this.sink.push(chunk);
+      }
+      if (this.offset !== info.size && !this.disposed) {
+        // Read on past the stat: its mtime is older than the bytes read, and would make the next
+        // look take the file for one rewritten in place with as many bytes (and hash it whole).
+        const end = await handle.stat();
+        if (end.size === this.offset) {
+          this.lastMtimeMs = end.mtimeMs;
+        }
       }
     } finally {
       releaseReadBuffer(buf);

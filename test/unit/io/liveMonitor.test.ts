@@ -164,6 +164,29 @@ void describe('live monitor', () => {
     assert.deepEqual(liveFindings(env, file), full);
   });
 
+  void test('rewritten in place with as many bytes (a one-word edit): read again, as check reads it', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 's3.jsonl');
+    const version = (id: string): string => new ClaudeTranscript('s3', env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').result(id, 'again').text();
+    const before = version('toolu_A');
+    const after = version('toolu_Z');
+    assert.equal(Buffer.byteLength(before), Buffer.byteLength(after));
+    writeFileSync(file, before);
+    const first = checkFindings(file);
+    await waitFor(() => liveFindings(env, file).join() === first.join(), 15_000, 'the duplicate result');
+    await env.monitor!.idle();
+    const inode = statSync(file).ino;
+    const mtime = statSync(file).mtimeMs;
+    // The result names another call: a duplicate result becomes an orphan one.
+    await waitFor(() => (writeFileSync(file, after), statSync(file).mtimeMs !== mtime), 5_000, 'a new mtime');
+    assert.equal(statSync(file).ino, inode, 'rewritten in place');
+    const expected = checkFindings(file);
+    assert.notDeepEqual(expected, first);
+    await waitFor(() => liveFindings(env, file).join() === expected.join(), 15_000, () => `findings of the edited file: ${liveFindings(env, file).join(' ')} vs ${expected.join(' ')}`);
+  });
+
   void test('a folder deleted under the watcher, an unreadable file: logged, and watching goes on', async () => {
     env = new LiveEnv();
     mkdirSync(env.projectDir, { recursive: true });
