@@ -56,6 +56,15 @@ export const stalledCall = defineRule({
           }
         }
       },
+      onTurnEnd() {
+        // The agent closed the turn (Codex's task_complete, or turn_aborted when the user stopped
+        // it): its calls without a result never get one, and nothing waits for them. An aborted
+        // call was called stalled ten minutes on, where check, reading the same file, saw none.
+        for (const rec of open.keys()) {
+          ctx.retract(`stalled:${rec.call.callId}@${rec.call.at.line}`);
+        }
+        open.clear();
+      },
       onReset() {
         for (const c of open.keys()) {
           ctx.retract(`stalled:${c.call.callId}@${c.call.at.line}`);

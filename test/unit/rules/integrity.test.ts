@@ -10,6 +10,7 @@ import { missingResult } from '../../../src/core/rules/missing-result';
 import { stalledCall } from '../../../src/core/rules/stalled-call';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { alternateBranches, ClaudeTranscript } from '../support/claude';
+import { CodexRollout } from '../support/codex';
 import { run } from '../support/run';
 
 const rules = (text: string): string[] =>
@@ -536,6 +537,34 @@ void describe('stalled-call', () => {
       [...findings.values()].map((x) => `${x.rule}@${x.line}`).sort(),
       ['missing-result@2', `missing-result@${t.lineOf('toolu_LOST')}`],
     );
+  });
+
+  void test('a call whose turn ended or was aborted is not stalled: nothing waits for it (as check finds)', () => {
+    for (const end of ['turn_aborted', 'task_complete']) {
+      let now = Date.parse('2026-01-02T03:04:00.000Z');
+      const findings = new Map<string, Finding>();
+      const stream = new TranscriptStream({
+        file: '/tmp/rollout-2026-01-02T03-04-05-s.jsonl',
+        adapters,
+        rules: [stalledCall],
+        mode: 'live',
+        clock: () => now,
+        sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+      });
+      const enc = new TextEncoder();
+      const r = new CodexRollout('s', '/w').user('delete the file').shell('c1', 'rm test.txt');
+      stream.push(enc.encode(r.text()));
+      now += 11 * 60_000;
+      stream.tick(now);
+      assert.deepEqual([...findings.values()].map((x) => `${x.rule}@${x.line}`), [`stalled-call@${r.lineOf('c1')}`], `${end}: stalled while the turn goes on`);
+      const before = r.lines.length;
+      r.event(end, end === 'turn_aborted' ? { reason: 'user_cancelled' } : {});
+      stream.push(enc.encode(r.lines.slice(before).map((l) => l + '\n').join('')));
+      assert.deepEqual([...findings.values()], [], `${end}: withdrawn when the turn ends`);
+      now += 60 * 60_000;
+      stream.tick(now);
+      assert.deepEqual([...findings.values()], [], `${end}: and not reported again`);
+    }
   });
 
   /** A live stream of one unanswered Bash call at 14:00 with the limit set to `minutes`: how many findings at each later time. */
