@@ -337,6 +337,12 @@ export class LiveMonitor implements Disposable {
   private sweep(): void {
     const now = this.clock();
     for (const s of this.sessions.values()) {
+      if (s.summary.lastActivity > now) {
+        // The clock was set back (NTP, a machine resumed): the last activity, in its future,
+        // is now. Kept as it was, the session counted as active until the clock caught up:
+        // no result held for its call was read, nor the session put to sleep, for that long.
+        s.summary.lastActivity = now;
+      }
       if (this.mayHibernate(s, now)) {
         this.hibernate(s, now);
       } else if (s.stream && now - s.summary.lastActivity < 10 * 60_000) {

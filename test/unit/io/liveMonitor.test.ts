@@ -100,6 +100,30 @@ void describe('live monitor', () => {
     assert.deepEqual(brief(sortFindings([...env.announced])), expected);
   });
 
+  void test('the clock set back: a result held for a call that never comes is still read once the file is quiet', async () => {
+    env = new LiveEnv();
+    let skew = 60 * 60_000;
+    await env.start({ watchTree: false, clock: () => Date.now() + skew, tickMs: 50, sweepMs: 50 });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 'aaaaaaaa-1111-4000-8000-000000000002.jsonl');
+    const t = new ClaudeTranscript('aaaaaaaa-1111-4000-8000-000000000002', env.workspace).at(Date.now()).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').result('toolu_LOST', 'x');
+    const lost = 'ffffffff-0000-4000-8000-000000000099';
+    const lines = t.text().trimEnd().split('\n');
+    lines[lines.length - 1] = JSON.stringify({ ...(JSON.parse(lines[lines.length - 1]!) as object), parentUuid: lost, sourceToolAssistantUUID: lost });
+    writeFileSync(file, lines[0] + '\n');
+    await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(lines[0]!) + 1, 10_000, 'the first line read');
+    await env.monitor!.idle();
+    // Appended while the clock is an hour ahead: the session's last activity is then.
+    appendFileSync(file, lines.slice(1).join('\n') + '\n');
+    const expected = checkFindings(file);
+    assert.deepEqual(expected.map((f) => f.split('@')[0]), ['orphan-result']);
+    await waitFor(() => env.monitor!.session(file)?.bytes === statSync(file).size, 10_000, 'the append read');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), [], 'held while more lines may come');
+    skew = 0;
+    await waitFor(() => liveFindings(env, file).join() === expected.join(), 15_000, () => `the orphan result, not an hour later: ${liveFindings(env, file).join(' ')}`);
+  });
+
   void test('a folder that does not exist yet, a new session appearing, and Codex matched by cwd', async () => {
     env = new LiveEnv();
     await env.start({ watchTree: false });
