@@ -46,6 +46,9 @@ export interface TailOptions {
  */
 const guardBytes = 64;
 
+/** A failing file is looked at again at most 2^this follow-up delays apart (150 ms: about 40 s). */
+const maxBackOffSteps = 8;
+
 /** Appends up to this size are read synchronously (see `readSmall`); at most one read buffer. */
 const syncReadBytes = Math.min(256 * 1024, readBufferBytes);
 
@@ -73,6 +76,14 @@ export class FileTail {
   private disposed = false;
   private followUp: ReturnType<typeof setTimeout> | undefined;
   private lastMtimeMs = 0;
+  /**
+   * Reads that failed in a row, and the last one's error code: the same error again is not
+   * reported again, and the follow-up look backs off. A file that stays unreadable (its
+   * permissions taken away with an append unread) otherwise failed at every follow-up look,
+   * and `watch` printed a warning seven times a second until it became readable.
+   */
+  private failures = 0;
+  private failedWith: string | undefined;
   private suspended = false;
   private watcher: FSWatcher | undefined;
 
@@ -193,7 +204,7 @@ export class FileTail {
         },
         () => void this.poke(),
       );
-    }, this.followUpMs);
+    }, this.followUpMs * 2 ** Math.min(this.failures, maxBackOffSteps));
     this.followUp.unref?.();
   }
 
@@ -224,12 +235,19 @@ export class FileTail {
       this.again = false;
       try {
         await this.readNew();
+        this.failures = 0;
+        this.failedWith = undefined;
       } catch (e) {
         const code = errnoCode(e);
         if (code === 'ENOENT') {
           this.unlinked();
         } else {
-          this.onError(e);
+          this.failures++;
+          const what = code ?? String(e);
+          if (what !== this.failedWith) {
+            this.failedWith = what;
+            this.onError(e);
+          }
         }
       }
     } while (this.again && !this.disposed);
