@@ -101,6 +101,14 @@ if (require.main === module) {
     }
     throw e;
   });
+  // Its diagnostics may go to the same reader (`watch 2>&1 | head`): once that is gone they have
+  // nowhere to go either. Unhandled, the first of them ("the output was closed, stopping") threw
+  // from the closed stderr and killed the process midway through its clean stop.
+  process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') {
+      throw e;
+    }
+  });
   const onStdoutClosed: Event<void> = (listener) => {
     if (pipeClosed) {
       queueMicrotask(() => listener());

@@ -89,4 +89,35 @@ void describe('agent-guard watch lifetime', () => {
       w.child.kill('SIGKILL');
     }
   });
+
+  void test('stops cleanly when the reader of both its outputs is gone (watch 2>&1 | head)', async () => {
+    const ws = path.join(tmp, 'ws-pipe2');
+    const claude = path.join(tmp, 'claude-pipe2');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    const gd = path.join(tmp, 'gd-pipe2');
+    const transcript = path.join(proj, 's.jsonl');
+    const t = new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray');
+    writeFileSync(transcript, t.text());
+    const w = spawnCli(['watch', '--format', 'jsonl', '--rule', 'unbound-result=off'], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), AGENT_GUARD_DIR: gd } });
+    let exited: string | undefined;
+    void w.exited.then((e) => (exited = e));
+    try {
+      await waitFor(() => (w.out().includes('\n') && w.err().includes('Press Ctrl-C')) || exited, 10_000, 'the first finding and the banner');
+      const socket = socketPathFor(ws, gd);
+      assert.ok(existsSync(socket));
+      // Both outputs went to the reader: what watch says about stopping has nowhere to go either.
+      w.child.stdout!.destroy();
+      w.child.stderr!.destroy();
+      await sleep(200);
+      t.result('toolu_Y', 'stray');
+      appendFileSync(transcript, t.lines.at(-1)! + '\n');
+      await waitFor(() => exited, 5000, 'watch to stop');
+      assert.equal(exited, 'exit 0', 'a clean stop, not a crash on the closed stderr');
+      assert.equal(existsSync(socket), false, 'the guard socket is free for another host');
+    } finally {
+      w.child.kill('SIGKILL');
+    }
+  });
 });
