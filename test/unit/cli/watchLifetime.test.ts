@@ -13,6 +13,28 @@ import { sleep, waitFor } from '../support/wait';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-life-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
+/**
+ * `watch --format jsonl` on a workspace whose one session holds a stray result (a finding at
+ * once), its guard socket, and the session to append to; `exited()` says how it ended, if it has.
+ */
+async function watchedWorkspace(name: string): Promise<{ w: ReturnType<typeof spawnCli>; t: ClaudeTranscript; transcript: string; socket: string; exited: () => string | undefined }> {
+  const ws = path.join(tmp, `ws-${name}`);
+  const claude = path.join(tmp, `claude-${name}`);
+  const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+  mkdirSync(proj, { recursive: true });
+  mkdirSync(ws, { recursive: true });
+  const gd = path.join(tmp, `gd-${name}`);
+  const transcript = path.join(proj, 's.jsonl');
+  const t = new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray');
+  writeFileSync(transcript, t.text());
+  const w = spawnCli(['watch', '--format', 'jsonl', '--rule', 'unbound-result=off'], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), AGENT_GUARD_DIR: gd } });
+  let exited: string | undefined;
+  void w.exited.then((e) => (exited = e));
+  // The findings of existing sessions may come before the banner, which follows the first read.
+  await waitFor(() => (w.out().includes('\n') && w.err().includes('Press Ctrl-C')) || exited, 10_000, 'the first finding and the banner');
+  return { w, t, transcript, socket: socketPathFor(ws, gd), exited: () => exited };
+}
+
 void describe('agent-guard watch lifetime', () => {
   void test('with no agent folder yet and no guard it keeps waiting, and stops cleanly on SIGTERM', async () => {
     const home = path.join(tmp, 'home');
@@ -56,33 +78,19 @@ void describe('agent-guard watch lifetime', () => {
   });
 
   void test('stops (and gives up the guard socket) once the reader of its output is gone', async () => {
-    const ws = path.join(tmp, 'ws-pipe');
-    const claude = path.join(tmp, 'claude-pipe');
-    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
-    mkdirSync(proj, { recursive: true });
-    mkdirSync(ws, { recursive: true });
-    const gd = path.join(tmp, 'gd-pipe');
-    const transcript = path.join(proj, 's.jsonl');
-    const t = new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray');
-    writeFileSync(transcript, t.text());
-    const w = spawnCli(['watch', '--format', 'jsonl', '--rule', 'unbound-result=off'], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), AGENT_GUARD_DIR: gd } });
-    let exited: string | undefined;
-    void w.exited.then((e) => (exited = e));
+    const { w, t, transcript, socket, exited } = await watchedWorkspace('pipe');
     try {
-      // The findings of existing sessions may come before the banner, which follows the first read.
-      await waitFor(() => (w.out().includes('\n') && w.err().includes('Press Ctrl-C')) || exited, 10_000, 'the first finding and the banner');
       assert.match(w.err(), /guard +\S+\.sock\n/);
-      const socket = socketPathFor(ws, gd);
       assert.ok(existsSync(socket));
       // The reader reads one line and goes (`| head -1`).
       w.child.stdout!.destroy();
       await sleep(200);
-      assert.equal(exited, undefined, 'nothing written yet: nothing noticed');
+      assert.equal(exited(), undefined, 'nothing written yet: nothing noticed');
       // The next finding has nowhere to go.
       t.result('toolu_Y', 'stray');
       appendFileSync(transcript, t.lines.at(-1)! + '\n');
-      await waitFor(() => exited, 5000, () => `watch to stop: ${w.err()}`);
-      assert.equal(exited, 'exit 0', w.err());
+      await waitFor(exited, 5000, () => `watch to stop: ${w.err()}`);
+      assert.equal(exited(), 'exit 0', w.err());
       assert.match(w.err(), /the output was closed, stopping/);
       assert.equal(existsSync(socket), false, 'the guard socket is free for another host');
     } finally {
@@ -91,21 +99,8 @@ void describe('agent-guard watch lifetime', () => {
   });
 
   void test('stops cleanly when the reader of both its outputs is gone (watch 2>&1 | head)', async () => {
-    const ws = path.join(tmp, 'ws-pipe2');
-    const claude = path.join(tmp, 'claude-pipe2');
-    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
-    mkdirSync(proj, { recursive: true });
-    mkdirSync(ws, { recursive: true });
-    const gd = path.join(tmp, 'gd-pipe2');
-    const transcript = path.join(proj, 's.jsonl');
-    const t = new ClaudeTranscript('s', ws).user('go').result('toolu_X', 'stray');
-    writeFileSync(transcript, t.text());
-    const w = spawnCli(['watch', '--format', 'jsonl', '--rule', 'unbound-result=off'], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex'), AGENT_GUARD_DIR: gd } });
-    let exited: string | undefined;
-    void w.exited.then((e) => (exited = e));
+    const { w, t, transcript, socket, exited } = await watchedWorkspace('pipe2');
     try {
-      await waitFor(() => (w.out().includes('\n') && w.err().includes('Press Ctrl-C')) || exited, 10_000, 'the first finding and the banner');
-      const socket = socketPathFor(ws, gd);
       assert.ok(existsSync(socket));
       // Both outputs went to the reader: what watch says about stopping has nowhere to go either.
       w.child.stdout!.destroy();
@@ -113,8 +108,8 @@ void describe('agent-guard watch lifetime', () => {
       await sleep(200);
       t.result('toolu_Y', 'stray');
       appendFileSync(transcript, t.lines.at(-1)! + '\n');
-      await waitFor(() => exited, 5000, 'watch to stop');
-      assert.equal(exited, 'exit 0', 'a clean stop, not a crash on the closed stderr');
+      await waitFor(exited, 5000, 'watch to stop');
+      assert.equal(exited(), 'exit 0', 'a clean stop, not a crash on the closed stderr');
       assert.equal(existsSync(socket), false, 'the guard socket is free for another host');
     } finally {
       w.child.kill('SIGKILL');

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TranscriptStream } from '../../../src/core/engine/stream';
 import type { Finding } from '../../../src/core/model/finding';
+import type { RuleModule } from '../../../src/core/engine/rule';
+import type { RuleConfig } from '../../../src/core/config/ruleConfig';
 import { adapters } from '../../../src/core/parse/registry';
 import { inputHash } from '../../../src/core/lib/hash';
 import { allRules } from '../../../src/core/rules/all';
@@ -464,27 +466,34 @@ void describe('overlapping-executions and forked-session', () => {
   });
 });
 
+/** A live stream of `rules` on `file`, on a clock the test sets (`clock.now`), with its findings by id. */
+function liveStream(file: string, rules: RuleModule[], start: number, config?: RuleConfig): { clock: { now: number }; findings: Map<string, Finding>; stream: TranscriptStream } {
+  const clock = { now: start };
+  const findings = new Map<string, Finding>();
+  const stream = new TranscriptStream({
+    file,
+    adapters,
+    rules,
+    ...(config ? { config } : {}),
+    mode: 'live',
+    clock: () => clock.now,
+    sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
+  });
+  return { clock, findings, stream };
+}
+
 void describe('stalled-call', () => {
   void test('reported after the limit, withdrawn when the result lands; silent in check', () => {
-    let now = Date.parse('2026-02-12T14:00:00.000Z');
-    const findings = new Map<string, Finding>();
-    const stream = new TranscriptStream({
-      file: '/tmp/s.jsonl',
-      adapters,
-      rules: [stalledCall],
-      mode: 'live',
-      clock: () => now,
-      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
-    });
+    const { clock, findings, stream } = liveStream('/tmp/s.jsonl', [stalledCall], Date.parse('2026-02-12T14:00:00.000Z'));
     const enc = new TextEncoder();
     // The builder stamps lines 14:00:01, 14:00:02…: the call starts at 14:00:02.
     const t = new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep 3600' });
     stream.push(enc.encode(t.text()));
-    now = Date.parse('2026-02-12T14:09:00.000Z');
-    stream.tick(now);
+    clock.now = Date.parse('2026-02-12T14:09:00.000Z');
+    stream.tick(clock.now);
     assert.equal(findings.size, 0, 'not yet: 9 minutes');
-    now = Date.parse('2026-02-12T14:10:05.000Z');
-    stream.tick(now);
+    clock.now = Date.parse('2026-02-12T14:10:05.000Z');
+    stream.tick(clock.now);
     const f = [...findings.values()];
     assert.deepEqual(
       f.map((x) => `${x.rule}@${x.line}:${x.severity}`),
@@ -504,23 +513,14 @@ void describe('stalled-call', () => {
   });
 
   void test('a call the session went on without is missing-result’s alone, before or after the limit', () => {
-    let now = Date.parse('2026-02-12T14:00:00.000Z');
-    const findings = new Map<string, Finding>();
-    const stream = new TranscriptStream({
-      file: '/tmp/s.jsonl',
-      adapters,
-      rules: [stalledCall, missingResult],
-      mode: 'live',
-      clock: () => now,
-      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
-    });
+    const { clock, findings, stream } = liveStream('/tmp/s.jsonl', [stalledCall, missingResult], Date.parse('2026-02-12T14:00:00.000Z'));
     const enc = new TextEncoder();
     const shown = (): string[] => [...findings.values()].map((x) => `${x.rule}@${x.line}:${x.severity}`).sort();
     // One call stalls and is reported; then the model's next turn comes without its result.
     const t = new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep 3600' });
     stream.push(enc.encode(t.text()));
-    now = Date.parse('2026-02-12T14:10:05.000Z');
-    stream.tick(now);
+    clock.now = Date.parse('2026-02-12T14:10:05.000Z');
+    stream.tick(clock.now);
     assert.deepEqual(shown(), ['stalled-call@2:info']);
     let before = t.lines.length;
     t.say('m2', 'moving on');
@@ -530,8 +530,8 @@ void describe('stalled-call', () => {
     before = t.lines.length;
     t.call('m3', 'toolu_LOST', 'Read', { file_path: '/tmp/a' }).say('m4', 'and on');
     stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
-    now = Date.parse('2026-02-12T14:30:00.000Z');
-    stream.tick(now);
+    clock.now = Date.parse('2026-02-12T14:30:00.000Z');
+    stream.tick(clock.now);
     // (The first is a warning by now: the model answered without its result, missing-result's own wording.)
     assert.deepEqual(
       [...findings.values()].map((x) => `${x.rule}@${x.line}`).sort(),
@@ -541,49 +541,30 @@ void describe('stalled-call', () => {
 
   void test('a call whose turn ended or was aborted is not stalled: nothing waits for it (as check finds)', () => {
     for (const end of ['turn_aborted', 'task_complete']) {
-      let now = Date.parse('2026-01-02T03:04:00.000Z');
-      const findings = new Map<string, Finding>();
-      const stream = new TranscriptStream({
-        file: '/tmp/rollout-2026-01-02T03-04-05-s.jsonl',
-        adapters,
-        rules: [stalledCall],
-        mode: 'live',
-        clock: () => now,
-        sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
-      });
+      const { clock, findings, stream } = liveStream('/tmp/rollout-2026-01-02T03-04-05-s.jsonl', [stalledCall], Date.parse('2026-01-02T03:04:00.000Z'));
       const enc = new TextEncoder();
       const r = new CodexRollout('s', '/w').user('delete the file').shell('c1', 'rm test.txt');
       stream.push(enc.encode(r.text()));
-      now += 11 * 60_000;
-      stream.tick(now);
+      clock.now += 11 * 60_000;
+      stream.tick(clock.now);
       assert.deepEqual([...findings.values()].map((x) => `${x.rule}@${x.line}`), [`stalled-call@${r.lineOf('c1')}`], `${end}: stalled while the turn goes on`);
       const before = r.lines.length;
       r.event(end, end === 'turn_aborted' ? { reason: 'user_cancelled' } : {});
       stream.push(enc.encode(r.lines.slice(before).map((l) => l + '\n').join('')));
       assert.deepEqual([...findings.values()], [], `${end}: withdrawn when the turn ends`);
-      now += 60 * 60_000;
-      stream.tick(now);
+      clock.now += 60 * 60_000;
+      stream.tick(clock.now);
       assert.deepEqual([...findings.values()], [], `${end}: and not reported again`);
     }
   });
 
   /** A live stream of one unanswered Bash call at 14:00 with the limit set to `minutes`: how many findings at each later time. */
   const stalledAt = (minutes: number, times: readonly string[]): number[] => {
-    let now = Date.parse('2026-02-12T14:00:00.000Z');
-    const findings = new Map<string, Finding>();
-    const stream = new TranscriptStream({
-      file: '/tmp/s.jsonl',
-      adapters,
-      rules: [stalledCall],
-      config: { levels: {}, options: { 'stalled-call': { minutes } } },
-      mode: 'live',
-      clock: () => now,
-      sink: { add: (f) => findings.set(f.id, f), retract: (id) => findings.delete(id) },
-    });
+    const { clock, findings, stream } = liveStream('/tmp/s.jsonl', [stalledCall], Date.parse('2026-02-12T14:00:00.000Z'), { levels: {}, options: { 'stalled-call': { minutes } } });
     stream.push(new TextEncoder().encode(new ClaudeTranscript().user('go').call('m1', 'toolu_SLOW', 'Bash', { command: 'sleep' }).text()));
     return times.map((t) => {
-      now = Date.parse(`2026-02-12T${t}.000Z`);
-      stream.tick(now);
+      clock.now = Date.parse(`2026-02-12T${t}.000Z`);
+      stream.tick(clock.now);
       return findings.size;
     });
   };
