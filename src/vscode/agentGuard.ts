@@ -21,6 +21,8 @@ import { StatusBar, type StatusSnapshot } from './statusBar';
 import { TimelinePanels } from './timeline/panel';
 import { pathOf } from './uriPath';
 import { UserSaves } from './userSaves';
+import { editorSpelling, type FolderSpelling } from './editorSpelling';
+import { workspaceSpellings } from '../io/discovery';
 
 /** What the extension returns from activate(): used by the integration tests, stable for other extensions. */
 export interface AgentGuardApi {
@@ -53,7 +55,7 @@ export class AgentGuard extends Disposable implements Services {
    * `isCurrent`) for the status bar and the Problems panel alike.
    */
   private readonly since = Date.now();
-  readonly diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions()));
+  readonly diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions(), (p) => editorSpelling(p, this.folderSpellings)));
   private readonly view: SessionsView;
   private readonly status = this.register(new StatusBar(this.since));
   /** The open session timelines; they follow the current monitors. */
@@ -67,6 +69,8 @@ export class AgentGuard extends Disposable implements Services {
   /** Subscriptions to the current scope, disposed with it. */
   private scopeSubscriptions: vscode.Disposable[] = [];
   private readonly saves = new UserSaves();
+  /** The workspace folders as opened and as their real paths (see editorSpelling); set at each restart, before the diagnostics are reset. */
+  private folderSpellings: FolderSpelling[] = [];
   private liveMs = 5 * 60_000;
   private problemsSessions: Settings['problems.sessions'] = 'current';
   private readonly guard: GuardHost;
@@ -173,6 +177,10 @@ export class AgentGuard extends Disposable implements Services {
     const settings = readSettings(this.log);
     this.applyViewSettings(settings);
     const folders = vscode.workspace.workspaceFolders ?? [];
+    this.folderSpellings = folders.map((f) => {
+      const asOpened = pathOf(f.uri);
+      return { asOpened, real: workspaceSpellings(asOpened).at(-1)! };
+    });
     void vscode.commands.executeCommand('setContext', contextKeys.ready, false);
     const scope = new MonitorScope(folders, settings, this.log, {
       isUserSave: (p, at, hash) => this.isUserSave(p, at, hash),

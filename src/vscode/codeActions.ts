@@ -4,6 +4,7 @@ import type { DiagnosticsPublisher } from './diagnostics';
 import { commandIds, productName } from './ids';
 import { samePath } from '../core/classify/paths';
 import { pathOf } from './uriPath';
+import { sameFile } from '../io/discovery';
 
 /** The pairing rules `repair` answers (duplicate call ids it refuses to guess about). */
 const repairable = new Set(['orphan-result', 'duplicate-result', 'misplaced-result', 'missing-result']);
@@ -54,7 +55,8 @@ export class FindingActions implements vscode.CodeActionProvider {
       if (f.callId !== undefined && !(samePath(here, f.file) && this.callLine(f) === f.line)) {
         action('Open the tool call', commandIds.openCall);
       }
-      if (f.subject && !samePath(here, f.subject.path)) {
+      // (sameFile: the editor may name it through a link, the finding by its real path.)
+      if (f.subject && !sameFile(here, f.subject.path)) {
         action('Open the file it wrote', commandIds.openWorkspaceFile);
       }
       if (f.subject) {

@@ -36,12 +36,17 @@ const severity: Record<Severity, vscode.DiagnosticSeverity> = {
  */
 export class DiagnosticsPublisher extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agentGuard'));
-  private readonly targets = new FindingTargets();
+  private readonly targets: FindingTargets;
   private readonly pending = this.register(new Coalescer(() => this.flush(), flushDelayMs));
 
   /** `hiddenSessions` is asked on every flush, so it always sees the sessions as they are then. */
-  constructor(private readonly hiddenSessions: () => HiddenSessions) {
+  /** `spell`: a workspace file's path as the editor names it (see FindingTargets). */
+  constructor(
+    private readonly hiddenSessions: () => HiddenSessions,
+    private readonly spell: (path: string) => string = (p) => p,
+  ) {
     super();
+    this.targets = new FindingTargets(spell);
   }
 
   apply(change: FindingChange): void {
@@ -84,7 +89,7 @@ export class DiagnosticsPublisher extends Disposable {
       if (list.length === 0) {
         this.collection.delete(uri);
       } else {
-        this.collection.set(uri, toDiagnostics(list, target));
+        this.collection.set(uri, toDiagnostics(list, target, this.spell));
       }
     }
   }
@@ -99,10 +104,10 @@ export class DiagnosticsPublisher extends Disposable {
 const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 /** The diagnostics of one file, most severe first, capped with one summary line. */
-export function toDiagnostics(findings: readonly Finding[], target: string): vscode.Diagnostic[] {
+export function toDiagnostics(findings: readonly Finding[], target: string, spell: (path: string) => string = (p) => p): vscode.Diagnostic[] {
   const sorted = [...findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.line - b.line);
   const shown = sorted.length > maxDiagnosticsPerFile ? sorted.slice(0, maxDiagnosticsPerFile - 1) : sorted;
-  const out = shown.map((f) => toDiagnostic(f, target));
+  const out = shown.map((f) => toDiagnostic(f, target, spell));
   if (sorted.length > shown.length) {
     const rest = sorted.length - shown.length;
     const d = new vscode.Diagnostic(
@@ -124,7 +129,7 @@ function messageFor(f: Finding, target: string): string {
   return `${f.message} (recorded in the ${agent} session ${f.session})`;
 }
 
-export function toDiagnostic(f: Finding, target: string): vscode.Diagnostic {
+export function toDiagnostic(f: Finding, target: string, spell: (path: string) => string = (p) => p): vscode.Diagnostic {
   const onTranscript = samePath(target, f.file);
   const range = onTranscript ? findingRange(f) : subjectRange(f);
   const d = new vscode.Diagnostic(range, messageFor(f, target), severity[f.severity]);
@@ -134,13 +139,13 @@ export function toDiagnostic(f: Finding, target: string): vscode.Diagnostic {
   const related = f.related.map(
     (r) =>
       new vscode.DiagnosticRelatedInformation(
-        new vscode.Location(vscode.Uri.file(r.file), new vscode.Range(r.line - 1, (r.column ?? 1) - 1, r.line - 1, (r.endColumn ?? r.column ?? 1) - 1)),
+        new vscode.Location(vscode.Uri.file(spell(r.file)), new vscode.Range(r.line - 1, (r.column ?? 1) - 1, r.line - 1, (r.endColumn ?? r.column ?? 1) - 1)),
         r.message,
       ),
   );
   if (onTranscript) {
     if (f.subject) {
-      related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(f.subject.path), subjectRange(f)), 'the file it concerns'));
+      related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(spell(f.subject.path)), subjectRange(f)), 'the file it concerns'));
     }
   } else {
     related.unshift(new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(f.file), findingRange(f)), 'the transcript line'));

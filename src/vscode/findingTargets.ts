@@ -43,6 +43,12 @@ export class FindingTargets {
   private readonly dirty = new Set<string>();
   private hidden: HiddenSessions = new Set();
 
+  /**
+   * `spell` names a workspace file as the editor does (see editorSpelling): the diagnostics of a
+   * finding about it go where the user has it open. It must not change between two resets.
+   */
+  constructor(private readonly spell: (path: string) => string = (p) => p) {}
+
   get hasChanges(): boolean {
     return this.dirty.size > 0;
   }
@@ -55,7 +61,7 @@ export class FindingTargets {
       this.remove(f);
       this.put(f.file, f);
       if (f.subject && !samePath(f.subject.path, f.file)) {
-        this.put(f.subject.path, f);
+        this.put(this.spell(f.subject.path), f);
       }
     }
   }
@@ -127,7 +133,7 @@ export class FindingTargets {
   }
 
   private remove(f: Finding): void {
-    for (const path of [f.file, f.subject?.path]) {
+    for (const path of [f.file, f.subject ? this.spell(f.subject.path) : undefined]) {
       const target = path !== undefined ? upperDrive(path) : undefined;
       if (target !== undefined && this.byTarget.get(target)?.delete(f.id)) {
         this.dirty.add(target);
