@@ -63,26 +63,21 @@ export async function writeRepaired(given: string, original: Uint8Array, repaire
   // without its backup would be the repair with no way back.
   await syncFolder(dir);
 
-  const temp = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.agent-guard-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   // The file as it was, held open across the rename: a line the agent appends between the last
   // check and the rename lands in it, not in the repaired file, and would be gone with it.
   let held: FileHandle | undefined;
   try {
+    let temp: string | undefined;
     try {
-      const h = await fsp.open(temp, 'wx', mode);
-      try {
-        await h.writeFile(repaired);
-        await h.chmod(mode);
-        await keepOwner(h, stat);
-        await h.sync();
-      } finally {
-        await h.close();
-      }
+      // Written whole and synced (or not left at all), with the original's mode and owner.
+      temp = await createExclusive(nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.agent-guard-${process.pid}-${randomBytes(4).toString('hex')}.tmp`), repaired, mode, stat);
       held = await fsp.open(file, 'r');
       await unchanged();
       await fsp.rename(temp, file);
     } catch (e) {
-      await fsp.rm(temp, { force: true });
+      if (temp !== undefined) {
+        await fsp.rm(temp, { force: true });
+      }
       throw e;
     }
     const replaced = await held.readFile();

@@ -5,157 +5,53 @@
  * out, so a tool output inside the line is never re-encoded.
  */
 
-export interface TextSpan {
+import { parseTree, type Node, type ParseError } from 'jsonc-parser';
+
+interface TextSpan {
   start: number;
   end: number;
 }
 
-const ws = new Set([' ', '\t', '\n', '\r']);
-
-function skipWs(text: string, i: number): number {
-  while (i < text.length && ws.has(text[i]!)) {
-    i++;
-  }
-  return i;
-}
-
-/** End (exclusive) of the string starting at the quote at `i`; -1 if unterminated. */
-function stringEnd(text: string, i: number): number {
-  for (let k = i + 1; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 0x5c) {
-      k++;
-    } else if (c === 0x22) {
-      return k + 1;
-    }
-  }
-  return -1;
-}
-
-/** End (exclusive) of the value starting at `i`; -1 if the text ends first. */
-function valueEnd(text: string, i: number): number {
-  const c = text[i];
-  if (c === '"') {
-    return stringEnd(text, i);
-  }
-  if (c === '{' || c === '[') {
-    let depth = 0;
-    for (let k = i; k < text.length; k++) {
-      const d = text[k];
-      if (d === '"') {
-        k = stringEnd(text, k) - 1;
-        if (k < 0) {
-          return -1;
-        }
-      } else if (d === '{' || d === '[') {
-        depth++;
-      } else if (d === '}' || d === ']') {
-        depth--;
-        if (depth === 0) {
-          return k + 1;
-        }
-      }
-    }
-    return -1;
-  }
-  let k = i;
-  while (k < text.length && !ws.has(text[k]!) && text[k] !== ',' && text[k] !== '}' && text[k] !== ']') {
-    k++;
-  }
-  return k > i ? k : -1;
+/**
+ * The line's syntax tree, with every value's place in the text (jsonc-parser, as the hooks'
+ * settings edits use it); undefined unless the line is strict JSON, since nothing else is edited.
+ */
+function tree(text: string): Node | undefined {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+  return errors.length === 0 ? root : undefined;
 }
 
 /**
- * Where the value of a top-level key sits in a JSON object's text. A repeated key is read by
- * JSON.parse (and so by the agent) from its last occurrence, so that is the one found: a
- * re-link written into an earlier one would not be read. Nested keys of the same name (a tool
- * output quoting a transcript) are never matched.
+ * The value of `key` in an object. A repeated key is read by JSON.parse (and so by the agent)
+ * from its last occurrence, so that is the one found: a re-link written into an earlier one
+ * would not be read. Nested keys of the same name (a tool output quoting a transcript) are
+ * never matched.
  */
-export function topLevelValueSpan(text: string, key: string): TextSpan | undefined {
-  return memberSpan(text, skipWs(text, 0), key);
-}
-
-/** Where the value of `key` sits in the object whose `{` is at `at` (its last occurrence, as above). */
-function memberSpan(text: string, at: number, key: string): TextSpan | undefined {
-  let i = at;
-  if (text[i] !== '{') {
+function member(node: Node | undefined, key: string): Node | undefined {
+  if (node?.type !== 'object') {
     return undefined;
   }
-  i = skipWs(text, i + 1);
-  let found: TextSpan | undefined;
-  while (i < text.length && text[i] === '"') {
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0) {
-      return undefined;
+  let found: Node | undefined;
+  for (const property of node.children ?? []) {
+    if (property.children?.[0]?.value === key) {
+      found = property.children[1];
     }
-    let name: unknown;
-    try {
-      name = JSON.parse(text.slice(i, keyEnd));
-    } catch {
-      return undefined;
-    }
-    i = skipWs(text, keyEnd);
-    if (text[i] !== ':') {
-      return undefined;
-    }
-    const start = skipWs(text, i + 1);
-    const end = valueEnd(text, start);
-    if (end < 0) {
-      return undefined;
-    }
-    if (name === key) {
-      found = { start, end };
-    }
-    i = skipWs(text, end);
-    if (text[i] === '}') {
-      return found;
-    }
-    if (text[i] !== ',') {
-      return undefined;
-    }
-    i = skipWs(text, i + 1);
   }
-  return undefined;
+  return found;
 }
 
-/** Where the value at a path of keys sits (`['message', 'content']`: the value of `message.content`). */
-export function valueSpanAt(text: string, path: readonly string[]): TextSpan | undefined {
-  let span: TextSpan | undefined = { start: skipWs(text, 0), end: text.length };
+/** The value at a path of keys (`['message', 'content']`: the value of `message.content`). */
+function valueAt(text: string, path: readonly string[]): Node | undefined {
+  let node = tree(text);
   for (const key of path) {
-    span = memberSpan(text, span.start, key);
-    if (!span) {
-      return undefined;
-    }
+    node = member(node, key);
   }
-  return span;
+  return node;
 }
 
-/** The spans of the elements of the array whose `[` is at `at`; undefined if it is not one. */
-function elementSpans(text: string, at: number): TextSpan[] | undefined {
-  if (text[at] !== '[') {
-    return undefined;
-  }
-  const out: TextSpan[] = [];
-  let i = skipWs(text, at + 1);
-  if (text[i] === ']') {
-    return out;
-  }
-  while (i < text.length) {
-    const end = valueEnd(text, i);
-    if (end < 0) {
-      return undefined;
-    }
-    out.push({ start: i, end });
-    i = skipWs(text, end);
-    if (text[i] === ']') {
-      return out;
-    }
-    if (text[i] !== ',') {
-      return undefined;
-    }
-    i = skipWs(text, i + 1);
-  }
-  return undefined;
+function spanOf(node: Node): TextSpan {
+  return { start: node.offset, end: node.offset + node.length };
 }
 
 /**
@@ -166,11 +62,12 @@ function elementSpans(text: string, at: number): TextSpan[] | undefined {
  * array is not found or its length is not `length` (the text is not the value it was read as).
  */
 export function removeElements(text: string, path: readonly string[], length: number, drop: ReadonlySet<number>): string | undefined {
-  const span = valueSpanAt(text, path);
-  const elements = span ? elementSpans(text, span.start) : undefined;
-  if (!span || !elements || elements.length !== length) {
+  const array = valueAt(text, path);
+  const elements = array?.type === 'array' ? (array.children ?? []).map(spanOf) : undefined;
+  if (!array || !elements || elements.length !== length) {
     return undefined;
   }
+  const span = spanOf(array);
   let out = text.slice(0, elements[0]?.start ?? span.start + 1);
   let first = true;
   for (let k = 0; k < elements.length; k++) {
@@ -189,10 +86,11 @@ export function removeElements(text: string, path: readonly string[], length: nu
 
 /** The line with one top-level value replaced by `value` (JSON-encoded); undefined if the key is absent. */
 export function replaceTopLevelValue(text: string, key: string, value: unknown): string | undefined {
-  const span = topLevelValueSpan(text, key);
-  if (!span) {
+  const node = member(tree(text), key);
+  if (!node) {
     return undefined;
   }
+  const span = spanOf(node);
   return text.slice(0, span.start) + JSON.stringify(value) + text.slice(span.end);
 }
 
