@@ -55,7 +55,7 @@ export class AgentGuard extends Disposable implements Services {
    * `isCurrent`) for the status bar and the Problems panel alike.
    */
   private readonly since = Date.now();
-  readonly diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions(), (p) => editorSpelling(p, this.folderSpellings)));
+  readonly diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions(), (p) => this.editorPath(p)));
   private readonly view: SessionsView;
   private readonly status = this.register(new StatusBar(this.since));
   /** The open session timelines; they follow the current monitors. */
@@ -127,6 +127,10 @@ export class AgentGuard extends Disposable implements Services {
 
   get extensionUri(): vscode.Uri {
     return this.context.extensionUri;
+  }
+
+  editorPath(path: string): string {
+    return editorSpelling(path, this.folderSpellings);
   }
 
   get api(): AgentGuardApi {

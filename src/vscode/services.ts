@@ -11,4 +11,10 @@ export interface Services {
   readonly extensionUri: vscode.Uri;
   /** The current monitors (they are rebuilt when settings change). */
   scope(): MonitorScope | undefined;
+  /**
+   * A workspace file's path as the editor names it (see editorSpelling): agents record real
+   * paths, and opening one under a folder opened through a link would give a second editor of
+   * the same file, beside the one holding the user's changes and our diagnostics.
+   */
+  editorPath(path: string): string;
 }

@@ -19,6 +19,8 @@
 //                         the suites that check that case run meaningfully (--grep "no folder")
 //   --multi-root          open a .code-workspace of two folders, each a copy of the fixture
 //                         workspace; only the multi-root suite runs meaningfully (--grep "multi-root")
+//   --linked              open the fixture workspace through a symbolic link to it; only the
+//                         linked-folder suite runs meaningfully (--grep "linked folder")
 //   --verbose             stream the workbench and code-server logs
 // Environment: AGS_E2E_SKIP_SETUP=1 skips setup.sh; the driver then needs CODE_SERVER_DIR and
 // CODE_SERVER_NODE from the environment. Screenshots and logs go to test-results/e2e/.
@@ -42,6 +44,7 @@ const { values: opts } = parseArgs({
     keep: { type: 'boolean', default: false },
     'no-folder': { type: 'boolean', default: false },
     'multi-root': { type: 'boolean', default: false },
+    linked: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -102,10 +105,10 @@ Object.assign(extensionTestsEnv, {
   AMPLIFIER_HOME: path.join(agentsHome, 'amplifier'),
 });
 
-if (opts['no-folder'] && opts['multi-root']) fail('--no-folder and --multi-root exclude each other');
+if ([opts['no-folder'], opts['multi-root'], opts.linked].filter(Boolean).length > 1) fail('--no-folder, --multi-root and --linked exclude each other');
 // What the window was meant to open: a suite for another kind of window skips itself, but one
 // for this kind fails if the window did not open as asked (instead of skipping, and passing).
-extensionTestsEnv.AGS_E2E_WINDOW = opts['multi-root'] ? 'multi-root' : opts['no-folder'] ? 'no-folder' : 'folder';
+extensionTestsEnv.AGS_E2E_WINDOW = opts['multi-root'] ? 'multi-root' : opts['no-folder'] ? 'no-folder' : opts.linked ? 'linked' : 'folder';
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-ws-'));
 /** What the window opens: the workspace folder, or a .code-workspace naming two copies of it. */
 let opened = workspace;
@@ -116,6 +119,11 @@ if (opts['multi-root']) {
   }
   opened = path.join(workspace, 'two-folders.code-workspace');
   fs.writeFileSync(opened, JSON.stringify({ folders: names.map((name) => ({ path: name })), settings: {} }, null, 2));
+} else if (opts.linked) {
+  // The folder as the user opened it is a link; the agents see (and record) the real path.
+  fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), path.join(workspace, 'real'), { recursive: true });
+  opened = path.join(workspace, 'linked');
+  fs.symlinkSync(path.join(workspace, 'real'), opened, 'dir');
 } else {
   fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
 }

@@ -91,7 +91,7 @@ export const openWorkspaceFile = (s: Services) => async (arg?: unknown): Promise
   }
   const first = f.subject.lines?.[0];
   const range = first ? new vscode.Range(first.start - 1, 0, first.start - 1 + Math.max(first.count, 1) - 1, 0) : new vscode.Range(0, 0, 0, 0);
-  return reveal(vscode.Uri.file(f.subject.path), range);
+  return reveal(vscode.Uri.file(s.editorPath(f.subject.path)), range);
 };
 
 export const openTranscript = () => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {

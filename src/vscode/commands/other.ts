@@ -38,7 +38,7 @@ export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void
   await vscode.commands.executeCommand(
     'vscode.diff',
     left,
-    vscode.Uri.file(target),
+    vscode.Uri.file(s.editorPath(target)),
     `${path.basename(target)}: what the session saw (transcript line ${line}) ↔ now`,
     { preview: true },
   );
