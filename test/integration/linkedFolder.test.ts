@@ -6,6 +6,7 @@
 // file as the editor names it, and the jumps must open that editor, not a second one of the same
 // file under its real path (beside the buffer that may hold the user's unsaved changes).
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -99,4 +100,47 @@ suite('linked folder', () => {
     assert.equal(tab.modified.fsPath, path.join(linked, 'src', 'linked.ts'));
     assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), v1);
   });
+
+  test('the guard denies a hook write, named by its real path, to a file with unsaved changes in the linked editor', async () => {
+    await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(linked, 'src', 'util.ts')));
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(doc.uri, new vscode.Position(0, 0), '// unsaved\n');
+    await vscode.workspace.applyEdit(edit);
+    assert.ok(doc.isDirty);
+    try {
+      const hook = path.join(vscode.extensions.getExtension('agent-session-guard.agent-session-guard')!.extensionPath, 'dist', 'hook.js');
+      // What Claude Code sends: its real working folder, and the real path of the file.
+      const input = JSON.stringify({
+        session_id: 'd4e5f6a7-0000-4000-8000-000000000005',
+        transcript_path: '/nonexistent/transcript.jsonl',
+        cwd: real,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: path.join(real, 'src', 'util.ts'), content: 'overwritten\n' },
+        tool_use_id: 'toolu_LINKED_HOOK',
+      });
+      const r = await runHook([hook, '--agent-guard', '--agent', 'claude'], input);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /unsaved changes in the editor/);
+    } finally {
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+  });
 });
+
+/** Spawned asynchronously: the guard service answers from this very process (the extension host). */
+function runHook(args: string[], input: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // A generous deadline: the test is about the decision, and the machine may be busy.
+    const child = spawn(process.execPath, args, { env: { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
