@@ -6,8 +6,14 @@ export const userSaveWindowMs = 3000;
 
 interface Save {
   at: number;
-  /** The content the editor wrote: its text, with or without a byte order mark. */
-  hashes: readonly string[];
+  /** What the editor wrote (the string the document already holds, not a copy). */
+  text: string;
+  /**
+   * Its hashes, with and without a byte order mark: computed when a change is first judged
+   * against this save, not on every save (most saves are never asked about, and a save of a
+   * large file would pay two hashes of it in the editor's save path).
+   */
+  hashes?: readonly string[];
 }
 
 /**
@@ -28,7 +34,7 @@ export class UserSaves {
         this.saves.delete(p);
       }
     }
-    this.saves.set(path, { at: now, hashes: [hashText(text), hashText('\ufeff' + text)] });
+    this.saves.set(path, { at: now, text });
   }
 
   /**
@@ -38,6 +44,10 @@ export class UserSaves {
    */
   isUserSave(path: string, at: number, hash: string | null): boolean {
     const s = this.saves.get(path);
-    return s !== undefined && Math.abs(at - s.at) < userSaveWindowMs && hash !== null && s.hashes.includes(hash);
+    if (s === undefined || Math.abs(at - s.at) >= userSaveWindowMs || hash === null) {
+      return false;
+    }
+    s.hashes ??= [hashText(s.text), hashText('\ufeff' + s.text)];
+    return s.hashes.includes(hash);
   }
 }
