@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { defaultMaxLineBytes } from '../core/parse/lineSplitter';
-import { errnoCode } from '../core/lib/errors';
+import { AgentGuardError, errnoCode } from '../core/lib/errors';
 
 /** One look at a document that differs from the last version taken. */
 export interface DocumentLook {
@@ -92,6 +92,8 @@ export class DocumentTail {
   private disposed = false;
   private suspended = false;
   private gone = false;
+  /** The last look failed with the file there (see `failing`). */
+  private failed = false;
   private lastEnd = 0;
   private lastCost = 0;
   private followUp: ReturnType<typeof setTimeout> | undefined;
@@ -121,6 +123,14 @@ export class DocumentTail {
   /** A read is running or waiting for its turn. */
   get busy(): boolean {
     return this.running !== undefined;
+  }
+
+  /**
+   * The last look failed (the file is there but cannot be read): the version taken before is
+   * all that is known of it, and nothing it reported is to be taken back until a look succeeds.
+   */
+  get failing(): boolean {
+    return this.failed;
   }
 
   /** The last look found the document mid-rewrite, and nothing was taken since. */
@@ -213,10 +223,12 @@ export class DocumentTail {
         if (await this.look()) {
           this.lastCost = performance.now() - start;
         }
+        this.failed = false;
       } catch (e) {
         if (errnoCode(e) === 'ENOENT') {
           this.unlinked();
         } else {
+          this.failed = true;
           this.onError(e);
         }
       }
@@ -240,11 +252,15 @@ export class DocumentTail {
   private async look(): Promise<boolean> {
     const info = await stat(this.path);
     if (!info.isFile()) {
-      return false;
+      // Looked at again when it changes, like a file that failed to read.
+      this.looked = { ino: info.ino, dev: info.dev, size: info.size, mtimeMs: info.mtimeMs };
+      throw new AgentGuardError('io', `${this.path} is not a regular file`);
     }
     this.gone = false;
     const stamp: Stamp = { ino: info.ino, dev: info.dev, size: info.size, mtimeMs: info.mtimeMs };
-    if (this.looked && sameStamp(this.looked, stamp)) {
+    // A look that failed is tried again whatever the stamp says: permissions given back change
+    // no size or mtime.
+    if (this.looked && sameStamp(this.looked, stamp) && !this.failed) {
       return false;
     }
     this.looked = stamp;

@@ -632,6 +632,12 @@ export class LiveMonitor implements Disposable {
     if (!s) {
       return;
     }
+    if (s.tail.failing) {
+      // Nothing was read (the file cannot be, for now): a re-read begun stays open, and every
+      // finding stands until a read succeeds. Ended here, it took back every finding a re-check
+      // could not read again, as if the transcript no longer held them.
+      return;
+    }
     if (this.findings.inGeneration(file)) {
       this.findings.endGeneration(file);
     }

@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { errnoCode } from '../core/lib/errors';
+import { AgentGuardError, errnoCode } from '../core/lib/errors';
 import { acquireReadBuffer, readBufferBytes, releaseReadBuffer } from './readBuffers';
 
 /** What a tail reader feeds: the bytes appended since the last read, in order. */
@@ -114,6 +114,16 @@ export class FileTail {
   /** A read is running or scheduled. */
   get busy(): boolean {
     return this.running !== undefined;
+  }
+
+  /**
+   * The last read failed (the file is there but cannot be read: its permissions, a FIFO or a
+   * folder in its place). What was read before is all that is known of the file, not the news
+   * that the file no longer holds it: whoever reads it again from the start waits for a read
+   * that succeeds before taking anything back.
+   */
+  get failing(): boolean {
+    return this.failures > 0;
   }
 
   /**
@@ -257,7 +267,8 @@ export class FileTail {
     // Synchronous for the reason given at `readSmall`: a stat is microseconds.
     const info = statSync(this.path);
     if (!info.isFile()) {
-      return;
+      // Never opened: a FIFO's open would block until a writer came.
+      throw new AgentGuardError('io', `${this.path} is not a regular file`);
     }
     /** Opened to check an append's guard bytes, then read from by `readSmall`: one open per append. */
     let fd: number | undefined;

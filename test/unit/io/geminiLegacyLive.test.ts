@@ -3,6 +3,7 @@
  * rewrites whole, in place, on every change. Real folders, real chokidar, real rewrites.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -100,6 +101,36 @@ async function rewrite(file: string, text: string, what: string): Promise<void> 
 }
 
 void describe('Gemini CLI legacy sessions, live', () => {
+  void test('a re-check of a document that cannot be read keeps its findings until it is read again', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    mkdirSync(chatsDir(env), { recursive: true });
+    const file = path.join(chatsDir(env), 'session-2026-03-20T10-00-0f0e0d0c.json');
+    const app = path.join(env.workspace, 'src', 'app.ts');
+    const edit: Message = { calls: [{ id: 'replace_1774000020000_0', name: 'replace', args: { file_path: app, old_string: '80', new_string: 'env.PORT' }, output: 'Edited' }] };
+    const text = legacyDocument(env.workspace, [{ prompt: 'Make the port configurable' }, edit]);
+    await rewrite(file, text, 'the document');
+    const found = checkFindings(file);
+    assert.deepEqual(found.map((f) => f.split('@')[0]), ['write-before-read']);
+    assert.deepEqual(liveFindings(env, file), found);
+    // As root every file is readable: a FIFO renamed over the document cannot be read either.
+    const fifo = path.join(env.root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    renameSync(fifo, file);
+    await sleep(300);
+    await env.monitor!.recheck();
+    assert.deepEqual(liveFindings(env, file), found, 'the findings stand while the document cannot be read');
+    assert.deepEqual(env.removed, []);
+    const back = path.join(env.root, 'back.json');
+    writeFileSync(back, text);
+    renameSync(back, file);
+    await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(text), 15_000, 'the document read again');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), found);
+    assert.deepEqual(env.removed, []);
+    assert.deepEqual(brief(env.announced), found, 'announced once');
+  });
+
   void test('each rewrite replaces the findings: new ones added, standing ones not announced again, gone ones retracted', async () => {
     env = new LiveEnv();
     await env.start({ watchTree: false });

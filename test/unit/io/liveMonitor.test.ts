@@ -3,7 +3,8 @@
  * while files grow equals what `check` finds on the final files, each finding exactly once.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { ClaudeTranscript } from '../support/claude';
@@ -209,6 +210,62 @@ void describe('live monitor', () => {
     const expected = checkFindings(file);
     assert.notDeepEqual(expected, first);
     await waitFor(() => liveFindings(env, file).join() === expected.join(), 15_000, () => `findings of the edited file: ${liveFindings(env, file).join(' ')} vs ${expected.join(' ')}`);
+  });
+
+  void test('a re-check of a transcript that cannot be read keeps its findings until it is read again', async () => {
+    // As root every file is readable: the transcript is made unreadable by putting a FIFO in
+    // its place (renamed over it, so it never stops existing), which the tail must not open.
+    env = new LiveEnv();
+    mkdirSync(env.projectDir, { recursive: true });
+    await env.start({ watchTree: false });
+    const file = path.join(env.projectDir, 'aaaaaaaa-1111-4000-8000-000000000003.jsonl');
+    const text = brokenSession(env.workspace, 'aaaaaaaa-1111-4000-8000-000000000003').text();
+    writeFileSync(file, text);
+    const expected = checkFindings(file);
+    await waitFor(() => liveFindings(env, file).join() === expected.join(), 15_000, 'the findings');
+    await env.monitor!.idle();
+    const fifo = path.join(env.root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    renameSync(fifo, file);
+    // (The watcher's events about the swap come and go meanwhile.)
+    await sleep(300);
+    await env.monitor!.recheck();
+    assert.deepEqual(liveFindings(env, file), expected, 'the findings stand while the transcript cannot be read');
+    assert.ok(env.logs.some((l) => l.includes('cannot read') && l.includes(file)), `logged: ${env.logs.join('; ')}`);
+    assert.deepEqual(env.removed, []);
+    // Readable again: read again, nothing is news.
+    const back = path.join(env.root, 'back.jsonl');
+    writeFileSync(back, text);
+    renameSync(back, file);
+    await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(text), 15_000, 'the transcript read again');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), expected);
+    assert.deepEqual(env.removed, []);
+    assert.deepEqual(brief(sortFindings([...env.announced])), expected, 'each finding announced once');
+  });
+
+  void test('a re-check of a transcript whose permissions were taken away keeps its findings', { skip: process.getuid?.() === 0 && 'runs as root, who reads every file' }, async () => {
+    env = new LiveEnv();
+    mkdirSync(env.projectDir, { recursive: true });
+    await env.start({ watchTree: false });
+    const file = path.join(env.projectDir, 'aaaaaaaa-1111-4000-8000-000000000004.jsonl');
+    writeFileSync(file, brokenSession(env.workspace, 'aaaaaaaa-1111-4000-8000-000000000004').text());
+    const expected = checkFindings(file);
+    await waitFor(() => liveFindings(env, file).join() === expected.join(), 15_000, 'the findings');
+    await env.monitor!.idle();
+    chmodSync(file, 0o000);
+    try {
+      await env.monitor!.recheck();
+      assert.deepEqual(liveFindings(env, file), expected, 'the findings stand while the transcript cannot be read');
+      assert.deepEqual(env.removed, []);
+    } finally {
+      chmodSync(file, 0o600);
+    }
+    appendFileSync(file, '\n');
+    await waitFor(() => env.monitor!.session(file)?.bytes === statSync(file).size, 15_000, 'the transcript read again');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), expected);
+    assert.deepEqual(env.removed, []);
   });
 
   void test('a folder deleted under the watcher, an unreadable file: logged, and watching goes on', async () => {
