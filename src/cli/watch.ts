@@ -13,21 +13,24 @@ import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
-import { findingToJson } from './output/json';
+import { watchFindingToJson, watchGoneToJson } from './output/json';
 import { displayFile, paletteFor, renderFindingLine, renderGoneLine } from './output/text';
 import { version } from './version';
 
 export const watchUsage = `Usage: agent-guard watch [options]
 
 Watches the agent sessions of a workspace and its working tree, and prints each problem
-once, as soon as it is found; in text, also when one printed is no longer reported (a stalled
-call got its result, a rewrite fixed it). Runs until interrupted (Ctrl-C), or until its output
-is closed (as by 'watch | head'; it notices at the next finding it prints).
+once, as soon as it is found, and also when one printed is no longer reported (a stalled call
+got its result, a rewrite fixed it, its transcript was deleted). Runs until interrupted
+(Ctrl-C), or until its output is closed (as by 'watch | head'; it notices at the next finding
+it prints).
 
 Options:
   --workspace DIR          the workspace (default: the current folder)
-  --format text|jsonl      output format (default: text); jsonl = one finding per line,
-                           with the same fields as 'check --format json'
+  --format text|jsonl      output format (default: text); jsonl = one record per line: a
+                           finding, with the fields of 'check --format json' and its 'id',
+                           or {"gone":true,"id":...} when the finding with that id printed
+                           before is no longer reported
   --folder DIR             also watch this folder for transcripts (repeatable)
   --rule ID=LEVEL          set a rule's severity: error, warning, info or off (repeatable)
   --no-tree                do not watch the working tree (transcript rules only; no guard)
@@ -99,24 +102,27 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
   });
   const print = (f: Finding): void => {
-    io.stdout.write(format === 'jsonl' ? JSON.stringify(findingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
+    io.stdout.write(format === 'jsonl' ? JSON.stringify(watchFindingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
+  };
+  const printGone = (f: Finding): void => {
+    io.stdout.write(format === 'jsonl' ? JSON.stringify(watchGoneToJson(f)) + '\n' : renderGoneLine(f, p, io.cwd) + '\n');
   };
   /**
-   * Text: the findings printed and still reported, so one that goes is said to have gone (a
-   * stalled call that got its result). jsonl stays one finding per line, each printed once.
+   * The findings printed and still reported, so one that goes is said to have gone (a stalled
+   * call that got its result, a transcript deleted). In jsonl too: a transcript deleted and
+   * written again reports its findings again, and without the gone record in between a consumer
+   * saw each twice, with nothing to tell it that the first had gone.
    */
-  const shown = format === 'jsonl' ? undefined : new Set<string>();
+  const shown = new Set<string>();
   // Findings of existing sessions are printed as the initial read finds them, like new ones.
   monitor.findings.onDidChange((c) => {
     for (const f of c.added) {
       print(f);
-      shown?.add(f.id);
+      shown.add(f.id);
     }
-    if (shown) {
-      for (const f of c.removed) {
-        if (shown.delete(f.id)) {
-          io.stdout.write(renderGoneLine(f, p, io.cwd) + '\n');
-        }
+    for (const f of c.removed) {
+      if (shown.delete(f.id)) {
+        printGone(f);
       }
     }
   });

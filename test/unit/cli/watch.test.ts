@@ -8,7 +8,7 @@ import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
 import { cli } from '../support/cli';
 import { repoRoot } from '../support/repo';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-watch-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -87,6 +87,60 @@ void describe('agent-guard watch', () => {
     assert.equal(await exited, 'exit 0', w.err);
     assert.match(w.err, /SIGINT, stopping/);
     assert.equal(w.out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
+  });
+});
+
+void describe('agent-guard watch, jsonl', () => {
+  void test('a transcript deleted and written again: a gone record, then its finding again, so the stream folds to the current set', async () => {
+    const ws = path.join(tmp, 'ws-jsonl-gone');
+    mkdirSync(ws, { recursive: true });
+    const claude = path.join(tmp, 'claude-jsonl-gone');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    const file = path.join(proj, 'sess.jsonl');
+    const text = new ClaudeTranscript('sess', ws).user('go').result('toolu_X', 'stray').text();
+    writeFileSync(file, text);
+    const w = startWatch(['watch', '--format', 'jsonl', '--no-guard'], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-jsonl-gone'), NO_COLOR: '1' });
+    const { child, exited } = w;
+    const printed = (): string[] => w.out.split('\n').filter((l) => l.includes('orphan-result'));
+    try {
+      await waitFor(() => printed().length === 1, 10_000, 'the orphan result');
+      rmSync(file);
+      // Long enough for the deletion to be seen as one (chokidar holds it 100 ms).
+      await sleep(1000);
+      writeFileSync(file, text);
+      await waitFor(() => printed().length === 3 || (printed().length === 2 && !printed()[1]!.includes('"gone"')), 10_000, () => `the finding again: ${w.out}`);
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 'exit 0', w.err);
+    type Row = { id?: string; gone?: true; rule: string; file: string; line: number };
+    const rows = w.out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Row);
+    assert.deepEqual(rows.map((r) => (r.gone ? 'gone' : 'finding')), ['finding', 'gone', 'finding'], w.out);
+    const id = rows[0]!.id;
+    assert.equal(typeof id, 'string');
+    assert.deepEqual(rows.map((r) => r.id), [id, id, id]);
+    assert.deepEqual(
+      rows.map((r) => `${r.rule}:${path.basename(r.file)}:${r.line}`),
+      ['orphan-result:sess.jsonl:2', 'orphan-result:sess.jsonl:2', 'orphan-result:sess.jsonl:2'],
+    );
+    // A consumer keeping the current set by id ends with the one finding the file has.
+    const current = new Map<string, Row>();
+    for (const r of rows) {
+      if (r.gone) {
+        assert.ok(current.delete(r.id!), 'a gone record names a finding printed before');
+      } else {
+        current.set(r.id!, r);
+      }
+    }
+    const checked = JSON.parse(cli(['check', '--format', 'json', file]).stdout) as { findings: Row[] };
+    assert.deepEqual(
+      [...current.values()].map((r) => `${r.rule}:${r.line}`),
+      checked.findings.map((r) => `${r.rule}:${r.line}`),
+    );
   });
 });
 
