@@ -16,7 +16,9 @@ Repairs the tool call / result pairing of a Claude Code or Amplifier transcript,
 session can be resumed. It drops a duplicate result (keeping the real one over a placeholder)
 and a result that answers no call, moves a misplaced result back to directly after its call's
 message, and adds an explicit error result ("no result was recorded") for a call that never
-got one. It never invents tool output. Without --write it only prints what it would change.
+got one. It never invents tool output, and never drops a result whose call may be in a file
+the session went on from (its line hangs from a record this file does not hold, as after a
+resume): that is left for a person. Without --write it only prints what it would change.
 
 Options:
   --write              write the repaired transcript; the original is first saved beside it

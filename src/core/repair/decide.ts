@@ -29,6 +29,11 @@ export type Placement =
 
 export interface DecideOptions {
   closeOpenCalls: boolean;
+  /**
+   * The line through which a line's history leaves the file, if it does (see historyLeavesFile):
+   * a result with no call in the file may answer a call made there.
+   */
+  historyLeavesFile?: (line: number) => number | undefined;
 }
 
 export function decide(a: Analysis, opts: DecideOptions): Decisions {
@@ -42,6 +47,16 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
   };
 
   for (const f of byRule('orphan-result')) {
+    const from = opts.historyLeavesFile?.(f.line);
+    if (from !== undefined) {
+      // Dropped, a result of a call in the file before was lost for good: the session, taken up
+      // again across both files, has the call with no answer.
+      leave(
+        f,
+        `the result for ${f.callId ?? '?'} answers no tool call in this file, but line ${from} hangs from a record this file does not hold (the session goes on from another file, as after a resume or a compaction): its call may be there; this needs a person`,
+      );
+      continue;
+    }
     // Every unbound result with this id on the line: the rule reports a line once.
     for (const rec of a.results) {
       if (!rec.call && rec.result.at.line === f.line && rec.result.callId === f.callId) {

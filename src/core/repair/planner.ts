@@ -6,6 +6,7 @@ import { analyze, type Analysis } from './analyze';
 import { applyRepairPlan } from './apply';
 import { relink, type ChainNode } from './chain';
 import { decide, isOpenAtEnd, type Placement, type Why } from './decide';
+import { historyLeavesFile } from './history';
 import { replaceTopLevelValue } from './jsonText';
 import { groupBy, isValidUtf8, Lines, splitLines } from './lines';
 import type { LeftProblem, RepairAgent, RepairEdit, RepairPlan } from './plan';
@@ -40,7 +41,7 @@ export function planRepair(source: Uint8Array, opts: RepairOptions): RepairPlan 
   const closeOpenCalls = opts.closeOpenCalls ?? false;
   const lines = splitLines(source);
   const doc = new Lines(lines);
-  const d = decide(a, { closeOpenCalls });
+  const d = decide(a, { closeOpenCalls, ...(agent === 'claude-code' ? { historyLeavesFile: historyLeavesFile(doc) } : {}) });
   const left: LeftProblem[] = [...d.left];
   const leave = (line: number, why: Why, callId: string, reason: string): void => {
     left.push({ line, rule: why.rule, callId, reason, deliberate: false });

@@ -304,6 +304,39 @@ void describe('repair details', () => {
     assert.match(plan.left[0]!.reason, /may have its result in line 3, which cannot be read; mend or remove that line first/);
   });
 
+  void test('a continuation chunk: a result whose call may be in the file before is left for a person, not dropped', () => {
+    // Claude Code continued the session in a new file (a resume): its first record hangs from the
+    // last record of the file before, which holds the call this result answers.
+    const before = 'ffffffff-0000-4000-8000-0000000000aa';
+    const t = new ClaudeTranscript('bbbbbbbb-0000-4000-8000-000000000002').from(before).result(A, 'the build output').say('m2', 'the build passed').user('thanks');
+    t.say('m3', 'you are welcome').result(C, 'stray');
+    assert.deepEqual(pairingFindings(t.text()).map((f) => `${f.rule}@${f.line}`), ['orphan-result@1', 'orphan-result@5']);
+    const { plan, text } = repair(t.text());
+    assert.deepEqual(brief(plan), []);
+    assert.equal(text, t.text(), 'nothing dropped');
+    assert.equal(plan.complete, false);
+    assert.deepEqual(plan.left.map((l) => `${l.rule}@${l.line}:${l.deliberate}`), ['orphan-result@1:false', 'orphan-result@5:false']);
+    assert.match(plan.left[0]!.reason, /hangs from a record this file does not hold .*its call may be there; this needs a person/);
+    // The same results in a file that holds the whole session answer no call: dropped.
+    const whole = new ClaudeTranscript('bbbbbbbb-0000-4000-8000-000000000003').user('go').result(A, 'the build output').say('m2', 'the build passed');
+    assert.deepEqual(brief(repair(whole.text()).plan), ['drop 2', 'relink 3']);
+  });
+
+  void test('a result after a compaction whose history is in another file is left for a person, not dropped', () => {
+    // A file that starts at a compaction: the boundary's logicalParentUuid names the record it
+    // continues, in the file before, which may hold the call.
+    const t = new ClaudeTranscript('bbbbbbbb-0000-4000-8000-000000000004').user('go').compact();
+    const boundary = JSON.parse(t.lines[1]!) as Record<string, unknown>;
+    assert.equal(boundary['subtype'], 'compact_boundary');
+    const head = JSON.stringify({ ...boundary, logicalParentUuid: 'ffffffff-0000-4000-8000-0000000000bb' }) + '\n';
+    const rest = new ClaudeTranscript('cccccccc-0000-4000-8000-000000000004').from(t.uuidAt(2)).user('continue').result(A, 'late').say('m2', 'ok');
+    const all = head + rest.text();
+    assert.deepEqual(pairingFindings(all).map((f) => `${f.rule}@${f.line}`), ['orphan-result@3']);
+    const { plan } = repair(all);
+    assert.deepEqual(brief(plan), []);
+    assert.deepEqual(plan.left.map((l) => `${l.rule}@${l.line}`), ['orphan-result@3']);
+  });
+
   void test('two calls with one id cannot be repaired: the plan is incomplete', () => {
     const t = new ClaudeTranscript().user('go').call('msg_1', A, 'Bash', { command: 'make' }).result(A, 'built');
     t.call('msg_1', A, 'Bash', { command: 'make' }).result(A, 'built').say('msg_2', 'done');
