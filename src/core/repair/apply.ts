@@ -1,4 +1,4 @@
-import { dominantEol, encodeLine, joinLines, splitLines, type OutputLine, type SourceLine } from './lines';
+import { dominantEol, encodeLine, joinLines, leadingBom, splitLines, type OutputLine, type SourceLine } from './lines';
 import type { RepairEdit } from './plan';
 
 type Placed = { kind: 'line'; no: number } | { kind: 'new'; text: string };
@@ -6,8 +6,9 @@ type Placed = { kind: 'line'; no: number } | { kind: 'new'; text: string };
 /**
  * The transcript with the edits applied. Lines no edit touches keep their bytes and their
  * terminator; a rewritten line keeps its terminator; an added line gets the terminator most
- * lines use. Throws on a plan that does not fit the source (a line out of range, an anchor
- * that is dropped, a line moved twice or after itself).
+ * lines use; a byte order mark stays at the start of the file, whatever happens to line 1.
+ * Throws on a plan that does not fit the source (a line out of range, an anchor that is
+ * dropped, a line moved twice or after itself).
  */
 export function applyRepairPlan(source: Uint8Array, edits: readonly RepairEdit[]): Uint8Array {
   const lines = splitLines(source);
@@ -99,5 +100,5 @@ export function applyRepairPlan(source: Uint8Array, edits: readonly RepairEdit[]
     throw new Error('repair plan: moved lines form a cycle');
   }
   // A last line without newline that is no longer last gets one; a new last line keeps its own.
-  return joinLines(out, eol);
+  return joinLines(out, eol, leadingBom(source));
 }

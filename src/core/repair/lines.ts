@@ -15,9 +15,19 @@ export interface SourceLine {
 const newline = 0x0a;
 const carriageReturn = 0x0d;
 
+/**
+ * The UTF-8 byte order mark a file may start with (editors on Windows write one). It belongs to
+ * the file, not to its first line: kept in line 1's body, it went with a rewritten line 1 (the
+ * line is decoded to text, which drops it) and with a dropped one, and moved with a moved one.
+ */
+export function leadingBom(source: Uint8Array): Uint8Array {
+  return source.length >= 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf ? source.subarray(0, 3) : source.subarray(0, 0);
+}
+
+/** The lines after the file's byte order mark, if any (see `leadingBom`); numbered from 1 as the parser numbers them. */
 export function splitLines(source: Uint8Array): SourceLine[] {
   const lines: SourceLine[] = [];
-  let start = 0;
+  let start = leadingBom(source).length;
   while (start < source.length) {
     const nl = source.indexOf(newline, start);
     if (nl === -1) {
@@ -75,17 +85,18 @@ export function encodeLine(text: string): Uint8Array {
 }
 
 /**
- * Joins lines back into bytes. Only the last line may lack a terminator: a line that lost
- * its place at the end (or a new line after it) gets `eol`.
+ * Joins lines back into bytes, after `prefix` (the file's byte order mark). Only the last line
+ * may lack a terminator: a line that lost its place at the end (or a new line after it) gets `eol`.
  */
-export function joinLines(out: readonly OutputLine[], eol: '\n' | '\r\n'): Uint8Array {
+export function joinLines(out: readonly OutputLine[], eol: '\n' | '\r\n', prefix: Uint8Array = new Uint8Array(0)): Uint8Array {
   const terms = out.map((l, i) => (l.eol === '' && i < out.length - 1 ? eol : l.eol));
-  let size = 0;
+  let size = prefix.length;
   for (let i = 0; i < out.length; i++) {
     size += out[i]!.body.length + terms[i]!.length;
   }
   const bytes = new Uint8Array(size);
-  let at = 0;
+  bytes.set(prefix, 0);
+  let at = prefix.length;
   for (let i = 0; i < out.length; i++) {
     bytes.set(out[i]!.body, at);
     at += out[i]!.body.length;

@@ -8,7 +8,8 @@ import { after, describe, test } from 'node:test';
 import { cli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
 import { fixture, repoRoot } from '../support/repo';
-import { amplifierRace, seedsRace } from './cases';
+import { A, amplifierRace, C, seedsRace } from './cases';
+import { ClaudeTranscript } from '../support/claude';
 import { pairingFindings } from './support';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-repair-'));
@@ -107,6 +108,32 @@ void describe('agent-guard repair --write', () => {
     // Repairing again: nothing to do.
     assert.equal(cli(['repair', '--write', file], { env: env() }).code, 0);
     assert.equal(backups(file).length, 1);
+  });
+
+  void test('a UTF-8 BOM stays at the start of the file when the first line is rewritten or dropped', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    // Line 1 holds the prompt and a result that answers no call: the result is taken out of it.
+    const t = new ClaudeTranscript().user('go').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').say('m2', 'done');
+    const first = JSON.parse(t.lines[0]!) as { message: { content: unknown } };
+    const stray = { type: 'tool_result', tool_use_id: C, content: 'stray' };
+    const mixed = [JSON.stringify({ ...first, message: { role: 'user', content: [{ type: 'text', text: 'go' }, stray] } }), ...t.lines.slice(1)];
+    const file = copy(Buffer.concat([bom, Buffer.from(mixed.join('\n') + '\n')]));
+    const r = cli(['repair', '--write', file], { env: env() });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /line 1: take out the result for toolu_01C+/);
+    const out = readFileSync(file);
+    assert.ok(out.subarray(0, 3).equals(bom), `the BOM is kept: ${JSON.stringify(out.subarray(0, 8).toString('latin1'))}`);
+    const expected = [JSON.stringify({ ...first, message: { role: 'user', content: [{ type: 'text', text: 'go' }] } }), ...t.lines.slice(1)].join('\n') + '\n';
+    assert.equal(out.subarray(3).toString('utf8'), expected, 'only the result is gone');
+
+    // Line 1 is only the stray result: dropped, and the BOM stays where it was, before line 2.
+    const lone = new ClaudeTranscript().result(C, 'stray').user('go').call('m1', A, 'Bash', { command: 'ls' }).result(A, 'a').say('m2', 'done');
+    const dropped = copy(Buffer.concat([bom, Buffer.from(lone.text())]));
+    assert.equal(cli(['repair', '--write', dropped], { env: env() }).code, 1);
+    const after = readFileSync(dropped);
+    assert.ok(after.subarray(0, 3).equals(bom), 'the BOM is kept');
+    assert.equal(after.indexOf(bom, 3), -1, 'once');
+    assert.match(after.subarray(3).toString('utf8'), /^\{"parentUuid":null,.*"content":"go"/);
   });
 
   void test('copies of the real transcripts: nothing to do, nothing written, no backup', () => {
