@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { constants as fsConstants, existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { RuleConfig } from '../core/config/ruleConfig';
 import { agentForPath, type Environment } from '../core/discovery/locations';
@@ -7,6 +7,7 @@ import type { HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../
 import { TranscriptStream } from '../core/engine/stream';
 import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
+import { AgentGuardError, errnoCode } from '../core/lib/errors';
 import { describeError, nullLogger, scoped, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
 import { sessionIdFromPath } from '../core/model/sessionId';
@@ -406,6 +407,7 @@ export class LiveMonitor implements Disposable {
     s.gate = gate;
     s.stream = stream;
     this.logger.debug(`[monitor] ${file} changed; reading it again up to byte ${s.tail.bytesRead}`);
+    let unreadable = false;
     try {
       await readRange(file, s.tail.bytesRead, (bytes) => {
         if (s.stream === stream) {
@@ -413,16 +415,28 @@ export class LiveMonitor implements Disposable {
         }
       });
     } catch (e) {
-      // Gone or unreadable: the tail's next read says which, and starts over if it must.
       this.logger.warn(`[monitor] cannot read ${file} again: ${describeError(e)}`);
+      // Gone: the tail's next read says so, and starts over when the file comes back. There
+      // but unreadable: the session stays asleep, its findings standing, and the next change
+      // tries again. Woken with part of its history (none, for a file that could not be
+      // opened), the tail would feed what comes next to a session that never saw its calls:
+      // every result a false orphan, every edit a write before any read.
+      unreadable = errnoCode(e) !== 'ENOENT' && s.stream === stream;
     } finally {
-      // Time-based findings (a stalled call) were reported by ticks before the sleep: a muted
-      // tick now lets the rebuilt rules know they stand, so a result landing next retracts them.
-      if (s.stream === stream) {
+      if (unreadable) {
+        s.stream = undefined;
+      } else if (s.stream === stream) {
+        // Time-based findings (a stalled call) were reported by ticks before the sleep: a muted
+        // tick now lets the rebuilt rules know they stand, so a result landing next retracts them.
         this.tickOne(s, this.clock());
       }
       gate.muted = false;
-      s.tail.resume();
+      if (!unreadable) {
+        s.tail.resume();
+      }
+    }
+    if (unreadable) {
+      return;
     }
     if (!s.stream && !this.disposed) {
       // A re-check dropped the stream being rebuilt, and the tail it was rebuilt for: rebuilt
@@ -966,11 +980,19 @@ export class LiveMonitor implements Disposable {
   }
 }
 
+/** `O_NONBLOCK` where there is one (not on Windows, which has no FIFOs in the file system). */
+const nonBlocking = fsConstants.O_NONBLOCK ?? 0;
+
 /** Reads bytes [0, end) of a file in chunks. */
 async function readRange(file: string, end: number, push: (bytes: Uint8Array) => void): Promise<void> {
-  const handle = await open(file, 'r');
+  // Without blocking: a FIFO put in a transcript's place would hold the open until a writer came,
+  // and with it one of the few read slots every wake and re-read waits for.
+  const handle = await open(file, fsConstants.O_RDONLY | nonBlocking);
   const buf = acquireReadBuffer();
   try {
+    if (!(await handle.stat()).isFile()) {
+      throw new AgentGuardError('io', `${file} is not a regular file`);
+    }
     let pos = 0;
     while (pos < end) {
       const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - pos), pos);

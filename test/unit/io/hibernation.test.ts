@@ -3,7 +3,8 @@
  * reported twice, lost, or judged against today's working tree on the way back.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { NormalizedEvent } from '../../../src/core/model/events';
@@ -77,6 +78,77 @@ void describe('hibernation', () => {
     );
     assert.equal(env.monitor!.isHibernating(file), false, 'awake after a change');
     assert.equal(env.monitor!.session(file)!.bytes, Buffer.byteLength(grown));
+  });
+
+  void test("a FIFO in a sleeping transcript's place does not hold the wake: the file put back is read", async () => {
+    env = new LiveEnv();
+    const time = skewedClock();
+    await env.start({ watchTree: false, clock: time.clock, sweepMs: 30, hibernateAfterMs: minutes(15), readConcurrency: 1 });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 'h5.jsonl');
+    const t = new ClaudeTranscript('h5', env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').result('toolu_A', 'again');
+    writeFileSync(file, t.text());
+    await waitFor(() => live(file).length === 1, 15_000, 'the duplicate result');
+    time.advance(minutes(16));
+    await waitFor(() => env.monitor!.isHibernating(file), 15_000, 'the session to sleep');
+    const before = live(file);
+
+    // A FIFO's open blocks until a writer comes: the wake must not open it.
+    const fifo = path.join(env.root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    renameSync(fifo, file);
+    // (Bounded: a wake stuck in the open would never return.)
+    await Promise.race([env.monitor!.catchUp(file), sleep(3000)]);
+    assert.deepEqual(live(file), before, 'the findings stand');
+    assert.ok(env.logs.some((l) => l.includes('not a regular file')), `logged: ${env.logs.join('; ')}`);
+
+    // The transcript put back, grown by a stray result: read, and only that is new.
+    const lines = t.lines.length;
+    t.result('toolu_Z', 'stray');
+    const back = path.join(env.root, 'back.jsonl');
+    writeFileSync(back, t.text());
+    renameSync(back, file);
+    // Asked directly, as the guard asks before it judges a call: the watcher, here, reported
+    // nothing more of a path a FIFO had been put at.
+    await Promise.race([env.monitor!.catchUp(file), sleep(3000)]);
+    await waitFor(() => live(file).some((f) => f.startsWith('orphan-result@')), 5000, () => `the stray result: ${live(file).join(' ')}; ${env.logs.join('; ')}`);
+    await env.monitor!.idle();
+    assert.deepEqual(live(file), checked(file, t.text()));
+    assert.equal(env.monitor!.session(file)!.bytes, Buffer.byteLength(t.text()));
+    assert.ok(lines < t.lines.length);
+  });
+
+  void test('a sleeping session whose transcript cannot be read stays asleep: no result is judged without its call', { skip: process.getuid?.() === 0 && 'runs as root, who reads every file' }, async () => {
+    env = new LiveEnv();
+    const time = skewedClock();
+    await env.start({ watchTree: false, clock: time.clock, sweepMs: 30, hibernateAfterMs: minutes(15) });
+    mkdirSync(env.projectDir, { recursive: true });
+    const file = path.join(env.projectDir, 'h6.jsonl');
+    const t = new ClaudeTranscript('h6', env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' });
+    writeFileSync(file, t.text());
+    await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(t.text()), 15_000, 'the first read');
+    time.advance(minutes(16));
+    await waitFor(() => env.monitor!.isHibernating(file), 15_000, 'the session to sleep');
+
+    // Write-only: the agent still appends A's result, the monitor cannot read.
+    chmodSync(file, 0o200);
+    try {
+      let lines = t.lines.length;
+      t.result('toolu_A', 'a');
+      appendFileSync(file, t.lines.slice(lines).map((l) => l + '\n').join(''));
+      await env.monitor!.catchUp(file);
+      await env.monitor!.idle();
+      assert.equal(env.monitor!.isHibernating(file), true, 'asleep while it cannot be read');
+      chmodSync(file, 0o600);
+      lines = t.lines.length;
+      t.say('m2', 'done');
+      appendFileSync(file, t.lines.slice(lines).map((l) => l + '\n').join(''));
+      await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(t.text()), 15_000, () => `read again: ${env.logs.join('; ')}`);
+      await env.monitor!.idle();
+      assert.deepEqual(live(file), checked(file, t.text()), 'A\'s result answers the call made before the sleep');
+    } finally {
+      chmodSync(file, 0o600);
+    }
   });
 
   void test('a follower of a sleeping session gets the events after what it reads itself', async () => {

@@ -30,7 +30,8 @@ export class LiveEnv {
       workspace: this.workspace,
       environment: { home: this.root, env: { CLAUDE_CONFIG_DIR: this.claudeDir, CODEX_HOME: this.codexHome } },
       pendingPollMs: 50,
-      logger: { trace: () => {}, debug: () => {}, info: log('info'), warn: log('warn'), error: log('error') },
+      // AGS_TEST_DEBUG=1 keeps the debug lines too, for a failing test's message.
+      logger: { trace: () => {}, debug: process.env['AGS_TEST_DEBUG'] ? log('debug') : () => {}, info: log('info'), warn: log('warn'), error: log('error') },
       ...opts,
     });
     this.monitor.findings.onDidChange((c) => {
