@@ -94,6 +94,8 @@ export class DocumentTail {
   private gone = false;
   /** The last look failed with the file there (see `failing`). */
   private failed = false;
+  /** What the failing looks failed with: said once, not at every change of a file that stays unreadable. */
+  private failedWith: string | undefined;
   private lastEnd = 0;
   private lastCost = 0;
   private followUp: ReturnType<typeof setTimeout> | undefined;
@@ -224,12 +226,18 @@ export class DocumentTail {
           this.lastCost = performance.now() - start;
         }
         this.failed = false;
+        this.failedWith = undefined;
       } catch (e) {
-        if (errnoCode(e) === 'ENOENT') {
+        const code = errnoCode(e);
+        if (code === 'ENOENT') {
           this.unlinked();
         } else {
           this.failed = true;
-          this.onError(e);
+          const what = code ?? String(e);
+          if (what !== this.failedWith) {
+            this.failedWith = what;
+            this.onError(e);
+          }
         }
       }
       this.lastEnd = performance.now();

@@ -3,7 +3,8 @@
  * document looked at again; nothing kept but the last version's hash.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
@@ -21,7 +22,7 @@ afterEach(() => {
 });
 
 /** A tail on a fresh file, with a sink that takes what parses as JSON (or is settled). */
-function setup(opts: { maxBytes?: number } = {}): { file: string; tail: DocumentTail; looks: DocumentLook[]; taken: string[]; gone: () => boolean } {
+function setup(opts: { maxBytes?: number; onError?: (e: unknown) => void } = {}): { file: string; tail: DocumentTail; looks: DocumentLook[]; taken: string[]; gone: () => boolean } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-doc-'));
   const file = path.join(dir, 'session-1.json');
   const looks: DocumentLook[] = [];
@@ -59,6 +60,33 @@ function setup(opts: { maxBytes?: number } = {}): { file: string; tail: Document
 const doc = (n: number): string => JSON.stringify({ sessionId: 's', messages: Array.from({ length: n }, (_, i) => ({ id: `m${i}`, content: 'x'.repeat(200) })) }, null, 2);
 
 void describe('document tail', () => {
+  void test('a document that stays unreadable is reported once, not at every change; again after it was read', async () => {
+    const errors: string[] = [];
+    const { file, tail, taken } = setup({ onError: (e) => errors.push(String(e)) });
+    writeFileSync(file, doc(1));
+    await tail.poke();
+    // As root every file is readable: a FIFO in the document's place cannot be read either.
+    const fifo = path.join(path.dirname(file), 'fifo');
+    const putFifo = (): void => {
+      execFileSync('mkfifo', [fifo]);
+      renameSync(fifo, file);
+    };
+    putFifo();
+    for (let i = 0; i < 4; i++) {
+      await tail.poke();
+    }
+    assert.equal(tail.failing, true);
+    assert.equal(errors.length, 1, errors.join('; '));
+    writeFileSync(`${file}.new`, doc(2));
+    renameSync(`${file}.new`, file);
+    await tail.poke();
+    assert.equal(tail.failing, false);
+    assert.deepEqual(taken, [doc(1), doc(2)]);
+    putFifo();
+    await tail.poke();
+    assert.equal(errors.length, 2, 'failing again after a read is news');
+  });
+
   void test('a burst of rewrites is read a few times, ending with the last version', async () => {
     const { file, tail, taken } = setup();
     writeFileSync(file, doc(1));
