@@ -3,7 +3,6 @@
 // version aside; the guard service answers a real hook process about a dirty buffer; the
 // hooks install command writes the agents' settings.
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +13,7 @@ import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { takeAgentsVersion } from '../../src/vscode/guard/editorGuard';
 import { noticeBatchMaxMs } from '../../src/vscode/guard/notices';
 import { QuarantineStore } from '../../src/vscode/guard/quarantine';
+import { hookEnv, runHook } from './support/hooks';
 import { workspaceDir } from './support/transcripts';
 import { uiCheck, waitFor } from './support/ui';
 
@@ -209,8 +209,6 @@ suite('guard', () => {
   test('the guard service answers a real hook: a write to a file with unsaved changes is denied', async () => {
     const { file, doc } = await dirtyUtilWithGuard(api);
     try {
-      // Spawned asynchronously: the guard service runs in this very process (the extension
-      // host), and a synchronous spawn would keep it from answering.
       const r = await runHook([path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'], writeHook(file, '5', 'toolu_HOOK'), hookEnv);
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /unsaved changes in the editor/);
@@ -328,8 +326,6 @@ function writeHook(file: string, session: string, toolUseId: string): string {
   });
 }
 
-/** A generous deadline for the hook: the tests are about the decision, and the machine may be busy. */
-const hookEnv: NodeJS.ProcessEnv = { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' };
 
 /** The script of our hook command in a settings text: `node "<script>" --agent-guard …`. */
 function installedScript(settingsText: string): string {
@@ -344,15 +340,3 @@ async function hookStatus(): Promise<{ folder: string; file: string; state: { ki
   return (await vscode.commands.executeCommand<{ folder: string; file: string; state: { kind: string; script?: string } }[]>('agentGuard.hooksStatus', { show: false })) ?? [];
 }
 
-function runHook(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}

@@ -6,7 +6,6 @@
 // file as the editor names it, and the jumps must open that editor, not a second one of the same
 // file under its real path (beside the buffer that may hold the user's unsaved changes).
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -14,6 +13,7 @@ import { encodeClaudeProject } from '../../src/core/discovery/locations';
 import type { Finding } from '../../src/core/model/finding';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
+import { runHook } from './support/hooks';
 import { appendLines, workspaceDir } from './support/transcripts';
 import { waitFor } from './support/ui';
 
@@ -129,18 +129,3 @@ suite('linked folder', () => {
     }
   });
 });
-
-/** Spawned asynchronously: the guard service answers from this very process (the extension host). */
-function runHook(args: string[], input: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // A generous deadline: the test is about the decision, and the machine may be busy.
-    const child = spawn(process.execPath, args, { env: { ...process.env, AGENT_GUARD_TIMEOUT_MS: '15000' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
