@@ -70,7 +70,12 @@ export const maxBaselineBytes = 5 * 1024 * 1024;
 export class EditorWrites {
   /** The bytes on disk of each open file, as of when it was opened, saved or reverted. */
   private readonly baselines = new Map<string, Uint8Array>();
-  /** Writes the guard itself made (putting a version back): not an agent's. */
+  /**
+   * Per file, the content the guard itself last put back: a change to it is not an agent's.
+   * Kept until the file's version is taken again (`remember`), not dropped at the first change
+   * that matches: a file in two working trees (a folder nested in another of the window) is
+   * reported by each, and the second report of the put-back was set aside as an agent's write.
+   */
   private readonly ownWrites = new Map<string, string>();
   /** Per file, the change being judged (see onChange). */
   private readonly judging = new Map<string, Promise<void>>();
@@ -99,6 +104,7 @@ export class EditorWrites {
       return;
     }
     await tree.track(path);
+    this.ownWrites.delete(path);
     try {
       const info = await fsp.stat(path);
       if (info.size <= maxBaselineBytes) {
@@ -121,6 +127,7 @@ export class EditorWrites {
   /** The document was closed. */
   forget(path: string): void {
     this.baselines.delete(path);
+    this.ownWrites.delete(path);
   }
 
   /**
@@ -151,7 +158,6 @@ export class EditorWrites {
       return undefined;
     }
     if (this.ownWrites.get(c.path) === c.hash) {
-      this.ownWrites.delete(c.path);
       return undefined;
     }
     const doc = this.documentAt(c.path);

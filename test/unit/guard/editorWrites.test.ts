@@ -171,6 +171,34 @@ void describe('editor writes', () => {
     assert.deepEqual(store.entries.map((e) => e.id), [sha('the agent\n')]);
     assert.equal(readFileSync(file, 'utf8'), 'mine\n');
   });
+  void test('nested workspace folders: each change reported by both trees, the put-back is not taken for an agent\'s write', async () => {
+    // A folder inside another folder of the window: the file is in both working trees, and
+    // each reports every change of it, in either order.
+    const inner: GuardedTree = { track: () => Promise.resolve(), lastSeen: () => undefined };
+    for (const order of ['each tree in turn', 'write, write, put-back, put-back']) {
+      store = new MemoryStore();
+      const g = guard('block');
+      await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+      writeFileSync(file, 'the agent\n');
+      const write = changeTo('the agent\n');
+      const putBack = { ...write, previous: write.hash, hash: sha('mine\n') };
+      previousHash = putBack.hash;
+      if (order === 'each tree in turn') {
+        await g.onChange(tree, write);
+        await g.onChange(tree, putBack);
+        await g.onChange(inner, write);
+        await g.onChange(inner, putBack);
+      } else {
+        await Promise.all([g.onChange(tree, write), g.onChange(inner, write)]);
+        await g.onChange(tree, putBack);
+        await g.onChange(inner, putBack);
+      }
+      assert.deepEqual(store.entries.map((e) => e.id), [sha('the agent\n')], order);
+      assert.equal(readFileSync(file, 'utf8'), 'mine\n', order);
+      assert.equal(doc.text, 'mine, unsaved\n');
+    }
+  });
+
   void test('a write still going on (the file truncated, its content not written yet) is not overwritten by the put-back', async () => {
     const g = guard('block', { quietMs: 200 });
     const mine = 'mine\n'.repeat(50);
