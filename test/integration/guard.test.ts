@@ -220,6 +220,29 @@ suite('guard', () => {
     }
   });
 
+  test('a write to a notebook with unsaved cells in the notebook editor is denied', async () => {
+    await api.ready();
+    await waitFor(() => api.guardSockets().length > 0, 10_000, 'the guard service');
+    const file = path.join(workspaceDir(), 'src', 'analysis.ipynb');
+    const cell = { cell_type: 'code', source: ['print(1)'], metadata: {}, outputs: [], execution_count: null };
+    fs.writeFileSync(file, JSON.stringify({ cells: [cell], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1));
+    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
+    await vscode.window.showNotebookDocument(notebook);
+    const edit = new vscode.WorkspaceEdit();
+    edit.set(notebook.uri, [vscode.NotebookEdit.insertCells(1, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, 'print(2)', 'python')])]);
+    await vscode.workspace.applyEdit(edit);
+    assert.ok(notebook.isDirty);
+    try {
+      const r = await runHook([path.join(extensionRoot(), 'dist', 'hook.js'), '--agent-guard', '--agent', 'claude'], writeHook(file, '7', 'toolu_NOTEBOOK'), hookEnv);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /unsaved changes in the editor/);
+    } finally {
+      await vscode.window.showNotebookDocument(notebook);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      fs.rmSync(file, { force: true });
+    }
+  });
+
   test('a settings change keeps the guard answering: hooks asked while the monitors restart get the service’s answer', async () => {
     const { file, doc } = await dirtyUtilWithGuard(api);
     const config = vscode.workspace.getConfiguration('agentGuard');

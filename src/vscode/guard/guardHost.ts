@@ -46,8 +46,12 @@ export class GuardHost extends Disposable {
   /** The guard services ask this before every write: is the file open with unsaved changes? */
   readonly dirtyBuffers: DirtyBuffers = {
     // sameFile: an agent names a file by its real path, the editor as the workspace was opened
-    // (through a symbolic link, say); the unsaved buffer is the same file.
-    isDirty: (path) => vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.scheme === 'file' && sameFile(pathOf(d.uri), path)),
+    // (through a symbolic link, say); the unsaved buffer is the same file. A notebook open in
+    // the notebook editor is no text document: its unsaved cells are asked for apart.
+    isDirty: (path) => {
+      const unsaved = (d: { isDirty: boolean; uri: vscode.Uri }): boolean => d.isDirty && d.uri.scheme === 'file' && sameFile(pathOf(d.uri), path);
+      return vscode.workspace.textDocuments.some(unsaved) || vscode.workspace.notebookDocuments.some(unsaved);
+    },
   };
 
   constructor(
