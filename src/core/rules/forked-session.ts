@@ -24,11 +24,12 @@ export const forkedSession = defineRule({
     /** Branches created by a fork, with where they forked, until the older branch grows again. */
     const forks = new Map<number, { from: number; forkAt: Span; firstAt: Span }>();
     let reported = false;
-    const note = (add: () => BranchGrowth | undefined, at: Span): void => {
-      if (ctx.agent !== 'claude-code' || reported) {
-        return;
-      }
-      const g = add();
+    /**
+     * Is the line worth adding to the tree? Asked before the line is added (not by passing the
+     * adding as a closure: a closure per event, in every file of every agent).
+     */
+    const listening = (): boolean => ctx.agent === 'claude-code' && !reported;
+    const note = (g: BranchGrowth | undefined, at: Span): void => {
       if (!g) {
         return;
       }
@@ -56,13 +57,19 @@ export const forkedSession = defineRule({
     };
     return {
       onCall(rec) {
-        note(() => branches.addCall(rec), rec.call.at);
+        if (listening()) {
+          note(branches.addCall(rec), rec.call.at);
+        }
       },
       onText(e) {
-        note(() => branches.addText(e), e.at);
+        if (listening()) {
+          note(branches.addText(e), e.at);
+        }
       },
       onResult(rec) {
-        note(() => branches.addResult(rec), rec.result.at);
+        if (listening()) {
+          note(branches.addResult(rec), rec.result.at);
+        }
       },
       onRetry(e) {
         branches.addRetry(e);

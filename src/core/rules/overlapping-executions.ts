@@ -313,11 +313,12 @@ export const overlappingExecutions = defineRule({
       return undefined;
     };
 
-    const note = (add: () => BranchGrowth | undefined, at: Span, what: string, messageIndex: number, synthetic = false): void => {
-      if (ctx.agent !== 'claude-code') {
-        return;
-      }
-      const g = add();
+    /**
+     * A line of a Claude Code file, once added to the tree (`g`, what adding it returned). The
+     * callers ask for the agent first and add the line themselves: passing the adding as a
+     * closure allocated one per event, in every file of every agent.
+     */
+    const note = (g: BranchGrowth | undefined, at: Span, what: string, messageIndex: number, synthetic = false): void => {
       if (held.size > 0) {
         // A held fork whose older branch grew again, took a result, or turned out to be one of
         // many answers side by side: it was a second writer after all.
@@ -422,13 +423,15 @@ export const overlappingExecutions = defineRule({
         }
       },
       onCall(rec) {
-        note(() => branches.addCall(rec), rec.call.at, 'assistant turn', rec.message.index);
         if (ctx.agent === 'claude-code') {
+          note(branches.addCall(rec), rec.call.at, 'assistant turn', rec.message.index);
           unjudged.push(rec);
         }
       },
       onText(e, msg) {
-        note(() => branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index, e.synthetic === true);
+        if (ctx.agent === 'claude-code') {
+          note(branches.addText(e), e.at, e.role === 'assistant' ? 'assistant turn' : 'user prompt', msg.index, e.synthetic === true);
+        }
         if (e.synthetic === true && e.role === 'assistant' && ctx.agent === 'claude-code') {
           // Claude Code's own note of a session it resumed ("No response requested."), hung on a
           // branch that leaves a pending call behind (from before the call's message): the
@@ -446,7 +449,9 @@ export const overlappingExecutions = defineRule({
         if (rec.call && turnsWhileRunning.size > 0 && !rec.result.placeholder) {
           confirm(rec.call);
         }
-        note(() => branches.addResult(rec), rec.result.at, '', rec.message.index);
+        if (ctx.agent === 'claude-code') {
+          note(branches.addResult(rec), rec.result.at, '', rec.message.index);
+        }
       },
       onRetry(e) {
         branches.addRetry(e);
