@@ -38,6 +38,16 @@ interface ActiveRule {
 }
 
 /**
+ * One rule's handler for a per-event kind, read off its listener once. Every rule's listener is
+ * an object of its own shape: reading `listener.onCall` on each event was a megamorphic load per
+ * rule per event, where this record always has the one shape.
+ */
+interface BoundHandler<F> {
+  entry: ActiveRule;
+  fn: F;
+}
+
+/**
  * Runs the rules over one transcript's normalized events, in arrival order. It owns the
  * rebuilt conversation and the session's file knowledge, and turns rule reports into
  * findings as soon as the rules are certain of them.
@@ -50,10 +60,10 @@ export class RuleEngine {
   private readonly active: ActiveRule[] = [];
   private readonly listeners = new Map<keyof RuleListener, ActiveRule[]>();
   /** The rules with each per-event handler, looked up once (a transcript has millions of events). */
-  private textRules: ActiveRule[] | undefined;
-  private callRules: ActiveRule[] | undefined;
-  private resultRules: ActiveRule[] | undefined;
-  private messageRules: ActiveRule[] | undefined;
+  private textRules: BoundHandler<NonNullable<RuleListener['onText']>>[] | undefined;
+  private callRules: BoundHandler<NonNullable<RuleListener['onCall']>>[] | undefined;
+  private resultRules: BoundHandler<NonNullable<RuleListener['onResult']>>[] | undefined;
+  private messageRules: BoundHandler<NonNullable<RuleListener['onMessage']>>[] | undefined;
   private session: SessionInfo | undefined;
   private agent: AgentKind | 'unknown' = 'unknown';
   private readonly logger: Logger;
@@ -230,12 +240,12 @@ export class RuleEngine {
         this.knowledge.noteSeen(path, e.at);
       }
     }
-    const list = (this.textRules ??= this.rulesWith('onText'));
+    const list = (this.textRules ??= this.handlersOf('onText'));
     for (let i = 0; i < list.length; i++) {
-      const entry = list[i]!;
+      const { entry, fn } = list[i]!;
       if (!entry.disabled) {
         try {
-          entry.listener.onText!(e, msg);
+          fn.call(entry.listener, e, msg);
         } catch (err) {
           this.crash(entry, err, e.at, 'handler');
         }
@@ -246,12 +256,12 @@ export class RuleEngine {
   private onCall(e: ToolCall): void {
     const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp, e.parentUuid);
     const rec = this.conversation.addCall(e, msg);
-    const list = (this.callRules ??= this.rulesWith('onCall'));
+    const list = (this.callRules ??= this.handlersOf('onCall'));
     for (let i = 0; i < list.length; i++) {
-      const entry = list[i]!;
+      const { entry, fn } = list[i]!;
       if (!entry.disabled) {
         try {
-          entry.listener.onCall!(rec);
+          fn.call(entry.listener, rec);
         } catch (err) {
           this.crash(entry, err, e.at, 'handler');
         }
@@ -262,12 +272,12 @@ export class RuleEngine {
   private onResult(e: ToolResult): void {
     const msg = this.messageFor('user', undefined, e.at, e.timestamp, e.parentUuid);
     const rec = this.conversation.addResult(e, msg);
-    const list = (this.resultRules ??= this.rulesWith('onResult'));
+    const list = (this.resultRules ??= this.handlersOf('onResult'));
     for (let i = 0; i < list.length; i++) {
-      const entry = list[i]!;
+      const { entry, fn } = list[i]!;
       if (!entry.disabled) {
         try {
-          entry.listener.onResult!(rec);
+          fn.call(entry.listener, rec);
         } catch (err) {
           this.crash(entry, err, e.at, 'handler');
         }
@@ -322,12 +332,12 @@ export class RuleEngine {
     }
     const msg = conv.openMessage(role, at, key, timestamp, parentUuid);
     const previous = conv.messages[msg.index - 1];
-    const list = (this.messageRules ??= this.rulesWith('onMessage'));
+    const list = (this.messageRules ??= this.handlersOf('onMessage'));
     for (let i = 0; i < list.length; i++) {
-      const entry = list[i]!;
+      const { entry, fn } = list[i]!;
       if (!entry.disabled) {
         try {
-          entry.listener.onMessage!(msg, previous);
+          fn.call(entry.listener, msg, previous);
         } catch (err) {
           this.crash(entry, err, at, 'handler');
         }
@@ -394,6 +404,11 @@ export class RuleEngine {
 
   private rulesWith(handler: keyof RuleListener): ActiveRule[] {
     return this.active.filter((e) => typeof e.listener[handler] === 'function');
+  }
+
+  /** The rules with this per-event handler, each with the handler itself (see BoundHandler). */
+  private handlersOf<K extends 'onText' | 'onCall' | 'onResult' | 'onMessage'>(handler: K): BoundHandler<NonNullable<RuleListener[K]>>[] {
+    return this.rulesWith(handler).map((entry) => ({ entry, fn: entry.listener[handler]! }));
   }
 
   /** A throwing rule is disabled for this stream and reported once; the others go on. */
