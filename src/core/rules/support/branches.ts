@@ -581,12 +581,20 @@ export class SharedBranchTracker {
   }
 
   // The lines of each event kind, as every rule that shares the tracker adds them. Only lines
-  // with a uuid are links of a tree (Claude Code's); other agents' events leave it empty.
+  // with a uuid are links of a tree (Claude Code's); other agents' events leave it empty. The
+  // same event again (from the next rule) is answered before its node's name is built: five
+  // rules add each line, and the name is a new string each time.
   addCall(rec: CallRecord): BranchGrowth | undefined {
+    if (rec === this.lastEvent) {
+      return this.lastGrowth;
+    }
     return rec.call.uuid === undefined ? undefined : this.add(rec, rec.call.uuid, rec.call.parentUuid, callNode(rec.call), rec.call.at, 'call');
   }
 
   addText(e: TextEvent): BranchGrowth | undefined {
+    if (e === this.lastEvent) {
+      return this.lastGrowth;
+    }
     if (e.uuid === undefined) {
       return undefined;
     }
