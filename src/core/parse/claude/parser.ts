@@ -141,8 +141,32 @@ function holdsResult(value: Record<string, unknown>): boolean {
  * uuids sharing a key only hide a lost record, never invent one.
  */
 function uuidKey(uuid: string): number | string {
-  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-/i.exec(uuid);
-  return m ? parseInt(m[1]!, 16) * 0x10000 + parseInt(m[2]!, 16) : uuid;
+  // `^([0-9a-f]{8})-([0-9a-f]{4})-`i read by hand: a match and two slices per line were a share
+  // of a Claude Code line's reading.
+  if (uuid.length < 14 || uuid.charCodeAt(8) !== 0x2d || uuid.charCodeAt(13) !== 0x2d) {
+    return uuid;
+  }
+  let key = 0;
+  for (let i = 0; i < 13; i++) {
+    if (i === 8) {
+      continue;
+    }
+    const digit = hexDigit(uuid.charCodeAt(i));
+    if (digit === -1) {
+      return uuid;
+    }
+    key = key * 16 + digit;
+  }
+  return key;
+}
+
+/** The value of a hexadecimal digit (either case), or -1. */
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) {
+    return c - 0x30;
+  }
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
 }
 
 /** A result record held until the record it answers (named by its parent uuid) is read. */
@@ -1165,7 +1189,11 @@ function addLine(runs: { start: number; lines: string[] }[], n: number, text: st
  * glimpse of lines that do not match (and so clear nothing).
  */
 export function diffsWorkingTree(command: string): boolean {
-  // Any one `git diff` of the command line will do (`git diff --stat && git diff a.css`).
+  // Any one `git diff` of the command line will do (`git diff --stat && git diff a.css`). Asked of
+  // every Bash call: one without the word is answered before the pattern is tried at each position.
+  if (!command.includes('git')) {
+    return false;
+  }
   for (const m of command.matchAll(/(?:^|&&|;|\|\|)\s*git\s+diff\b([^|;&]*)(\|\s*(?:head|tail|cat|less)\b[^|;&]*)?\s*(?=$|&&|;|\|\|)/g)) {
     if (!/(?:^|\s)--(?:cached|staged|no-index|stat|name-only|name-status|shortstat|numstat|color(?:=always)?|word-diff\S*)\b|\.\./.test(m[1]!)) {
       return true;
