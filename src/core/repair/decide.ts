@@ -46,6 +46,20 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
     left.push({ line: f.line, rule: f.rule as PairingRuleId, ...(f.callId !== undefined ? { callId: f.callId } : {}), reason, deliberate });
   };
 
+  // The unbound results by line and id, once: looked up per finding, a walk over every result
+  // for each made a file of many orphans quadratic.
+  const unbound = new Map<string, ResultRecord[]>();
+  for (const rec of a.results) {
+    if (!rec.call) {
+      const key = `${rec.result.at.line}\0${rec.result.callId}`;
+      const list = unbound.get(key);
+      if (list) {
+        list.push(rec);
+      } else {
+        unbound.set(key, [rec]);
+      }
+    }
+  }
   for (const f of byRule('orphan-result')) {
     const from = opts.historyLeavesFile?.(f.line);
     if (from !== undefined) {
@@ -58,10 +72,8 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
       continue;
     }
     // Every unbound result with this id on the line: the rule reports a line once.
-    for (const rec of a.results) {
-      if (!rec.call && rec.result.at.line === f.line && rec.result.callId === f.callId) {
-        drops.set(rec, { rule: 'orphan-result', reason: `drop the result for ${rec.result.callId}: it answers no tool call in this session` });
-      }
+    for (const rec of (f.callId !== undefined && unbound.get(`${f.line}\0${f.callId}`)) || []) {
+      drops.set(rec, { rule: 'orphan-result', reason: `drop the result for ${rec.result.callId}: it answers no tool call in this session` });
     }
   }
 

@@ -294,11 +294,19 @@ function linkClaude(
   const before = new Map(original.map((n) => [n, n.parent] as const));
   const result = relink({ original, order, dropped, placed });
 
+  // A line named by its uuid: the first in the new order, else in the file (one lookup per
+  // re-link; a search of every line for each made a file of many re-links quadratic).
+  const byUuid = new Map<string, ChainNode>();
+  for (const n of [...order, ...original]) {
+    if (!byUuid.has(n.uuid)) {
+      byUuid.set(n.uuid, n);
+    }
+  }
   const describe = (uuid: string | null | undefined): string => {
     if (uuid === null || uuid === undefined) {
       return 'no parent';
     }
-    const node = order.find((n) => n.uuid === uuid) ?? original.find((n) => n.uuid === uuid);
+    const node = byUuid.get(uuid);
     if (!node) {
       return uuid;
     }
