@@ -90,16 +90,24 @@ if (require.main === module) {
   // exit code still says whether it found errors.
   // A long-running command (`watch … | head`) stops instead: see CliIo.onStdoutClosed.
   let pipeClosed = false;
+  // Any other failure to write the output (a full disk or quota under `check … > report.sarif`):
+  // the report is lost, which is an I/O error (exit 2) and said in one line. Rethrown, it was an
+  // uncaught exception: a stack trace and exit 1, which CI reads as "errors found". Set here and
+  // kept below, whichever of this and the command's end comes first.
+  let outputFailed = false;
   const closed = new Emitter<void>();
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE' || pipeClosed) {
-      if (!pipeClosed) {
-        pipeClosed = true;
-        closed.fire();
-      }
+    if (pipeClosed) {
       return;
     }
-    throw e;
+    pipeClosed = true;
+    if (e.code !== 'EPIPE') {
+      outputFailed = true;
+      process.exitCode = exitCodes.usage;
+      process.stderr.write(`agent-guard: cannot write the output: ${e.message}\n`);
+    }
+    // Either way nothing more can be shown: `watch` stops.
+    closed.fire();
   });
   // Its diagnostics may go to the same reader (`watch 2>&1 | head`): once that is gone they have
   // nowhere to go either. Unhandled, the first of them ("the output was closed, stopping") threw
@@ -117,6 +125,6 @@ if (require.main === module) {
   };
   const io: CliIo = { stdout: process.stdout, onStdoutClosed, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: os.homedir() };
   void main(process.argv.slice(2), io).then((code) => {
-    process.exitCode = code;
+    process.exitCode = outputFailed ? exitCodes.usage : code;
   });
 }

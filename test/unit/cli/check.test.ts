@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, openSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -270,6 +270,20 @@ void describe('agent-guard check', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     assert.equal(stderr, '');
     assert.equal(code, 1, 'the errors found still set the exit code');
+  });
+
+  void test('a report that cannot be written (a full disk): exit 2 and one line saying so, no stack', { skip: !existsSync('/dev/full') && 'no /dev/full here' }, () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const format of ['text', 'json', 'sarif']) {
+        const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), 'check', '--format', format, codexBroken], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+        assert.equal(r.status, 2, `${format}: an I/O error, not "errors found" (${r.stderr})`);
+        assert.match(r.stderr, /^agent-guard: cannot write the output: .*no space left on device.*\n$/i, format);
+        assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      }
+    } finally {
+      closeSync(full);
+    }
   });
 
   void test('commands that multiply (nested loops, brace groups) are read in bounded work: the check ends, the rest still checked', () => {
