@@ -162,9 +162,13 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   for (const s of monitor.sessionList()) {
     counts.set(s.agent, (counts.get(s.agent) ?? 0) + 1);
   }
+  // A --folder is watched as a root of its own, which the watcher files under Claude Code while
+  // it tells each transcript's agent by the file: listed as what the user named, not as a Claude
+  // Code folder (a folder of Codex rollouts was listed as one).
+  const extraFolders = new Set((args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f)));
   for (const r of monitor.watchedRoots) {
-    const label = agentLabels[r.agent];
-    const where = r.agent === 'claude-code' && nodePath.basename(r.path) === 'projects' ? nodePath.join(r.path, encodeClaudeProject(workspace)) : r.path;
+    const label = extraFolders.has(r.path) ? 'folder' : agentLabels[r.agent];
+    const where = r.agent === 'claude-code' && !extraFolders.has(r.path) && nodePath.basename(r.path) === 'projects' ? nodePath.join(r.path, encodeClaudeProject(workspace)) : r.path;
     info.write(`  ${label.padEnd(12)} ${where}${r.exists ? '' : ' (not there yet; waiting for it)'}\n`);
   }
   info.write(`  ${'guard'.padEnd(12)} ${guardLine}\n`);

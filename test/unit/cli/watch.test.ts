@@ -7,6 +7,7 @@ import { after, describe, test } from 'node:test';
 import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
 import { cli } from '../support/cli';
+import { CodexRollout } from '../support/codex';
 import { repoRoot } from '../support/repo';
 import { sleep, waitFor } from '../support/wait';
 
@@ -87,6 +88,24 @@ void describe('agent-guard watch', () => {
     assert.equal(await exited, 'exit 0', w.err);
     assert.match(w.err, /SIGINT, stopping/);
     assert.equal(w.out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
+  });
+
+  void test('a --folder is listed as a folder, not as a Claude Code folder, whatever agents its transcripts are of', async () => {
+    const ws = path.join(tmp, 'ws-folder');
+    const extra = path.join(tmp, 'extra rollouts');
+    mkdirSync(ws, { recursive: true });
+    mkdirSync(extra, { recursive: true });
+    writeFileSync(path.join(extra, 'rollout-2026-01-01T00-00-00-a.jsonl'), new CodexRollout('codex-a', ws).user('go').exec('call_1', 'ls').user('next').text());
+    const w = startWatch(['watch', '--no-guard', '--no-tree', '--folder', extra], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: path.join(tmp, 'claude-none'), CODEX_HOME: path.join(tmp, 'codex-none'), NO_COLOR: '1' });
+    try {
+      await waitFor(() => w.err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      assert.match(w.err, /\n {2}folder +[^\n]*extra rollouts\n/);
+      assert.doesNotMatch(w.err, /Claude Code +[^\n]*extra rollouts/);
+      assert.match(w.err, /found 1 session \(Codex CLI 1\)/);
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    assert.equal(await w.exited, 'exit 0', w.err);
   });
 });
 
