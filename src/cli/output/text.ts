@@ -14,13 +14,18 @@ const plain: Palette = { bold: (s) => s, dim: (s) => s, red: (s) => s, yellow: (
 const sgr = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 const ansi: Palette = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), yellow: sgr(33, 39), blue: sgr(34, 39), underline: sgr(4, 24) };
 
-/** Colour on a terminal unless NO_COLOR is set; FORCE_COLOR forces it (the usual conventions). */
+/**
+ * Colour on a terminal unless NO_COLOR is set; FORCE_COLOR forces it (the usual conventions).
+ * FORCE_COLOR=0 or false forces it off, on a terminal too, as Node and supports-color read it:
+ * `false` was taken for "force" and put escape codes into a log written through a pipe.
+ */
 export function paletteFor(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): Palette {
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') {
     return plain;
   }
-  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') {
-    return ansi;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined) {
+    return force === '0' || force.toLowerCase() === 'false' ? plain : ansi;
   }
   return stream.isTTY ? ansi : plain;
 }

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { inputHash } from '../../../src/core/lib/hash';
+import { paletteFor } from '../../../src/cli/output/text';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { ledgerPathFor } from '../../../src/io/guard/socketPath';
 import { ClaudeTranscript } from '../support/claude';
@@ -730,6 +731,19 @@ void describe('agent-guard check', () => {
   void test('colour only on a terminal or when forced', () => {
     assert.ok(!cli(['check', codexBroken]).stdout.includes('\u001b['));
     assert.ok(cli(['check', codexBroken], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } }).stdout.includes('\u001b[31merror'));
+  });
+
+  void test('FORCE_COLOR=0 or false turns colour off, on a terminal too (as Node and supports-color read it)', () => {
+    for (const value of ['0', 'false']) {
+      const r = cli(['check', codexBroken], { env: { NO_COLOR: undefined, FORCE_COLOR: value } });
+      assert.equal(r.code, 1);
+      assert.ok(!r.stdout.includes('\u001b['), `FORCE_COLOR=${value} on a pipe`);
+      assert.equal(paletteFor({ isTTY: true }, { FORCE_COLOR: value }).red('x'), 'x', `FORCE_COLOR=${value} on a terminal`);
+    }
+    for (const value of ['', '1', 'true', '2', '3']) {
+      assert.equal(paletteFor({ isTTY: false }, { FORCE_COLOR: value }).red('x'), '\u001b[31mx\u001b[39m', `FORCE_COLOR=${value}`);
+    }
+    assert.equal(paletteFor({ isTTY: true }, {}).red('x'), '\u001b[31mx\u001b[39m', 'a terminal');
   });
 });
 
