@@ -58,11 +58,15 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'hooks':
         return await runHooks(rest, io);
       case undefined:
+        // A usage error like any other, said on stderr: `agent-guard > out` (a script that lost
+        // its command) filled `out` with the usage and said nothing on the terminal.
+        io.stderr.write(`agent-guard: no command given\n${usage}`);
+        return exitCodes.usage;
       case 'help':
       case '--help':
       case '-h':
         io.stdout.write(usage);
-        return command === undefined ? exitCodes.usage : exitCodes.ok;
+        return exitCodes.ok;
       case '--version':
       case '-v':
         io.stdout.write(version + '\n');
