@@ -19,7 +19,7 @@ import type { GuardWireRequest } from '../core/guard/protocol';
 import { hookAgents, type HookAgent } from '../core/guard/types';
 import { displayPath } from '../core/classify/paths';
 import { writeOps } from '../core/model/events';
-import type { CliIo } from './io';
+import { currentFolder, type CliIo } from './io';
 
 /** Default deadline of the question to the service (ms); AGENT_GUARD_TIMEOUT_MS overrides it. */
 const defaultTimeoutMs = 1500;
@@ -273,7 +273,9 @@ if (require.main === module && /(^|[\\/])hook\.js$/.test(process.argv[1] ?? ''))
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
-    cwd: process.cwd(),
+    // The hook works in the payload's folder; this one only must not crash it (a folder removed
+    // under the agent).
+    cwd: currentFolder(process.env) ?? '/',
     home: '',
   }).then((code) => {
     process.exitCode = code;

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import type { Event } from '../core/lib/event';
 
 /** What a CLI command may touch, injected so commands can be run in-process by tests. */
@@ -28,5 +29,21 @@ export function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * The process's working folder; where the shell says it is (PWD) when that folder was removed
+ * under it (`git worktree remove`, a CI workspace cleaned up), as process.cwd() then throws
+ * ENOENT, which crashed every command with a stack trace before it started. From there absolute
+ * paths still work and a relative one names the missing folder in its error. Undefined when
+ * neither is known.
+ */
+export function currentFolder(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    const pwd = env['PWD'];
+    return pwd !== undefined && nodePath.isAbsolute(pwd) ? pwd : undefined;
   }
 }

@@ -5,7 +5,7 @@ import { hookUsage, runHookCommand } from './hook';
 import { hooksUsage, runHooks } from './hooks';
 import { repairUsage, runRepair } from './repair';
 import { runWatch, watchUsage } from './watch';
-import { exitCodes, UsageError, type CliIo } from './io';
+import { currentFolder, exitCodes, UsageError, type CliIo } from './io';
 import { version } from './version';
 
 const usage = `agent-guard ${version} — keeps coding agents honest
@@ -127,8 +127,14 @@ if (require.main === module) {
     }
     return closed.event(listener);
   };
-  const io: CliIo = { stdout: process.stdout, onStdoutClosed, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: os.homedir() };
-  void main(process.argv.slice(2), io).then((code) => {
-    process.exitCode = outputFailed ? exitCodes.usage : code;
-  });
+  const cwd = currentFolder(process.env);
+  if (cwd === undefined) {
+    process.stderr.write('agent-guard: the current folder no longer exists (it was removed); run agent-guard from a folder that does\n');
+    process.exitCode = exitCodes.usage;
+  } else {
+    const io: CliIo = { stdout: process.stdout, onStdoutClosed, stderr: process.stderr, env: process.env, cwd, home: os.homedir() };
+    void main(process.argv.slice(2), io).then((code) => {
+      process.exitCode = outputFailed ? exitCodes.usage : code;
+    });
+  }
 }
