@@ -15,7 +15,7 @@ import { allRoots } from '../core/discovery/locations';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
 import { renderSarif } from './output/sarif';
-import { displayFile, paletteFor, renderText } from './output/text';
+import { displayFile, paletteFor, printable, renderText } from './output/text';
 import { version } from './version';
 
 export const checkUsage = `Usage: agent-guard check [options] PATH...
@@ -157,7 +157,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       break;
   }
   for (const p of found.problems) {
-    io.stderr.write(`agent-guard: cannot read ${displayFile(p.path, io.cwd)}: ${p.message.slice(p.path.length + 2)}\n`);
+    io.stderr.write(`agent-guard: cannot read ${displayFile(p.path, io.cwd)}: ${printable(p.message.slice(p.path.length + 2))}\n`);
   }
   if (found.problems.length > 0) {
     return exitCodes.usage;

@@ -8,7 +8,7 @@ import { editLine, summarize, type RepairPlan } from '../core/repair/plan';
 import { planRepair } from '../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired, type Liveness } from '../io/repairFile';
 import { exitCodes, UsageError, type CliIo } from './io';
-import { displayFile, paletteFor, type Palette } from './output/text';
+import { displayFile, paletteFor, printable, type Palette } from './output/text';
 
 export const repairUsage = `Usage: agent-guard repair [options] FILE
 
@@ -163,15 +163,15 @@ function incompleteReason(plan: RepairPlan): string {
 
 function renderPlan(plan: RepairPlan, p: Palette, cwd: string, shown: string): string {
   const out: string[] = [p.underline(displayFile(shown, cwd))];
-  out.push(p.dim(`  ${agentLabels[plan.agent]} session ${plan.session}`));
+  out.push(p.dim(`  ${agentLabels[plan.agent]} session ${printable(plan.session)}`));
   const rows: { line: number; text: string }[] = [];
   for (const e of plan.edits) {
     const where = e.kind === 'insert' ? `after line ${e.after}` : e.kind === 'move' ? `line ${e.line} → after line ${e.after}` : `line ${e.line}`;
-    rows.push({ line: editLine(e), text: `  ${where}: ${e.reason}  ${p.dim(e.rule)}` });
+    rows.push({ line: editLine(e), text: `  ${where}: ${printable(e.reason)}  ${p.dim(e.rule)}` });
   }
   for (const l of plan.left) {
     const mark = l.deliberate ? p.dim('left as is') : p.yellow('not repaired');
-    rows.push({ line: l.line, text: `  line ${l.line}: ${mark}: ${l.reason}  ${p.dim(l.rule)}` });
+    rows.push({ line: l.line, text: `  line ${l.line}: ${mark}: ${printable(l.reason)}  ${p.dim(l.rule)}` });
   }
   rows.sort((a, b) => a.line - b.line);
   out.push(...rows.map((r) => r.text));

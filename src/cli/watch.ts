@@ -14,7 +14,7 @@ import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { watchFindingToJson, watchGoneToJson } from './output/json';
-import { displayFile, paletteFor, renderFindingLine, renderGoneLine } from './output/text';
+import { displayFile, paletteFor, printable, renderFindingLine, renderGoneLine } from './output/text';
 import { version } from './version';
 
 export const watchUsage = `Usage: agent-guard watch [options]
@@ -265,7 +265,7 @@ function guardPolicyFromFlags(flags: readonly string[]): Partial<Record<GuardDec
 
 function stderrLogger(io: CliIo, verbose: boolean): Logger {
   const line = (level: string, m: string | Error): void => {
-    io.stderr.write(`[${level}] ${typeof m === 'string' ? m : describeError(m)}\n`);
+    io.stderr.write(`[${level}] ${printable(typeof m === 'string' ? m : describeError(m))}\n`);
   };
   return {
     trace: () => {},

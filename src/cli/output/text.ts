@@ -30,13 +30,36 @@ export function paletteFor(stream: { isTTY?: boolean }, env: Readonly<Record<str
   return stream.isTTY ? ansi : plain;
 }
 
+/**
+ * What a terminal or a CI log would act on rather than show: C0 and C1 controls (escape
+ * sequences that clear the screen, set the title or the clipboard, a line break that starts a
+ * forged line, which a CI log may read as a command), DEL, line and paragraph separators, and
+ * bidi overrides (text shown in another order than it is).
+ */
+// eslint-disable-next-line no-control-regex -- these characters are what it finds
+const unprintable = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const namedEscapes: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `s` with every character a terminal would act on shown as an escape (`\x1b`, `\n`,
+ * `\u202e`). Text output is made of transcript content (call ids, tool names, paths, what a
+ * model wrote), which is untrusted: printed as it is, it could drive the reader's terminal or
+ * forge lines of the report. JSON and SARIF need no such thing: JSON escapes them itself.
+ */
+export function printable(s: string): string {
+  return s.replace(unprintable, (c) => {
+    const code = c.charCodeAt(0);
+    return namedEscapes[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  });
+}
+
 export function severityLabel(s: Severity, p: Palette): string {
   return s === 'error' ? p.red('error') : s === 'warning' ? p.yellow('warning') : p.blue('info');
 }
 
 export function displayFile(file: string, cwd: string): string {
   const rel = nodePath.relative(cwd, file);
-  return rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : file;
+  return printable(rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : file);
 }
 
 /**
@@ -45,12 +68,12 @@ export function displayFile(file: string, cwd: string): string {
  * `watch` does not know which.
  */
 export function renderGoneLine(f: Finding, p: Palette, cwd: string): string {
-  return p.dim(`${displayFile(f.file, cwd)}:${f.line}:${f.column}  no longer reported  ${f.rule}`);
+  return p.dim(`${displayFile(f.file, cwd)}:${f.line}:${f.column}  no longer reported  ${printable(f.rule)}`);
 }
 
 /** One finding as a single line: `file:line:col  severity  message  rule` (for `watch`). */
 export function renderFindingLine(f: Finding, p: Palette, cwd: string): string {
-  return `${p.underline(`${displayFile(f.file, cwd)}:${f.line}:${f.column}`)}  ${severityLabel(f.severity, p)}  ${f.message}  ${p.dim(f.rule)}`;
+  return `${p.underline(`${displayFile(f.file, cwd)}:${f.line}:${f.column}`)}  ${severityLabel(f.severity, p)}  ${printable(f.message)}  ${p.dim(printable(f.rule))}`;
 }
 
 /**
@@ -72,11 +95,11 @@ export function renderText(findings: readonly Finding[], p: Palette, cwd: string
   for (const [file, list] of byFile) {
     out.push(p.underline(displayFile(file, cwd)));
     const first = list[0]!;
-    out.push(p.dim(`  ${first.agent} session ${first.session}`));
+    out.push(p.dim(`  ${first.agent} session ${printable(first.session)}`));
     for (const f of list) {
-      out.push(`  ${p.dim(`${f.line}:${f.column}`.padEnd(9))} ${severityLabel(f.severity, p).padEnd(p === plain ? 8 : 18)} ${f.message}  ${p.dim(f.rule)}`);
+      out.push(`  ${p.dim(`${f.line}:${f.column}`.padEnd(9))} ${severityLabel(f.severity, p).padEnd(p === plain ? 8 : 18)} ${printable(f.message)}  ${p.dim(printable(f.rule))}`);
       for (const r of f.related) {
-        out.push(p.dim(`             ↳ ${r.file === f.file ? '' : displayFile(r.file, cwd) + ':'}${r.line}: ${r.message}`));
+        out.push(p.dim(`             ↳ ${r.file === f.file ? '' : displayFile(r.file, cwd) + ':'}${r.line}: ${printable(r.message)}`));
       }
     }
     out.push('');

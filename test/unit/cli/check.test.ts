@@ -116,6 +116,28 @@ void describe('agent-guard check', () => {
     }
   });
 
+  void test('text output shows control characters from a transcript as escapes: no terminal codes, no forged lines', () => {
+    // A call id and tool name are the model's (or a prompt injection's) words: an OSC title or
+    // clipboard sequence, a screen clear, a C1 CSI, a bidi override, and a line break that would
+    // start a forged line (a CI log reads `::error ...` at a line's start as a command).
+    const id = 'toolu_\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e';
+    const file = path.join(tmp, 'control-chars.jsonl');
+    writeFileSync(file, new ClaudeTranscript().user('go').call('m1', id, 'Bash\n::error file=x::forged\r', { command: 'ls' }).user('next').text());
+    // eslint-disable-next-line no-control-regex -- the characters looked for
+    const terminalCodes = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+    for (const args of [['check', file], ['repair', file]]) {
+      const r = cli(args);
+      assert.doesNotMatch(r.stdout, terminalCodes, args[0]);
+      assert.doesNotMatch(r.stdout, /^::error/m, `${args[0]}: no forged line`);
+      assert.ok(r.stdout.includes('toolu_\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202e (Bash\\n::error file=x::forged\\r'), `${args[0]}: shown as escapes\n${r.stdout}`);
+      const coloured = cli(args, { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+      // eslint-disable-next-line no-control-regex -- its own SGR codes taken out
+      assert.doesNotMatch(coloured.stdout.replace(/\u001b\[\d+m/g, ''), terminalCodes, `${args[0]}: only its own colour codes`);
+    }
+    const json = JSON.parse(cli(['check', '--format', 'json', file]).stdout) as { findings: { callId: string }[] };
+    assert.equal(json.findings[0]!.callId, id, 'JSON keeps the text as it is (escaped by JSON)');
+  });
+
   void test('a result line cut short: the message reads as a sentence', () => {
     const lines = readFileSync(healthy, 'utf8').split('\n');
     lines[10] = lines[10]!.slice(0, 100);
