@@ -140,7 +140,9 @@ export class TranscriptParser {
   private endUnknown(): void {
     if (!this.parser && this.held.length > 0) {
       const first = this.held[0]!.raw;
-      this.opts.emit({
+      // Through this.emit: for a whole document, `first` is the document, and its span is
+      // placed on its first line (unplaced, it ran the document's length along line 1).
+      this.emit({
         kind: 'malformed',
         at: lineSpan(first),
         reason: 'unknown-format',

@@ -138,6 +138,15 @@ void describe('agent-guard check', () => {
     assert.equal(json.findings[0]!.callId, id, 'JSON keeps the text as it is (escaped by JSON)');
   });
 
+  void test('a JSON document of no known format: its finding lies on its first line, in JSON and SARIF', () => {
+    const file = path.join(tmp, 'settings.json');
+    writeFileSync(file, JSON.stringify({ name: 'not a transcript', list: Array.from({ length: 50 }, (_, i) => `item ${i}`) }, null, 2) + '\n');
+    const json = JSON.parse(cli(['check', '--format', 'json', file]).stdout) as { findings: { rule: string; line: number; column: number; endLine: number; endColumn: number }[] };
+    assert.deepEqual(json.findings.map((f) => [f.rule, f.line, f.column, f.endLine, f.endColumn]), [['unparseable-line', 1, 1, 1, 2]], 'line 1 is "{"');
+    const sarif = JSON.parse(cli(['check', '--format', 'sarif', file]).stdout) as { runs: { results: { locations: { physicalLocation: { region: unknown } }[] }[] }[] };
+    assert.deepEqual(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.region, { startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 });
+  });
+
   void test('a result line cut short: the message reads as a sentence', () => {
     const lines = readFileSync(healthy, 'utf8').split('\n');
     lines[10] = lines[10]!.slice(0, 100);
