@@ -72,6 +72,26 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   }
 
   const found: Found = { transcripts: [], problems: [] };
+  // A file named twice, or by itself and in a folder also named (`check a.jsonl .`), or found
+  // both in a folder and in the workspace's sessions, is one transcript: checked and reported
+  // once. Checked twice, each of its findings was reported and counted twice (and the file
+  // listed twice in the JSON's `files`).
+  const seenFiles = new Set<string>();
+  const seenProblems = new Set<string>();
+  const add = (more: Found): void => {
+    for (const t of more.transcripts) {
+      if (!seenFiles.has(t.file)) {
+        seenFiles.add(t.file);
+        found.transcripts.push(t);
+      }
+    }
+    for (const p of more.problems) {
+      if (!seenProblems.has(p.path)) {
+        seenProblems.add(p.path);
+        found.problems.push(p);
+      }
+    }
+  };
   const explicitFiles = new Set<string>();
   for (const t of targets) {
     const abs = nodePath.resolve(io.cwd, t);
@@ -79,8 +99,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     if (more.transcripts.length === 1 && more.transcripts[0]!.file === abs) {
       explicitFiles.add(abs);
     }
-    found.transcripts.push(...more.transcripts);
-    found.problems.push(...more.problems);
+    add(more);
   }
   if (args.values.workspace !== undefined) {
     const ws = nodePath.resolve(io.cwd, args.values.workspace);
@@ -88,9 +107,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     if (!isDirectory(ws)) {
       throw new UsageError(`the workspace ${ws} is not a folder`);
     }
-    const more = await findWorkspaceSessions(ws, { home: io.home, env: io.env });
-    found.transcripts.push(...more.transcripts);
-    found.problems.push(...more.problems);
+    add(await findWorkspaceSessions(ws, { home: io.home, env: io.env }));
   }
 
   // With --workspace, the guard hook's ledger of that workspace binds calls to approvals.

@@ -746,6 +746,26 @@ void describe('agent-guard check', () => {
     assert.deepEqual(findingsAt(dir), [`missing-result@${t.lines.length}`]);
   });
 
+  void test('a file named twice, or by itself and in a folder also named: checked and reported once', () => {
+    const dir = path.join(tmp, 'named-twice');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'rollout-2025-12-05T11-00-00-twice.jsonl');
+    cpSync(codexBroken, file);
+    const missing = path.join(tmp, 'nope-twice.jsonl');
+    for (const args of [[file, file], [file, dir], [dir, file], [dir, path.relative(repoRoot(), file)]]) {
+      const r = cli(['check', '--format', 'json', ...args]);
+      assert.equal(r.code, 1, args.join(' '));
+      const out = JSON.parse(r.stdout) as { files: { file: string }[]; findings: unknown[]; errors: number };
+      assert.deepEqual(out.files.map((f) => f.file), [file], args.join(' '));
+      assert.deepEqual([out.findings.length, out.errors], [2, 2], args.join(' '));
+    }
+    const text = cli(['check', file, dir]);
+    assert.match(text.stdout, /2 problems \(2 errors, 0 warnings, 0 info\) — 1 transcript checked\n$/);
+    const r = cli(['check', missing, file, missing]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr.match(/cannot read /g)?.length, 1, r.stderr);
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });
