@@ -97,7 +97,11 @@ void describe('agent-guard check', () => {
   });
 
   void test('--jobs: the same report however many files are checked at once', () => {
-    const files = [codexBroken, healthy, path.join(tmp, 'nope.jsonl'), codexBroken];
+    // More files than jobs: the broken rollout twice, as two files (a path named twice is one).
+    const copy = path.join(tmp, 'jobs-copy', path.basename(codexBroken));
+    mkdirSync(path.dirname(copy), { recursive: true });
+    cpSync(codexBroken, copy);
+    const files = [codexBroken, healthy, path.join(tmp, 'nope.jsonl'), copy];
     const one = cli(['check', '--format', 'json', '-j', '1', ...files]);
     assert.equal(one.code, 2);
     assert.equal((JSON.parse(one.stdout) as { findings: unknown[] }).findings.length, 4);
