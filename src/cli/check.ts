@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
@@ -76,12 +77,15 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // both in a folder and in the workspace's sessions, is one transcript: checked and reported
   // once. Checked twice, each of its findings was reported and counted twice (and the file
   // listed twice in the JSON's `files`).
+  // Known by its real path: a link to a transcript named beside the transcript is the same one
+  // (reported under the first spelling given).
   const seenFiles = new Set<string>();
   const seenProblems = new Set<string>();
   const add = (more: Found): void => {
     for (const t of more.transcripts) {
-      if (!seenFiles.has(t.file)) {
-        seenFiles.add(t.file);
+      const key = realPathOr(t.file);
+      if (!seenFiles.has(key)) {
+        seenFiles.add(key);
         found.transcripts.push(t);
       }
     }
@@ -214,4 +218,13 @@ export function ruleConfigFromFlags(flags: readonly string[]): RuleConfig {
     levelsById[m[1]!] = m[2] as RuleLevel;
   }
   return { levels: levelsById, options: {} };
+}
+
+/** The file's real path, or the path itself when it cannot be resolved (its read then says why). */
+function realPathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }

@@ -770,6 +770,21 @@ void describe('agent-guard check', () => {
     assert.equal(r.stderr.match(/cannot read /g)?.length, 1, r.stderr);
   });
 
+  void test('a transcript named by itself and through a link to it is checked once', () => {
+    const dir = path.join(tmp, 'named-linked');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'rollout-2025-12-05T11-00-00-linked.jsonl');
+    cpSync(codexBroken, file);
+    const link = path.join(tmp, 'rollout-2025-12-05T11-00-00-link.jsonl');
+    symlinkSync(file, link);
+    for (const args of [[file, link], [link, dir]]) {
+      const r = cli(['check', '--format', 'json', ...args]);
+      const out = JSON.parse(r.stdout) as { files: { file: string }[]; findings: unknown[] };
+      assert.deepEqual(out.files.map((f) => f.file), [args[0] === link ? link : file], args.join(' '));
+      assert.equal(out.findings.length, 2, args.join(' '));
+    }
+  });
+
   void test('a folder of links to transcripts is read through the links', () => {
     const dir = path.join(tmp, 'links');
     mkdirSync(dir, { recursive: true });
