@@ -73,12 +73,11 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   }
 
   const found: Found = { transcripts: [], problems: [] };
-  // A file named twice, or by itself and in a folder also named (`check a.jsonl .`), or found
-  // both in a folder and in the workspace's sessions, is one transcript: checked and reported
-  // once. Checked twice, each of its findings was reported and counted twice (and the file
-  // listed twice in the JSON's `files`).
-  // Known by its real path: a link to a transcript named beside the transcript is the same one
-  // (reported under the first spelling given).
+  // A file named twice, by itself and in a folder also named (`check a.jsonl .`), through a
+  // link beside its own name, or found both in a folder and in the workspace's sessions, is one
+  // transcript, known by its real path and reported under the first spelling given. Checked
+  // twice, each of its findings was reported and counted twice (and the file listed twice in
+  // the JSON's `files`).
   const seenFiles = new Set<string>();
   const seenProblems = new Set<string>();
   const add = (more: Found): void => {

@@ -92,9 +92,10 @@ export class DocumentTail {
   private disposed = false;
   private suspended = false;
   private gone = false;
-  /** The last look failed with the file there (see `failing`). */
-  private failed = false;
-  /** What the failing looks failed with: said once, not at every change of a file that stays unreadable. */
+  /**
+   * What the last look failed with, the file being there (see `failing`); undefined after a
+   * look that succeeded. Said once, not at every change of a file that stays unreadable.
+   */
   private failedWith: string | undefined;
   private lastEnd = 0;
   private lastCost = 0;
@@ -132,7 +133,7 @@ export class DocumentTail {
    * all that is known of it, and nothing it reported is to be taken back until a look succeeds.
    */
   get failing(): boolean {
-    return this.failed;
+    return this.failedWith !== undefined;
   }
 
   /** The last look found the document mid-rewrite, and nothing was taken since. */
@@ -225,14 +226,12 @@ export class DocumentTail {
         if (await this.look()) {
           this.lastCost = performance.now() - start;
         }
-        this.failed = false;
         this.failedWith = undefined;
       } catch (e) {
         const code = errnoCode(e);
         if (code === 'ENOENT') {
           this.unlinked();
         } else {
-          this.failed = true;
           const what = code ?? String(e);
           if (what !== this.failedWith) {
             this.failedWith = what;
@@ -268,7 +267,7 @@ export class DocumentTail {
     const stamp: Stamp = { ino: info.ino, dev: info.dev, size: info.size, mtimeMs: info.mtimeMs };
     // A look that failed is tried again whatever the stamp says: permissions given back change
     // no size or mtime.
-    if (this.looked && sameStamp(this.looked, stamp) && !this.failed) {
+    if (this.looked && sameStamp(this.looked, stamp) && !this.failing) {
       return false;
     }
     this.looked = stamp;

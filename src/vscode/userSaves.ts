@@ -6,7 +6,7 @@ export const userSaveWindowMs = 3000;
 
 interface Save {
   at: number;
-  /** What the editor wrote (the string the document already holds, not a copy). */
+  /** What the editor wrote: the document's text at its save (taken then: the buffer may change right after). */
   text: string;
   /**
    * Its hashes, with and without a byte order mark: computed when a change is first judged

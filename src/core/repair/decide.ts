@@ -1,4 +1,5 @@
 import type { CallRecord, MessageRecord, ResultRecord } from '../engine/conversation';
+import { groupBy } from '../lib/group';
 import type { Finding } from '../model/finding';
 import type { Analysis } from './analyze';
 import type { LeftProblem, PairingRuleId } from './plan';
@@ -48,18 +49,10 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
 
   // The unbound results by line and id, once: looked up per finding, a walk over every result
   // for each made a file of many orphans quadratic.
-  const unbound = new Map<string, ResultRecord[]>();
-  for (const rec of a.results) {
-    if (!rec.call) {
-      const key = `${rec.result.at.line}\0${rec.result.callId}`;
-      const list = unbound.get(key);
-      if (list) {
-        list.push(rec);
-      } else {
-        unbound.set(key, [rec]);
-      }
-    }
-  }
+  const unbound = groupBy(
+    a.results.filter((r) => !r.call),
+    (r) => `${r.result.at.line}|${r.result.callId}`,
+  );
   for (const f of byRule('orphan-result')) {
     const from = opts.historyLeavesFile?.(f.line);
     if (from !== undefined) {
@@ -72,7 +65,7 @@ export function decide(a: Analysis, opts: DecideOptions): Decisions {
       continue;
     }
     // Every unbound result with this id on the line: the rule reports a line once.
-    for (const rec of (f.callId !== undefined && unbound.get(`${f.line}\0${f.callId}`)) || []) {
+    for (const rec of (f.callId !== undefined && unbound.get(`${f.line}|${f.callId}`)) || []) {
       drops.set(rec, { rule: 'orphan-result', reason: `drop the result for ${rec.result.callId}: it answers no tool call in this session` });
     }
   }
