@@ -124,6 +124,12 @@ interface LiveSession {
   /** The first read has not finished: what it reads is history, not activity. */
   fresh: boolean;
   waking: Promise<void> | undefined;
+  /**
+   * Why the last wake could not read the transcript, while it still cannot: every change of
+   * the file tries again, and a person reading the log needs the first failure, not one per
+   * append.
+   */
+  unreadable: string | undefined;
   /** The stream's consumedBytes when it was dropped. */
   sleptAt: number;
   /**
@@ -408,6 +414,7 @@ export class LiveMonitor implements Disposable {
     s.stream = stream;
     this.logger.debug(`[monitor] ${file} changed; reading it again up to byte ${s.tail.bytesRead}`);
     let unreadable = false;
+    let failed = false;
     try {
       await readRange(file, s.tail.bytesRead, (bytes) => {
         if (s.stream === stream) {
@@ -415,7 +422,14 @@ export class LiveMonitor implements Disposable {
         }
       });
     } catch (e) {
-      this.logger.warn(`[monitor] cannot read ${file} again: ${describeError(e)}`);
+      failed = true;
+      const why = describeError(e);
+      if (s.unreadable !== why) {
+        this.logger.warn(`[monitor] cannot read ${file} again: ${why}`);
+      } else {
+        this.logger.debug(`[monitor] still cannot read ${file}: ${why}`);
+      }
+      s.unreadable = why;
       // Gone: the tail's next read says so, and starts over when the file comes back. There
       // but unreadable: the session stays asleep, its findings standing, and the next change
       // tries again. Woken with part of its history (none, for a file that could not be
@@ -437,6 +451,10 @@ export class LiveMonitor implements Disposable {
     }
     if (unreadable) {
       return;
+    }
+    if (!failed && s.unreadable !== undefined) {
+      this.logger.info(`[monitor] ${file} can be read again`);
+      s.unreadable = undefined;
     }
     if (!s.stream && !this.disposed) {
       // A re-check dropped the stream being rebuilt, and the tail it was rebuilt for: rebuilt
@@ -525,6 +543,7 @@ export class LiveMonitor implements Disposable {
           history: isDocumentTranscript(e.file) ? new DocumentHistory() : undefined,
           fresh: true,
           waking: undefined,
+          unreadable: undefined,
           sleptAt: 0,
           cwd: undefined,
           folder: undefined,

@@ -101,6 +101,11 @@ void describe('hibernation', () => {
     await Promise.race([env.monitor!.catchUp(file), sleep(3000)]);
     assert.deepEqual(live(file), before, 'the findings stand');
     assert.ok(env.logs.some((l) => l.includes('not a regular file')), `logged: ${env.logs.join('; ')}`);
+    // Every change tries again; the log says it once, not once per try.
+    for (let i = 0; i < 3; i++) {
+      await Promise.race([env.monitor!.catchUp(file), sleep(3000)]);
+    }
+    assert.equal(env.logs.filter((l) => l.startsWith('warn') && l.includes('cannot read')).length, 1, `logged: ${env.logs.join('; ')}`);
 
     // The transcript put back, grown by a stray result: read, and only that is new.
     const lines = t.lines.length;
@@ -116,6 +121,7 @@ void describe('hibernation', () => {
     assert.deepEqual(live(file), checked(file, t.text()));
     assert.equal(env.monitor!.session(file)!.bytes, Buffer.byteLength(t.text()));
     assert.ok(lines < t.lines.length);
+    assert.ok(env.logs.some((l) => l.startsWith('info') && l.includes('can be read again')), `logged: ${env.logs.join('; ')}`);
   });
 
   void test('a sleeping session whose transcript cannot be read stays asleep: no result is judged without its call', { skip: process.getuid?.() === 0 && 'runs as root, who reads every file' }, async () => {
