@@ -37,7 +37,8 @@ Options:
                              1 checks one file at a time)
   -h, --help                 show this help
 
-Exit status: 0 no error findings, 1 error findings, 2 usage or I/O error.
+Exit status: 0 no error findings, 1 error findings, 2 usage or I/O error, or no
+transcript found in any PATH given.
 `;
 
 export async function runCheck(argv: string[], io: CliIo): Promise<number> {
@@ -96,27 +97,35 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     }
   };
   const explicitFiles = new Set<string>();
+  // What each path given found (by real path), to name a path that held no transcript.
+  const perTarget: { path: string; files: string[]; unreadable: boolean }[] = [];
   for (const t of targets) {
     const abs = nodePath.resolve(io.cwd, t);
     const more = await findTranscripts(abs);
     if (more.transcripts.length === 1 && more.transcripts[0]!.file === abs) {
       explicitFiles.add(abs);
     }
+    perTarget.push({ path: abs, files: more.transcripts.map((x) => realPathOr(x.file)), unreadable: more.problems.some((p) => p.path === abs) });
     add(more);
   }
+  // How many sessions --workspace found, when given.
+  let workspaceSessions: number | undefined;
   if (args.values.workspace !== undefined) {
     const ws = nodePath.resolve(io.cwd, args.values.workspace);
     // A mistyped folder (or a wrong HOME in CI) must not pass as a workspace without problems.
     if (!isDirectory(ws)) {
       throw new UsageError(`the workspace ${ws} is not a folder`);
     }
-    add(await findWorkspaceSessions(ws, { home: io.home, env: io.env }));
+    const sessions = await findWorkspaceSessions(ws, { home: io.home, env: io.env });
+    workspaceSessions = sessions.transcripts.length;
+    add(sessions);
   }
 
   // With --workspace, the guard hook's ledger of that workspace binds calls to approvals.
   const ledgerFile = args.values.workspace !== undefined ? ledgerPathFor(nodePath.resolve(io.cwd, args.values.workspace), guardDir(io.env)) : undefined;
 
   const results: CheckedFile[] = [];
+  const notTranscripts = new Set<string>();
   const run = await checkFiles(
     found.transcripts.map((t) => t.file),
     // The Codex transcripts' timed accesses, for findBlindWrites below: not kept when it is off.
@@ -133,6 +142,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     // A folder may hold JSONL that is not a transcript: only files named on the command
     // line are reported as being of an unknown format.
     if (o.result.agent === undefined && !explicitFiles.has(o.file)) {
+      notTranscripts.add(realPathOr(o.file));
       continue;
     }
     results.push(o.result);
@@ -155,6 +165,12 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       r.findings = [...r.findings, ...mine].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
     }
   }
+  // A path given that held no transcript (a typo'd folder in a CI job, the wrong level of a
+  // tree) is named, else it passes for one checked and found clean. When no path given held any,
+  // the run checked nothing it was asked to: a failure, as ESLint fails on an unmatched pattern.
+  const emptyTargets = perTarget.filter((t) => !t.unreadable && t.files.every((f) => notTranscripts.has(f))).map((t) => t.path);
+  const noneFound = targets.length > 0 && perTarget.every((t) => t.files.every((f) => notTranscripts.has(f)));
+  const nothingFound = noneFound ? emptyTargets.map((path) => ({ path, message: `${path}: no transcripts found here` })) : [];
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;
@@ -163,7 +179,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     errors,
     warnings,
     infos: findings.length - errors - warnings,
-    problems: found.problems.map((p) => ({ path: p.path, message: p.message })),
+    problems: [...found.problems.map((p) => ({ path: p.path, message: p.message })), ...nothingFound],
   };
   switch (format) {
     case 'json':
@@ -173,22 +189,23 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(renderSarif(findings, allRules, version, summary.problems));
       break;
     case 'text':
-      io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length, found.problems.length));
+      io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length, found.problems.length, nothingFound.length));
       break;
   }
   for (const p of found.problems) {
     io.stderr.write(`agent-guard: cannot read ${displayFile(p.path, io.cwd)}: ${printable(p.message.slice(p.path.length + 2))}\n`);
   }
-  if (found.problems.length > 0) {
-    return exitCodes.usage;
+  for (const path of emptyTargets) {
+    io.stderr.write(`agent-guard: no transcripts found in ${displayFile(path, io.cwd) || '.'} (looked for *.jsonl and Gemini CLI's chats/session-*.json)\n`);
   }
-  if (results.length === 0 && targets.length > 0) {
-    io.stderr.write('agent-guard: no transcripts found in the given paths\n');
-  } else if (results.length === 0 && args.values.workspace !== undefined) {
+  if (workspaceSessions === 0) {
     // Said, not failed: a project may have no session yet. But a wrong HOME or
     // CLAUDE_CONFIG_DIR in CI looks exactly like this, so say where it looked.
     const where = allRoots({ home: io.home, env: io.env }).flatMap((r) => r.roots.map((d) => displayFile(d, io.cwd)));
-    io.stderr.write(`agent-guard: no sessions of ${displayFile(nodePath.resolve(io.cwd, args.values.workspace), io.cwd) || '.'} found (looked in ${where.join(', ')})\n`);
+    io.stderr.write(`agent-guard: no sessions of ${displayFile(nodePath.resolve(io.cwd, args.values.workspace ?? '.'), io.cwd) || '.'} found (looked in ${where.join(', ')})\n`);
+  }
+  if (found.problems.length > 0 || noneFound) {
+    return exitCodes.usage;
   }
   return errors > 0 ? exitCodes.findings : exitCodes.ok;
 }

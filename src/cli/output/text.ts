@@ -79,9 +79,10 @@ export function renderFindingLine(f: Finding, p: Palette, cwd: string): string {
 /**
  * Findings grouped by file, ESLint-stylish: readable in a terminal and in CI logs. `unreadable`:
  * paths that could not be read (their messages follow on stderr); the summary never says "no
- * problems" when part of what was asked for went unchecked.
+ * problems" when part of what was asked for went unchecked. `nothingFound`: paths given in which no
+ * transcript was found, when none of them held one.
  */
-export function renderText(findings: readonly Finding[], p: Palette, cwd: string, checkedFiles: number, unreadable = 0): string {
+export function renderText(findings: readonly Finding[], p: Palette, cwd: string, checkedFiles: number, unreadable = 0, nothingFound = 0): string {
   const byFile = new Map<string, Finding[]>();
   for (const f of findings) {
     const list = byFile.get(f.file);
@@ -110,7 +111,13 @@ export function renderText(findings: readonly Finding[], p: Palette, cwd: string
   const files = `${checkedFiles} transcript${checkedFiles === 1 ? '' : 's'} checked`;
   const unchecked = unreadable > 0 ? `${unreadable} path${unreadable === 1 ? '' : 's'} could not be read (see below)` : '';
   if (findings.length === 0) {
-    out.push(unreadable > 0 ? p.bold(p.red(`✖ ${unchecked}; no problems in the ${files}`)) : `✔ no problems (${files})`);
+    out.push(
+      unreadable > 0
+        ? p.bold(p.red(`✖ ${unchecked}; no problems in the ${files}`))
+        : nothingFound > 0
+          ? p.bold(p.red(`✖ no transcripts found in the ${nothingFound === 1 ? 'path' : `${nothingFound} paths`} given (see below)`))
+          : `✔ no problems (${files})`,
+    );
   } else {
     const summary = `${findings.length} problem${findings.length === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${infos} info) — ${files}${unchecked ? '; ' + unchecked : ''}`;
     out.push(errors > 0 || unreadable > 0 ? p.bold(p.red('✖ ' + summary)) : p.bold(p.yellow('⚠ ' + summary)));

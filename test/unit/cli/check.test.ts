@@ -211,6 +211,28 @@ void describe('agent-guard check', () => {
     assert.match(r.stderr, /cannot read .*nope\.jsonl: no such file or directory/);
   });
 
+  void test('a folder holding no transcript: named on stderr; exit 2 when no path given held one', () => {
+    const empty = path.join(tmp, 'no-transcripts-here');
+    mkdirSync(path.join(empty, 'sub'), { recursive: true });
+    // JSONL that is not a transcript is not one either.
+    writeFileSync(path.join(empty, 'sub', 'metrics.jsonl'), '{"cpu":1}\n');
+    const r = cli(['check', empty]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '✖ no transcripts found in the path given (see below)\n');
+    assert.match(r.stderr, /^agent-guard: no transcripts found in .*no-transcripts-here \(/);
+    const json = cli(['check', '--format', 'json', empty]);
+    assert.equal(json.code, 2);
+    assert.deepEqual((JSON.parse(json.stdout) as { problems: { path: string }[] }).problems.map((p) => p.path), [empty]);
+    const sarif = cli(['check', '--format', 'sarif', empty]);
+    assert.equal(sarif.code, 2);
+    assert.equal((JSON.parse(sarif.stdout) as { runs: { invocations: { executionSuccessful: boolean }[] }[] }).runs[0]!.invocations[0]!.executionSuccessful, false);
+    // Beside a path that holds one, the empty one is still named; the findings decide the exit.
+    const mixed = cli(['check', empty, healthy]);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    assert.match(mixed.stdout, /no problems \(1 transcript checked\)/);
+    assert.match(mixed.stderr, /^agent-guard: no transcripts found in .*no-transcripts-here \(.*\)\n$/);
+  });
+
   void test('a folder without permission: a clear error, the rest still checked', () => {
     const dir = path.join(tmp, 'perm');
     mkdirSync(path.join(dir, 'locked'), { recursive: true });
