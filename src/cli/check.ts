@@ -11,7 +11,7 @@ import { checkFiles, defaultJobs } from '../io/checkPool';
 import { findBlindWrites, nameWriters } from '../io/writersAcross';
 import { adapters } from '../core/parse/registry';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
-import { findTranscripts, findWorkspaceSessions, type Found } from '../io/discovery';
+import { findTranscripts, findWorkspaceSessions, maxFolderDepth, type Found } from '../io/discovery';
 import { allRoots } from '../core/discovery/locations';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
@@ -73,7 +73,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError('nothing to check: give transcript files or folders, or --workspace DIR');
   }
 
-  const found: Found = { transcripts: [], problems: [] };
+  const found: Found = { transcripts: [], problems: [], tooDeep: [] };
   // A file named twice, by itself and in a folder also named (`check a.jsonl .`), through a
   // link beside its own name, or found both in a folder and in the workspace's sessions, is one
   // transcript, known by its real path and reported under the first spelling given. Checked
@@ -81,6 +81,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // the JSON's `files`).
   const seenFiles = new Set<string>();
   const seenProblems = new Set<string>();
+  const seenTooDeep = new Set<string>();
   const add = (more: Found): void => {
     for (const t of more.transcripts) {
       const key = realPathOr(t.file);
@@ -93,6 +94,12 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       if (!seenProblems.has(p.path)) {
         seenProblems.add(p.path);
         found.problems.push(p);
+      }
+    }
+    for (const d of more.tooDeep) {
+      if (!seenTooDeep.has(d)) {
+        seenTooDeep.add(d);
+        found.tooDeep.push(d);
       }
     }
   };
@@ -194,6 +201,14 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   }
   for (const p of found.problems) {
     io.stderr.write(`agent-guard: cannot read ${displayFile(p.path, io.cwd)}: ${printable(p.message.slice(p.path.length + 2))}\n`);
+  }
+  if (found.tooDeep.length > 0) {
+    // Once, not a line per folder: a deep tree named by mistake may cut off thousands.
+    const first = displayFile(found.tooDeep[0]!, io.cwd);
+    const more = found.tooDeep.length - 1;
+    io.stderr.write(
+      `agent-guard: did not search ${first}${more > 0 ? ` and ${more} other folder${more === 1 ? '' : 's'}` : ''}: folders more than ${maxFolderDepth} levels below the folder named are not searched (name a deeper folder to check it)\n`,
+    );
   }
   for (const path of emptyTargets) {
     io.stderr.write(`agent-guard: no transcripts found in ${displayFile(path, io.cwd) || '.'} (looked for *.jsonl and Gemini CLI's chats/session-*.json)\n`);

@@ -34,9 +34,18 @@ export interface IoProblem {
 export interface Found {
   transcripts: FoundTranscript[];
   problems: IoProblem[];
+  /** Folders not searched, being more than maxFolderDepth levels below the folder searched. */
+  tooDeep: string[];
 }
 
 const skippedDirs = new Set(['node_modules', '.git']);
+
+/**
+ * How many levels below a folder searched are searched: bounds the walk of a huge tree named by
+ * mistake (a home folder). The folders it cuts off are listed (`tooDeep`), so that a transcript
+ * below them is not skipped unsaid.
+ */
+export const maxFolderDepth = 12;
 
 function problem(path: string, e: unknown): IoProblem {
   const code = errnoCode(e) ?? 'EIO';
@@ -55,7 +64,7 @@ function problem(path: string, e: unknown): IoProblem {
 
 /** Every transcript below `dir` (or `dir` itself when it is a file); unreadable parts are listed, not thrown. */
 export async function findTranscripts(target: string): Promise<Found> {
-  const found: Found = { transcripts: [], problems: [] };
+  const found: Found = { transcripts: [], problems: [], tooDeep: [] };
   let info;
   try {
     info = await stat(target);
@@ -74,11 +83,13 @@ export async function findTranscripts(target: string): Promise<Found> {
   }
   await walk(target, found, (file) => isTranscriptName(file));
   found.transcripts.sort((a, b) => a.file.localeCompare(b.file));
+  found.tooDeep.sort((a, b) => a.localeCompare(b));
   return found;
 }
 
 async function walk(dir: string, found: Found, want: (file: string) => boolean, depth = 0): Promise<void> {
-  if (depth > 12) {
+  if (depth > maxFolderDepth) {
+    found.tooDeep.push(dir);
     return;
   }
   let entries;
@@ -162,10 +173,11 @@ function realOrAsIs(path: string): string {
 /** The sessions of one workspace in the agents' default folders (plus extra folders). */
 export async function findWorkspaceSessions(workspace: string, e: Environment, extraFolders: readonly string[] = []): Promise<Found> {
   const spellings = workspaceSpellings(workspace);
-  const found: Found = { transcripts: [], problems: [] };
+  const found: Found = { transcripts: [], problems: [], tooDeep: [] };
   const add = (more: Found): void => {
     found.transcripts.push(...more.transcripts);
     found.problems.push(...more.problems.filter((p) => p.code !== 'ENOENT'));
+    found.tooDeep.push(...more.tooDeep);
   };
   for (const dir of claudeConfigDirs(e)) {
     const projects = nodePath.join(dir, 'projects');
@@ -202,7 +214,7 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
 
 async function codexSessionsFor(spellings: readonly string[], e: Environment): Promise<Found> {
   const all = await findTranscripts(nodePath.join(codexHome(e), 'sessions'));
-  const out: Found = { transcripts: [], problems: all.problems };
+  const out: Found = { transcripts: [], problems: all.problems, tooDeep: all.tooDeep };
   for (const t of all.transcripts) {
     const cwd = await codexCwd(t.file);
     if (cwd !== undefined && spellings.some((ws) => isWithin(cwd, ws))) {
@@ -282,11 +294,12 @@ async function geminiSessionsFor(ws: string, e: Environment): Promise<Found> {
       }
     }
   }
-  const out: Found = { transcripts: [], problems: [] };
+  const out: Found = { transcripts: [], problems: [], tooDeep: [] };
   for (const name of names) {
     const more = await findTranscripts(nodePath.join(tmp, name, 'chats'));
     out.transcripts.push(...more.transcripts.map((t) => ({ file: t.file, agent: 'gemini' as const })));
     out.problems.push(...more.problems);
+    out.tooDeep.push(...more.tooDeep);
   }
   return out;
 }

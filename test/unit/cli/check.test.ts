@@ -233,6 +233,23 @@ void describe('agent-guard check', () => {
     assert.match(mixed.stderr, /^agent-guard: no transcripts found in .*no-transcripts-here \(.*\)\n$/);
   });
 
+  void test('a folder scan cut off by its depth limit says once which folder it did not search, and why', () => {
+    const top = path.join(tmp, 'deep');
+    // 12 levels below the folder named are searched; the 13th and 14th are not.
+    const levels = Array.from({ length: 14 }, (_, i) => `l${i + 1}`);
+    mkdirSync(path.join(top, ...levels), { recursive: true });
+    cpSync(healthy, path.join(top, ...levels.slice(0, 12), 'kept.jsonl'));
+    cpSync(codexBroken, path.join(top, ...levels.slice(0, 13), 'cut.jsonl'));
+    cpSync(codexBroken, path.join(top, ...levels, 'cut-too.jsonl'));
+    mkdirSync(path.join(top, ...levels.slice(0, 12), 'other'), { recursive: true });
+    cpSync(codexBroken, path.join(top, ...levels.slice(0, 12), 'other', 'cut-also.jsonl'));
+    const r = cli(['check', top]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /no problems \(1 transcript checked\)/);
+    const cut = path.join(top, ...levels.slice(0, 12), 'l13');
+    assert.equal(r.stderr, `agent-guard: did not search ${cut} and 1 other folder: folders more than 12 levels below the folder named are not searched (name a deeper folder to check it)\n`);
+  });
+
   void test('a folder without permission: a clear error, the rest still checked', () => {
     const dir = path.join(tmp, 'perm');
     mkdirSync(path.join(dir, 'locked'), { recursive: true });
