@@ -193,7 +193,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(renderJson(findings, summary));
       break;
     case 'sarif':
-      io.stdout.write(renderSarif(findings, allRules, version, summary.problems));
+      io.stdout.write(renderSarif(findings, allRules, version, summary.problems, io.cwd));
       break;
     case 'text':
       io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length, found.problems.length, nothingFound.length));

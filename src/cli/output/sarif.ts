@@ -4,12 +4,22 @@ import type { Finding, Severity } from '../../core/model/finding';
 
 const level: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
-/** SARIF 2.1.0 log (https://docs.oasis-open.org/sarif/sarif/v2.1.0/): one run, one result per finding. */
 /**
+ * SARIF 2.1.0 log (https://docs.oasis-open.org/sarif/sarif/v2.1.0/): one run, one result per finding.
  * `problems`: paths that could not be read. They go into the run's invocation, so that a log
  * uploaded to code scanning does not pass for a complete run (`check` exits 2 on them).
+ * `srcRoot` (the working folder): files under it are named relative to `%SRCROOT%`, which names
+ * it. GitHub code scanning annotates a file only by its path in the repository, and an absolute
+ * file:// URI, which holds the checkout's folder on the CI machine, matches none. Files outside
+ * it keep their absolute URI.
  */
-export function renderSarif(findings: readonly Finding[], rules: readonly RuleModule[], version: string, problems: readonly { path: string; message: string }[] = []): string {
+export function renderSarif(
+  findings: readonly Finding[],
+  rules: readonly RuleModule[],
+  version: string,
+  problems: readonly { path: string; message: string }[] = [],
+  srcRoot?: string,
+): string {
   const ruleIndex = new Map(rules.map((r, i) => [r.meta.id, i]));
   const extraRules = [...new Set(findings.map((f) => f.rule).filter((id) => !ruleIndex.has(id)))];
   const descriptors = [
@@ -22,7 +32,17 @@ export function renderSarif(findings: readonly Finding[], rules: readonly RuleMo
     ...extraRules.map((id) => ({ id, shortDescription: { text: id } })),
   ];
   extraRules.forEach((id, i) => ruleIndex.set(id, rules.length + i));
-  const uri = (file: string): string => pathToFileURL(file).href;
+  // With a trailing slash, as SARIF requires of a base URI (and so that a relative URI resolves inside it).
+  const base = srcRoot === undefined ? undefined : pathToFileURL(srcRoot).href.replace(/\/?$/, '/');
+  const artifact = (file: string): { uri: string; uriBaseId?: string } => {
+    const href = pathToFileURL(file).href;
+    if (base === undefined || !href.startsWith(base) || href.length === base.length) {
+      return { uri: href };
+    }
+    // Escaped as pathToFileURL escapes it, and a colon too: a first segment holding one would
+    // read as a URI scheme.
+    return { uri: href.slice(base.length).replace(/:/g, '%3A'), uriBaseId: '%SRCROOT%' };
+  };
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -37,6 +57,7 @@ export function renderSarif(findings: readonly Finding[], rules: readonly RuleMo
             rules: descriptors,
           },
         },
+        ...(base !== undefined ? { originalUriBaseIds: { '%SRCROOT%': { uri: base } } } : {}),
         invocations: [
           {
             executionSuccessful: problems.length === 0,
@@ -45,7 +66,7 @@ export function renderSarif(findings: readonly Finding[], rules: readonly RuleMo
                   toolExecutionNotifications: problems.map((p) => ({
                     level: 'error',
                     message: { text: p.message },
-                    locations: [{ physicalLocation: { artifactLocation: { uri: uri(p.path) } } }],
+                    locations: [{ physicalLocation: { artifactLocation: artifact(p.path) } }],
                   })),
                 }
               : {}),
@@ -59,7 +80,7 @@ export function renderSarif(findings: readonly Finding[], rules: readonly RuleMo
           locations: [
             {
               physicalLocation: {
-                artifactLocation: { uri: uri(f.file) },
+                artifactLocation: artifact(f.file),
                 region: { startLine: f.line, startColumn: f.column, endLine: f.endLine, endColumn: Math.max(f.endColumn, f.column) },
               },
             },
@@ -69,7 +90,7 @@ export function renderSarif(findings: readonly Finding[], rules: readonly RuleMo
                 relatedLocations: f.related.map((r, id) => ({
                   id,
                   message: { text: r.message },
-                  physicalLocation: { artifactLocation: { uri: uri(r.file) }, region: { startLine: r.line } },
+                  physicalLocation: { artifactLocation: artifact(r.file), region: { startLine: r.line } },
                 })),
               }
             : {}),

@@ -71,8 +71,29 @@ void describe('agent-guard check', () => {
     assert.equal(run.tool.driver.rules[res.ruleIndex]!.id, 'missing-result');
     assert.equal(res.level, 'error');
     assert.deepEqual(res.locations[0]!.physicalLocation.region, { startLine: 11, startColumn: 380, endLine: 11, endColumn: 392 });
-    assert.match(res.locations[0]!.physicalLocation.artifactLocation.uri, /^file:\/\/\/.*rejections-codex_with_escalation\.jsonl$/);
+    // Under the working folder (the repository, here): relative to %SRCROOT%, which code scanning needs to annotate.
+    assert.deepEqual(res.locations[0]!.physicalLocation.artifactLocation, { uri: path.relative(repoRoot(), codexBroken).split(path.sep).join('/'), uriBaseId: '%SRCROOT%' });
+    assert.deepEqual((run as unknown as { originalUriBaseIds: unknown }).originalUriBaseIds, { '%SRCROOT%': { uri: pathToFileURL(repoRoot()).href + '/' } });
     assert.deepEqual((run as unknown as { invocations: unknown[] }).invocations, [{ executionSuccessful: true }]);
+  });
+
+  void test('--format sarif: a file under the working folder is relative to %SRCROOT% (escaped as a URI); one outside it keeps its file:// URI', () => {
+    const root = path.join(tmp, 'sarif root');
+    mkdirSync(path.join(root, 'a b#1'), { recursive: true });
+    const inside = path.join(root, 'a b#1', 'r%x.jsonl');
+    cpSync(codexBroken, inside);
+    const outside = path.join(tmp, 'sarif-outside.jsonl');
+    cpSync(codexBroken, outside);
+    const r = cli(['check', '--format', 'sarif', inside, outside], { cwd: root });
+    assert.equal(r.code, 1, r.stderr);
+    const run = (JSON.parse(r.stdout) as { runs: { originalUriBaseIds: Record<string, { uri: string }>; results: { locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[]; relatedLocations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[] }[] }[] }).runs[0]!;
+    const base = run.originalUriBaseIds['%SRCROOT%']!.uri;
+    assert.equal(base, pathToFileURL(root).href + '/');
+    assert.ok(base.endsWith('/sarif%20root/'), base);
+    const locations = run.results.flatMap((x) => [x.locations[0]!, ...x.relatedLocations].map((l) => l.physicalLocation.artifactLocation));
+    assert.deepEqual(new Set(locations.map((l) => JSON.stringify(l))), new Set([JSON.stringify({ uri: 'a%20b%231/r%25x.jsonl', uriBaseId: '%SRCROOT%' }), JSON.stringify({ uri: pathToFileURL(outside).href })]));
+    // Resolved against its base, the relative URI names the file again.
+    assert.equal(new URL('a%20b%231/r%25x.jsonl', base).href, pathToFileURL(inside).href);
   });
 
   void test('--format sarif: a path that could not be read makes the run unsuccessful, with a notification on it', () => {
