@@ -126,9 +126,11 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
 
 async function status(workspace: string, agents: readonly InstallAgent[], io: CliIo, opts: HooksOptions): Promise<number> {
   const script = opts.hookScript ?? hookScriptPath();
+  let unreadable = false;
   for (const agent of agents) {
     const spec = hookSpecs[agent];
-    const before = readIfExists(nodePath.join(workspace, ...spec.file.split('/')));
+    const file = nodePath.join(workspace, ...spec.file.split('/'));
+    const before = readIfExists(file);
     const state = hookState(before, spec, { script, exists: existsSync });
     let line: string;
     switch (state.kind) {
@@ -142,6 +144,13 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
       case 'other':
         line = `installed, but not as this version would (run 'agent-guard hooks install' to update): ${findOurHooks(before)[0]!.command}`;
         break;
+      case 'unreadable':
+        // A file the agent cannot read either may hold the hook or not: not a state to pass
+        // a script (or a person reading only the exit code) as fine.
+        io.stderr.write(`agent-guard: ${spec.label}: cannot tell whether the hook is installed in ${file}: ${state.error}; left as it is\n`);
+        unreadable = true;
+        line = describeHookState(state);
+        break;
       default:
         line = describeHookState(state);
     }
@@ -154,7 +163,7 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
   } else {
     io.stdout.write(`guard service: not running for ${workspace} (start the Agent Session Guard extension or 'agent-guard watch'); hooks allow every write until it runs\n`);
   }
-  return exitCodes.ok;
+  return unreadable ? exitCodes.usage : exitCodes.ok;
 }
 
 function parseAgents(list: string | undefined): InstallAgent[] {

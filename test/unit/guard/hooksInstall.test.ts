@@ -357,6 +357,15 @@ void describe('agent-guard hooks', () => {
     assert.equal(await runHooks(['install', '--agents', 'gemini'], r.io, { hookScript: script }), 2);
     assert.match(r.err.join(''), /\.gemini\/settings\.json: not valid JSON \(with comments\).*; left as it is/);
     assert.equal(readFileSync(path.join(ws, '.gemini', 'settings.json'), 'utf8'), '{ oops');
+    // status cannot tell whether the hook is there: it says why, on stderr too, and fails.
+    const broken = '{\n  "hooks": {\n    "BeforeTool": [1,,]\n';
+    writeFileSync(path.join(ws, '.gemini', 'settings.json'), broken);
+    const st = io(ws);
+    assert.equal(await runHooks(['status'], st.io, { hookScript: script }), 2);
+    assert.match(st.out.join(''), /\.gemini\/settings\.json +cannot read: not valid JSON \(with comments\): .* at line 3/);
+    assert.match(st.out.join(''), /\.claude\/settings\.local\.json +not installed/, 'the other agents are still told');
+    assert.equal(st.err.join(''), `agent-guard: Gemini CLI: cannot tell whether the hook is installed in ${path.join(ws, '.gemini', 'settings.json')}: not valid JSON (with comments): ValueExpected at line 3, column 22; left as it is\n`);
+    assert.equal(readFileSync(path.join(ws, '.gemini', 'settings.json'), 'utf8'), broken);
     await assert.rejects(runHooks(['install', '--agents', 'cursor'], io(ws).io), /unknown agent 'cursor'/);
     await assert.rejects(runHooks(['frobnicate'], io(ws).io), /unknown hooks action/);
   });
