@@ -31,7 +31,8 @@ Options:
                            finding, with the fields of 'check --format json' and its 'id',
                            or {"gone":true,"id":...} when the finding with that id printed
                            before is no longer reported
-  --folder DIR             also watch this folder for transcripts (repeatable)
+  --folder DIR             also watch this folder for transcripts: the files 'check DIR'
+                           reads there (repeatable)
   --rule ID=LEVEL          set a rule's severity: error, warning, info or off (repeatable)
   --no-tree                do not watch the working tree (transcript rules only; no guard)
   --no-guard               do not run the guard service the hooks ask (agent-guard hooks install)

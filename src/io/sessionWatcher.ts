@@ -218,7 +218,9 @@ export class SessionWatcher implements Disposable {
       }
     }
     for (const extra of this.opts.extraFolders ?? []) {
-      roots.push({ agent: 'claude-code', path: nodePath.resolve(extra), depth: 8, exists: false, accepts: (f) => f.endsWith('.jsonl') });
+      // The files `check` reads in a folder (findTranscripts): a folder of copied sessions
+      // holding a Gemini CLI legacy `chats/session-*.json` was checked but not watched.
+      roots.push({ agent: 'claude-code', path: nodePath.resolve(extra), depth: 8, exists: false, names: isTranscriptName, accepts: isTranscriptName });
     }
     return roots;
   }

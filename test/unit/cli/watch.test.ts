@@ -109,6 +109,64 @@ void describe('agent-guard watch', () => {
   });
 });
 
+void describe('agent-guard watch --folder', () => {
+  void test('watches the files `check` reads in that folder: Gemini CLI legacy documents too, there at the start or written later', async () => {
+    const ws = path.join(tmp, 'ws-folder-gemini');
+    const extra = path.join(tmp, 'copied gemini');
+    const chats = path.join(extra, 'chats');
+    mkdirSync(ws, { recursive: true });
+    mkdirSync(path.join(chats, 'parent-id'), { recursive: true });
+    // An edit of a file the session never read: a write-before-read, whichever document holds it.
+    const doc = (sessionId: string, edit: string): string =>
+      JSON.stringify(
+        {
+          sessionId,
+          projectHash: 'h',
+          startTime: '2026-03-20T10:00:00.000Z',
+          lastUpdated: '2026-03-20T10:01:00.000Z',
+          messages: [
+            { id: 'm1', timestamp: '2026-03-20T10:00:00.000Z', type: 'user', content: 'Make the port configurable' },
+            {
+              id: 'm2',
+              timestamp: '2026-03-20T10:01:00.000Z',
+              type: 'gemini',
+              content: '',
+              toolCalls: [{ id: edit, name: 'replace', args: { file_path: path.join(ws, 'app.ts'), old_string: '80', new_string: 'env.PORT' }, result: [{ functionResponse: { id: edit, name: 'replace', response: { output: 'Edited' } } }], status: 'success', timestamp: '2026-03-20T10:01:00.000Z' }],
+            },
+          ],
+        },
+        null,
+        2,
+      );
+    const first = path.join(chats, 'session-2026-03-20T10-00-0f0e0d0c.json');
+    writeFileSync(first, doc('0f0e0d0c', 'replace_1'));
+    // Not a transcript, for `check` or `watch`.
+    writeFileSync(path.join(extra, 'logs.json'), doc('nope', 'replace_9'));
+    const w = startWatch(['watch', '--no-guard', '--no-tree', '--format', 'jsonl', '--folder', extra], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: path.join(tmp, 'claude-none'), CODEX_HOME: path.join(tmp, 'codex-none'), NO_COLOR: '1' });
+    try {
+      await waitFor(() => w.err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      assert.match(w.err, /found 1 session \(Gemini CLI 1\)/);
+      await waitFor(() => w.out.split('\n').filter(Boolean).length >= 1, 10_000, () => `the finding in the document there at the start\n${w.err}`);
+      // A sub-agent's document, written after the start.
+      const later = path.join(chats, 'parent-id', 'xb7gtb.json');
+      writeFileSync(later, doc('xb7gtb', 'replace_2'));
+      await waitFor(() => w.out.split('\n').filter(Boolean).length >= 2, 15_000, () => `the finding in the document written later\n${w.out}\n${w.err}`);
+      await sleep(500);
+      const rows = w.out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { rule: string; file: string; agent: string });
+      assert.deepEqual(rows.map((r) => `${r.rule}:${path.relative(extra, r.file)}:${r.agent}`), [`write-before-read:${path.join('chats', path.basename(first))}:gemini`, `write-before-read:${path.join('chats', 'parent-id', 'xb7gtb.json')}:gemini`]);
+      // What `check` reads in the folder, and nothing else.
+      const checked = cli(['check', '--format', 'json', extra]);
+      assert.deepEqual((JSON.parse(checked.stdout) as { files: { file: string }[] }).files.map((f) => f.file).sort(), rows.map((r) => r.file).sort());
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    assert.equal(await w.exited, 'exit 0', w.err);
+  });
+});
+
 void describe('agent-guard watch, jsonl', () => {
   void test('a transcript deleted and written again: a gone record, then its finding again, so the stream folds to the current set', async () => {
     const ws = path.join(tmp, 'ws-jsonl-gone');

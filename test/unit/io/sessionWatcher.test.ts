@@ -168,7 +168,7 @@ void describe('session watcher', () => {
     const chats = path.join(project, 'chats');
     const claudeProject = path.join(root, 'claude', 'projects');
     const extra = path.join(root, 'extra');
-    for (const d of [workspace, path.join(chats, 'parent-id'), claudeProject, extra]) {
+    for (const d of [workspace, path.join(chats, 'parent-id'), claudeProject, path.join(extra, 'chats', 'parent-id')]) {
       mkdirSync(d, { recursive: true });
     }
     const { watcher, events } = await started(root, {
@@ -178,7 +178,8 @@ void describe('session watcher', () => {
       pendingPollMs: 50,
     });
     const doc = '{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","messages":[]}';
-    const sessions = [path.join(chats, 'session-2026-03-20T10-00-0f0e0d0c.json'), path.join(chats, 'parent-id', 'xb7gtb.json')];
+    // An extra folder takes the files `check` reads in a folder: a copied chats/ folder's too.
+    const sessions = [path.join(chats, 'session-2026-03-20T10-00-0f0e0d0c.json'), path.join(chats, 'parent-id', 'xb7gtb.json'), path.join(extra, 'chats', 'session-2026-03-21T09-00-1a2b3c4d.json'), path.join(extra, 'chats', 'parent-id', 'c4d5e6.json')];
     const others = [path.join(project, 'logs.json'), path.join(project, 'checkpoint-x.json'), path.join(chats, 'notes.json'), path.join(claudeProject, 'a.json'), path.join(extra, 'b.json')];
     for (const f of [...others, ...sessions]) {
       writeFileSync(f, doc);
