@@ -38,7 +38,8 @@ export interface Found {
   tooDeep: string[];
 }
 
-const skippedDirs = new Set(['node_modules', '.git']);
+/** Folders a search for transcripts never enters: a project's dependencies and its git store hold none. */
+export const skippedDirs: ReadonlySet<string> = new Set(['node_modules', '.git']);
 
 /**
  * How many levels below a folder searched are searched: bounds the walk of a huge tree named by

@@ -19,7 +19,7 @@ import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import { codexCwd, workspaceSpellings } from './discovery';
+import { codexCwd, maxFolderDepth, skippedDirs, workspaceSpellings } from './discovery';
 
 /**
  * How often (about once a second) a file that cannot be judged yet is asked about again;
@@ -41,6 +41,8 @@ export interface WatchedRoot {
   accepts: (file: string) => boolean | 'later' | Promise<boolean | 'later'>;
   depth: number;
   exists: boolean;
+  /** Folders below `path` by these names are not entered (neither watched nor searched). */
+  skips?: ReadonlySet<string>;
 }
 
 /** A transcript (or Amplifier's execution log, which is followed like one) appeared, grew, or went. */
@@ -220,7 +222,17 @@ export class SessionWatcher implements Disposable {
     for (const extra of this.opts.extraFolders ?? []) {
       // The files `check` reads in a folder (findTranscripts): a folder of copied sessions
       // holding a Gemini CLI legacy `chats/session-*.json` was checked but not watched.
-      roots.push({ agent: 'claude-code', path: nodePath.resolve(extra), depth: 8, exists: false, names: isTranscriptName, accepts: isTranscriptName });
+      // And the folders it searches: a folder named by hand may be a project, whose
+      // node_modules alone would take thousands of the user's inotify watches.
+      roots.push({
+        agent: 'claude-code',
+        path: nodePath.resolve(extra),
+        depth: maxFolderDepth,
+        exists: false,
+        names: isTranscriptName,
+        accepts: isTranscriptName,
+        skips: skippedDirs,
+      });
     }
     return roots;
   }
@@ -251,7 +263,10 @@ export class SessionWatcher implements Disposable {
       ...(this.opts.pollIntervalMs !== undefined ? { interval: this.opts.pollIntervalMs, binaryInterval: this.opts.pollIntervalMs } : {}),
       // Renames over a file (temp-and-rename rewrites) arrive as a change, not unlink + add.
       atomic: true,
-      ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !namedLikeTranscript(root, p),
+      // By name alone for a skipped folder: asked before the stats are known, it is not entered
+      // at all (a file by that name is no transcript either).
+      ignored: (p: string, stats?: { isFile(): boolean }) =>
+        (stats?.isFile() === true && !namedLikeTranscript(root, p)) || (root.skips?.has(nodePath.basename(p)) === true && p !== root.path),
     });
     this.watchers.set(root, w);
     w.on('add', (p) => this.track(this.onFile(root, p, 'add')));
@@ -306,7 +321,9 @@ export class SessionWatcher implements Disposable {
     for (const e of entries) {
       const p = nodePath.join(dir, e.name);
       if (e.isDirectory() && depth > 0) {
-        await this.rescan(root, p, depth - 1);
+        if (!root.skips?.has(e.name)) {
+          await this.rescan(root, p, depth - 1);
+        }
       } else if (e.isFile() && namedLikeTranscript(root, p) && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
         await this.onFile(root, p, 'add');
       }

@@ -193,4 +193,37 @@ void describe('session watcher', () => {
     );
     assert.ok(events.every((e) => e.type === 'add' && e.agent === 'gemini'));
   });
+  void test("an extra folder is searched as check searches it: below node_modules and .git nothing is watched, and 12 levels down is", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
+    const workspace = path.join(root, 'ws');
+    const extra = path.join(root, 'extra');
+    const deep = path.join(extra, ...'abcdefghij'.split(''));
+    for (const d of [workspace, path.join(extra, 'node_modules', 'pkg'), path.join(extra, '.git'), deep]) {
+      mkdirSync(d, { recursive: true });
+    }
+    const line = '{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}\n';
+    const hidden = [path.join(extra, 'node_modules', 'pkg', 'fixture.jsonl'), path.join(extra, '.git', 'log.jsonl')];
+    const wanted = [path.join(extra, 'top.jsonl'), path.join(deep, 'deep.jsonl')];
+    for (const f of [...hidden, ...wanted]) {
+      writeFileSync(f, line);
+    }
+    const { watcher, events } = await started(root, {
+      workspace,
+      environment: { home: root, env: { CODEX_HOME: path.join(root, 'codex'), CLAUDE_CONFIG_DIR: path.join(root, 'claude') } },
+      extraFolders: [extra],
+      pendingPollMs: 50,
+    });
+    await waitFor(() => wanted.every((f) => events.some((e) => e.file === f)), 10_000, 'the transcripts to be taken up');
+    // Written after the start too, and a node_modules made after it: still not entered.
+    mkdirSync(path.join(deep, 'node_modules'));
+    const late = path.join(deep, 'node_modules', 'late.jsonl');
+    writeFileSync(late, line);
+    for (const f of [...hidden, ...wanted]) {
+      appendFileSync(f, line);
+    }
+    await waitFor(() => wanted.every((f) => events.filter((e) => e.file === f).length >= 2), 10_000, 'the appends to the transcripts');
+    await sleep(1500);
+    await watcher.idle();
+    assert.deepEqual([...new Set(events.map((e) => e.file))].sort(), [...wanted].sort());
+  });
 });
