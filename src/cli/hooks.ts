@@ -1,14 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
-import { describeHookState, hookState } from '../core/hooks/state';
+import { describeHookState, hookState, type HookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
-import { plannedText, writeSettings } from '../io/settingsFile';
+import { plannedText, readSettings, writeSettings } from '../io/settingsFile';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
 import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
+import { printable } from './output/text';
 
 export const hooksUsage = `Usage: agent-guard hooks install|uninstall|status [options]
 
@@ -78,7 +79,14 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
   for (const agent of agents) {
     const spec = hookSpecs[agent];
     const file = nodePath.join(workspace, ...spec.file.split('/'));
-    const before = readIfExists(file);
+    let before: string | undefined;
+    try {
+      before = await readSettings(file);
+    } catch (e) {
+      io.stderr.write(`agent-guard: ${spec.label}: cannot read ${spec.file}: ${printable(errorText(e))}; left as it is\n`);
+      failed = true;
+      continue;
+    }
     let plan: InstallPlan;
     try {
       plan = action === 'install' ? planInstall(before, spec, hookCommand(script, agent, { failClosed: args.values['fail-closed'] === true })) : planUninstall(before);
@@ -130,8 +138,14 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
   for (const agent of agents) {
     const spec = hookSpecs[agent];
     const file = nodePath.join(workspace, ...spec.file.split('/'));
-    const before = readIfExists(file);
-    const state = hookState(before, spec, { script, exists: existsSync });
+    let before: string | undefined;
+    let state: HookState;
+    try {
+      before = await readSettings(file);
+      state = hookState(before, spec, { script, exists: existsSync });
+    } catch (e) {
+      state = { kind: 'unreadable', error: errorText(e) };
+    }
     let line: string;
     switch (state.kind) {
       case 'current':
@@ -147,7 +161,7 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
       case 'unreadable':
         // A file the agent cannot read either may hold the hook or not: not a state to pass
         // a script (or a person reading only the exit code) as fine.
-        io.stderr.write(`agent-guard: ${spec.label}: cannot tell whether the hook is installed in ${file}: ${state.error}; left as it is\n`);
+        io.stderr.write(`agent-guard: ${spec.label}: cannot tell whether the hook is installed in ${file}: ${printable(state.error)}; left as it is\n`);
         unreadable = true;
         line = describeHookState(state);
         break;
@@ -183,13 +197,6 @@ function parseAgents(list: string | undefined): InstallAgent[] {
   return out;
 }
 
-function readIfExists(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * dist/hook.js of this package: next to dist/cli.js when run from the bundle, else found by
@@ -209,4 +216,8 @@ export function hookScriptPath(): string {
       return beside;
     }
   }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

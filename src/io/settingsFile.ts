@@ -6,13 +6,24 @@
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { InstallPlan } from '../core/hooks/install';
+import { AgentGuardError, errnoCode } from '../core/lib/errors';
 
-/** The file's text; undefined when it cannot be read (there is none, most often). */
+/**
+ * The file's text, or undefined when there is none. A file that is there but cannot be read (no
+ * permission, a folder by that name) throws: it may hold the hook and the user's other settings,
+ * and taken for none, an install would write over them.
+ */
 export async function readSettings(file: string): Promise<string | undefined> {
   try {
     return await fsp.readFile(file, 'utf8');
-  } catch {
-    return undefined;
+  } catch (e) {
+    const code = errnoCode(e);
+    // ENOTDIR: a file where a folder of its path should be; no settings file there either.
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return undefined;
+    }
+    // The message is the system's (it names the file where it can): callers say what they could not do.
+    throw new AgentGuardError('io', e instanceof Error ? e.message : String(e), { cause: e });
   }
 }
 

@@ -303,6 +303,23 @@ suite('guard', () => {
     assert.equal(fs.readFileSync(settings, 'utf8'), mine, 'uninstall restores the original bytes');
   });
 
+  test('a settings file that is there but cannot be read is reported and left as it is, not taken for none', async () => {
+    // A folder where Gemini CLI's settings file should be: unreadable whoever runs the test.
+    const gemini = path.join(workspaceDir(), '.gemini', 'settings.json');
+    fs.mkdirSync(gemini, { recursive: true });
+    try {
+      const state = (await hookStatus()).find((s) => s.file === '.gemini/settings.json')?.state;
+      assert.equal(state?.kind, 'unreadable', JSON.stringify(state));
+      assert.equal(await vscode.commands.executeCommand<string>('agentGuard.installHooks', { confirm: false }), 'written', 'the other agents are still installed');
+      assert.ok(fs.statSync(gemini).isDirectory());
+      assert.deepEqual(fs.readdirSync(gemini), []);
+      assert.equal((await hookStatus()).find((s) => s.file === '.claude/settings.local.json')?.state.kind, 'current');
+    } finally {
+      await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false });
+      fs.rmSync(path.dirname(gemini), { recursive: true, force: true });
+    }
+  });
+
   test('a hook left by a deleted version is reported as broken, and installing repairs it; the repaired hook reaches the guard', async () => {
     const settings = path.join(workspaceDir(), '.claude', 'settings.local.json');
     fs.mkdirSync(path.dirname(settings), { recursive: true });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
+import { AgentGuardError } from '../../core/lib/errors';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
@@ -39,14 +40,16 @@ async function plan(workspace: string, action: 'install' | 'uninstall', hookScri
   for (const agent of installAgents) {
     const spec = hookSpecs[agent];
     const file = nodePath.join(workspace, ...spec.file.split('/'));
-    const before = await readSettings(file);
     try {
+      // Inside: a settings file that is there but cannot be read is a problem listed, not no settings.
+      const before = await readSettings(file);
       const p = action === 'install' ? planInstall(before, spec, hookCommand(hookScript, agent, { failClosed })) : planUninstall(before);
       if (p.changed) {
         changes.push({ agent, file, rel: spec.file, before, after: await plannedText(file, p) });
       }
     } catch (e) {
-      problems.push(`${spec.file}: ${e instanceof Error ? e.message : String(e)} (left as it is)`);
+      const message = e instanceof Error ? e.message : String(e);
+      problems.push(`${spec.file}: ${AgentGuardError.is(e, 'io') ? `cannot read it: ${message}` : message} (left as it is)`);
     }
   }
   return { changes, problems };
@@ -135,8 +138,14 @@ export async function hooksStatus(workspace: string, script: string): Promise<{ 
   const out: { agent: InstallAgent; file: string; state: HookState }[] = [];
   for (const agent of installAgents) {
     const spec = hookSpecs[agent];
-    const text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
-    out.push({ agent, file: spec.file, state: hookState(text, spec, { script, exists: existsSync }) });
+    let state: HookState;
+    try {
+      const text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
+      state = hookState(text, spec, { script, exists: existsSync });
+    } catch (e) {
+      state = { kind: 'unreadable', error: e instanceof Error ? e.message : String(e) };
+    }
+    out.push({ agent, file: spec.file, state });
   }
   return out;
 }

@@ -370,6 +370,22 @@ void describe('agent-guard hooks', () => {
     await assert.rejects(runHooks(['frobnicate'], io(ws).io), /unknown hooks action/);
   });
 
+  void test('a settings file that is there but cannot be read is not taken for no settings: status fails, install writes nothing', async () => {
+    const ws = path.join(tmp, 'unreadable');
+    // A folder where the settings file should be: unreadable whoever runs the test (root too).
+    mkdirSync(path.join(ws, '.gemini', 'settings.json'), { recursive: true });
+    const st = io(ws);
+    assert.equal(await runHooks(['status', '--agents', 'gemini'], st.io, { hookScript: script }), 2);
+    assert.match(st.out.join(''), /\.gemini\/settings\.json +cannot read: .*EISDIR/);
+    assert.match(st.err.join(''), /Gemini CLI: cannot tell whether the hook is installed in .*settings\.json: .*EISDIR.*; left as it is/);
+    for (const args of [['install', '--agents', 'gemini', '--dry-run'], ['install', '--agents', 'gemini'], ['uninstall', '--agents', 'gemini']]) {
+      const r = io(ws);
+      assert.equal(await runHooks(args, r.io, { hookScript: script }), 2, args.join(' '));
+      assert.match(r.err.join(''), /Gemini CLI: cannot read \.gemini\/settings\.json: .*EISDIR.*; left as it is/, args.join(' '));
+      assert.doesNotMatch(r.out.join(''), /install|remove/, args.join(' '));
+    }
+  });
+
   void test('a workspace that is a file is a usage error, before anything is said to be installed', async () => {
     const file = path.join(tmp, 'not-a-folder.txt');
     writeFileSync(file, 'x');
