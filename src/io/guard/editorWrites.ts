@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, type Logger } from '../../core/lib/logger';
 import { describeAuthor } from '../../core/rules/support/author';
+import { ipynbHoldsCells, type NotebookCellText } from '../../core/guard/notebookCells';
 import type { TreeChange, WorkTree } from '../workTree';
 
 export type EditorGuardMode = 'block' | 'warn' | 'off';
@@ -32,10 +33,30 @@ export interface SetAsideStore {
   record(entry: QuarantineEntry): Promise<void>;
 }
 
-/** What the guard needs of a document open in an editor. */
-export interface OpenDocument {
+/** What the guard needs of a document open in an editor: a text document, or a notebook. */
+export type OpenDocument = OpenText | OpenNotebook;
+
+/** A text document: its buffer is its file's text. */
+export interface OpenText {
+  readonly kind?: undefined;
   readonly isDirty: boolean;
   getText(): string;
+}
+
+/**
+ * A Jupyter notebook open in the notebook editor. Its buffer is cells, not its file's bytes:
+ * the editor's save of it is recognised by the cells the file holds, or by what the host saw
+ * the editor write; and a save the host could not check makes the guard unsure (see judge).
+ */
+export interface OpenNotebook {
+  readonly kind: 'notebook';
+  readonly isDirty: boolean;
+  /** Its cells as the editor holds them now. */
+  cells(): readonly NotebookCellText[];
+  /** Did the editor save it near `at` and the file then hash to `hash` (the host read it back and found the editor's cells)? */
+  isSavedAs(hash: string, at: number): boolean;
+  /** Did the editor begin or finish a save of it near `at`, whatever it wrote? */
+  savedNear(at: number): boolean;
 }
 
 /** The working tree as the guard uses it. */
@@ -164,7 +185,7 @@ export class EditorWrites {
     if (!doc) {
       return undefined;
     }
-    if (c.by.kind === 'user') {
+    if (c.by.kind === 'user' || (doc.kind === 'notebook' && c.hash !== null && doc.isSavedAs(c.hash, c.at))) {
       await this.remember(tree, c.path);
       return undefined;
     }
@@ -195,7 +216,7 @@ export class EditorWrites {
       // aside as the agent's.
       return undefined;
     }
-    if (doc.isDirty && new TextDecoder().decode(agentVersion) === doc.getText()) {
+    if (doc.isDirty && holdsBuffer(doc, agentVersion)) {
       // The disk now holds exactly the buffer: the editor saved it (auto-save can land before
       // its save event reaches us). Nothing is in conflict.
       await this.remember(tree, c.path);
@@ -207,7 +228,13 @@ export class EditorWrites {
     const baseline = this.baselines.get(c.path);
     let restoredHash: string | undefined;
     let restoreError: unknown;
-    if (this.mode === 'block' && baseline && !(await this.holds(c.path, kept.id))) {
+    if (this.mode === 'block' && baseline && doc.kind === 'notebook' && doc.savedNear(c.at)) {
+      // The editor saved the notebook near this change, and what it wrote cannot be told from
+      // the file (the cells it holds now are no longer the ones saved, or the save has not been
+      // read back yet): this may be the user's own save. Put back, it would be undone; kept
+      // aside and told about, nothing is lost.
+      this.log.info(`[editor-guard] ${c.path} was saved by the editor near this change; not put back`);
+    } else if (this.mode === 'block' && baseline && !(await this.holds(c.path, kept.id))) {
       // Only the version just kept is undone. Something wrote the file while it was being
       // kept: the rest of the agent's write (the watcher can look between the truncation and
       // the write), its next write, or the user saving. That version was never set aside, and
@@ -265,6 +292,14 @@ export class EditorWrites {
       return false;
     }
   }
+}
+
+/** Does the content on disk hold exactly what the document's buffer holds? */
+function holdsBuffer(doc: OpenDocument, content: Uint8Array): boolean {
+  if (doc.kind === 'notebook') {
+    return ipynbHoldsCells(content, doc.cells());
+  }
+  return new TextDecoder().decode(content) === doc.getText();
 }
 
 function sha256(content: Uint8Array): string {

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { EditorWrites, maxBaselineBytes, type GuardedTree, type OpenDocument, type QuarantineEntry, type SetAsideStore } from '../../../src/io/guard/editorWrites';
+import { EditorWrites, maxBaselineBytes, type GuardedTree, type OpenDocument, type OpenNotebook, type QuarantineEntry, type SetAsideStore } from '../../../src/io/guard/editorWrites';
 import type { TreeChange } from '../../../src/io/workTree';
 import { nullLogger } from '../../../src/core/lib/logger';
 
@@ -246,3 +246,97 @@ async function settle(g: EditorWrites, by: TreeChange['by'] = { kind: 'unknown' 
   }
   assert.fail('the file keeps changing');
 }
+
+void describe('editor writes over a notebook', () => {
+  /** An .ipynb file holding these code cells. */
+  const ipynb = (...sources: string[]): string => JSON.stringify({ cells: sources.map((s) => ({ cell_type: 'code', source: [s], metadata: {}, outputs: [], execution_count: null })), metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1);
+
+  /** A notebook in the editor: its cells, and the saves the host saw (at, and the hash it read back). */
+  let nb: OpenNotebook & { isDirty: boolean; sources: string[]; saves: { at: number; hash?: string }[] };
+
+  beforeEach(() => {
+    file = path.join(dir, 'a.ipynb');
+    nb = {
+      kind: 'notebook',
+      isDirty: false,
+      sources: [],
+      saves: [],
+      cells: () => nb.sources.map((text) => ({ kind: 'code', text })),
+      isSavedAs: (hash, at) => nb.saves.some((s) => s.hash === hash && Math.abs(s.at - at) < 3000),
+      savedNear: (at) => nb.saves.some((s) => Math.abs(s.at - at) < 3000),
+    };
+  });
+
+  function notebookGuard(mode: 'block' | 'warn'): EditorWrites {
+    return new EditorWrites(mode, store, nullLogger, (p) => (p === file ? nb : undefined));
+  }
+
+  async function openAndEditNotebook(g: EditorWrites, onDisk: string[], unsaved: string[]): Promise<void> {
+    writeFileSync(file, ipynb(...onDisk));
+    previousHash = sha(ipynb(...onDisk));
+    nb.sources = onDisk;
+    await g.remember(tree, file);
+    nb.sources = unsaved;
+    nb.isDirty = true;
+  }
+
+  void test('block: a write over unsaved cells is set aside and the file put back; the cells are untouched', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(1)', 'print(2)']);
+    writeFileSync(file, ipynb('print("the agent")'));
+    const aside = await g.onChange(tree, changeTo(ipynb('print("the agent")')));
+    assert.equal(aside?.restored, true);
+    assert.equal(aside.entry.reason, 'dirty-buffer');
+    assert.deepEqual(store.texts(), [ipynb('print("the agent")')]);
+    assert.equal(readFileSync(file, 'utf8'), ipynb('print(1)'));
+    assert.deepEqual(nb.sources, ['print(1)', 'print(2)']);
+  });
+
+  void test('the editor saving its cells (before its save event is seen) is no conflict, though the bytes are not the buffer’s', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(1)', 'print(2)']);
+    // As VS Code's serializer would write them: other spacing, outputs, metadata.
+    const saved = JSON.stringify({ cells: [{ cell_type: 'code', execution_count: 3, metadata: {}, outputs: [{ output_type: 'stream', name: 'stdout', text: ['1\n'] }], source: ['print(1)'] }, { cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: ['print(2)'] }], metadata: { language_info: { name: 'python' } }, nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n';
+    writeFileSync(file, saved);
+    assert.equal(await g.onChange(tree, changeTo(saved)), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), saved);
+  });
+
+  void test('the editor’s save, read back by the host, when the cells changed again since: no conflict, nothing put back', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    writeFileSync(file, ipynb('print(2)'));
+    const c = changeTo(ipynb('print(2)'));
+    nb.saves.push({ at: c.at, hash: sha(ipynb('print(2)')) });
+    // The user typed on before the change was judged.
+    nb.sources = ['print(3)'];
+    assert.equal(await g.onChange(tree, c), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
+  });
+
+  void test('a write near a save the host could not check: set aside, never put back (it may be the user’s save)', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    writeFileSync(file, ipynb('print(2)'));
+    const c = changeTo(ipynb('print(2)'));
+    // The save began (its content not read back yet), and the user typed on.
+    nb.saves.push({ at: c.at - 10 });
+    nb.sources = ['print(3)'];
+    const aside = await g.onChange(tree, c);
+    assert.equal(aside?.restored, false);
+    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'), 'what may be the user’s save stays on disk');
+    assert.deepEqual(store.texts(), [ipynb('print(2)')], 'and is kept aside');
+  });
+
+  void test('a write long after the last save is put back', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    nb.saves.push({ at: Date.now() - 10_000, hash: sha(ipynb('print(1)')) });
+    writeFileSync(file, ipynb('print("the agent")'));
+    const aside = await g.onChange(tree, changeTo(ipynb('print("the agent")')));
+    assert.equal(aside?.restored, true);
+    assert.equal(readFileSync(file, 'utf8'), ipynb('print(1)'));
+  });
+});
