@@ -216,9 +216,11 @@ export class EditorWrites {
       // aside as the agent's.
       return undefined;
     }
-    if (doc.isDirty && holdsBuffer(doc, agentVersion)) {
+    if ((doc.isDirty && holdsBuffer(doc, agentVersion)) || (doc.kind === 'notebook' && doc.isSavedAs(sha256(agentVersion), c.at))) {
       // The disk now holds exactly the buffer: the editor saved it (auto-save can land before
-      // its save event reaches us). Nothing is in conflict.
+      // its save event reaches us). Or it holds what the host saw the editor save into a
+      // notebook, whose cells changed since (the change seen may have been a part of that save,
+      // or seen before the save was read back). Nothing is in conflict.
       await this.remember(tree, c.path);
       return undefined;
     }

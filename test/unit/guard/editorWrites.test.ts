@@ -316,6 +316,20 @@ void describe('editor writes over a notebook', () => {
     assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
   });
 
+  void test('the editor’s save first seen half written, its cells changed since: the save, once whole, is recognised', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    // The watcher saw the file truncated; by the time it is judged the save is whole and read back.
+    writeFileSync(file, '');
+    const c = changeTo('');
+    writeFileSync(file, ipynb('print(2)'));
+    nb.saves.push({ at: c.at, hash: sha(ipynb('print(2)')) });
+    nb.sources = ['print(3)'];
+    assert.equal(await g.onChange(tree, c), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
+  });
+
   void test('a write near a save the host could not check: set aside, never put back (it may be the user’s save)', async () => {
     const g = notebookGuard('block');
     await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
