@@ -6,8 +6,12 @@ export const userSaveWindowMs = 3000;
 
 interface Save {
   at: number;
-  /** What the editor wrote: the document's text at its save (taken then: the buffer may change right after). */
-  text: string;
+  /**
+   * What the editor wrote: the document's text at its save (taken then: the buffer may change
+   * right after). A notebook's save has none: its bytes are the serializer's, known only by
+   * their hash (`hashes`), read back from the file.
+   */
+  text?: string;
   /**
    * Its hashes, with and without a byte order mark: computed when a change is first judged
    * against this save, not on every save (most saves are never asked about, and a save of a
@@ -28,13 +32,32 @@ export class UserSaves {
 
   /** The editor saved `text` to `path` at `now`. */
   saved(path: string, text: string, now: number): void {
+    this.put(path, { at: now, text });
+  }
+
+  /**
+   * The editor began (`onWillSave…`) or finished saving the notebook at `path` at `now`; `hash`:
+   * the file's, read back after the save and found to hold the editor's cells (undefined: not
+   * read yet, or it did not hold them — then the save is known only to have happened).
+   */
+  savedNotebook(path: string, hash: string | undefined, now: number): void {
+    this.put(path, { at: now, hashes: hash === undefined ? [] : [hash] });
+  }
+
+  /** Did the editor begin or finish a save of `path` near `at`, whatever it wrote? */
+  savedNear(path: string, at: number): boolean {
+    const s = this.saves.get(path);
+    return s !== undefined && Math.abs(at - s.at) < userSaveWindowMs;
+  }
+
+  private put(path: string, save: Save): void {
     // Forget saves no change can match any more, so the map holds only the last few seconds'.
     for (const [p, s] of this.saves) {
-      if (now - s.at >= userSaveWindowMs) {
+      if (save.at - s.at >= userSaveWindowMs) {
         this.saves.delete(p);
       }
     }
-    this.saves.set(path, { at: now, text });
+    this.saves.set(path, save);
   }
 
   /**
@@ -47,7 +70,7 @@ export class UserSaves {
     if (s === undefined || Math.abs(at - s.at) >= userSaveWindowMs || hash === null) {
       return false;
     }
-    s.hashes ??= [hashText(s.text), hashText('\ufeff' + s.text)];
+    s.hashes ??= s.text === undefined ? [] : [hashText(s.text), hashText('\ufeff' + s.text)];
     return s.hashes.includes(hash);
   }
 }

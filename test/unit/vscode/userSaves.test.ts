@@ -26,4 +26,17 @@ void describe('the user’s saves', () => {
     saves.saved('/w/b.ts', 'y', t0 + userSaveWindowMs);
     assert.equal(saves.isUserSave('/w/a.ts', t0 + 10, hashText('x')), false, 'a.ts’s save was dropped once no change could match it');
   });
+
+  void test('a notebook’s save is the user’s by the hash read back; a save begun or not read back is only known to have happened', () => {
+    const saves = new UserSaves();
+    const h = hashText('{"cells": []}');
+    saves.savedNotebook('/w/n.ipynb', undefined, t0);
+    assert.equal(saves.savedNear('/w/n.ipynb', t0 + 100), true, 'the save has begun');
+    assert.equal(saves.isUserSave('/w/n.ipynb', t0 + 100, h), false, 'but what it wrote is not known');
+    saves.savedNotebook('/w/n.ipynb', h, t0 + 200);
+    assert.equal(saves.isUserSave('/w/n.ipynb', t0 + 150, h), true);
+    assert.equal(saves.isUserSave('/w/n.ipynb', t0 + 150, hashText('the agent')), false);
+    assert.equal(saves.savedNear('/w/n.ipynb', t0 + 200 + userSaveWindowMs), false, 'past the window');
+    assert.equal(saves.savedNear('/w/other.ipynb', t0 + 200), false, 'another file');
+  });
 });
