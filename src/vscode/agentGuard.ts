@@ -21,6 +21,7 @@ import { StatusBar, type StatusSnapshot } from './statusBar';
 import { TimelinePanels } from './timeline/panel';
 import { pathOf } from './uriPath';
 import { UserSaves } from './userSaves';
+import { recordNotebookSaves } from './notebookSaves';
 import { editorSpelling, type FolderSpelling } from './editorSpelling';
 import { workspaceSpellings } from '../io/discovery';
 
@@ -79,7 +80,7 @@ export class AgentGuard extends Disposable implements Services {
     super();
     this.view = this.register(new SessionsView(() => this.liveMs));
     this.timelines = this.register(new TimelinePanels(context.extensionUri, this.log));
-    this.guard = this.register(new GuardHost(context, this.log, packageVersion(context)));
+    this.guard = this.register(new GuardHost(context, this.log, packageVersion(context), this.saves));
     const previews = this.register(new RepairPreviews());
     this.register(vscode.workspace.registerTextDocumentContentProvider(repairPreviewScheme, previews));
     for (const d of registerCommands(this, this.timelines, previews)) {
@@ -110,6 +111,7 @@ export class AgentGuard extends Disposable implements Services {
     );
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.restart()));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.saved(pathOf(d.uri), d.getText(), Date.now())));
+    this.register(recordNotebookSaves(this.saves));
     // Live/idle is a matter of time passing: refresh the summaries now and then.
     const timer = setInterval(() => {
       this.status.update(this.current, this.liveMs);

@@ -243,6 +243,77 @@ suite('guard', () => {
     }
   });
 
+  /** `src/<name>` written as a notebook of these code cells, opened in the notebook editor with one cell added (unsaved). */
+  async function dirtyNotebook(name: string, sources: string[], added: string): Promise<{ file: string; notebook: vscode.NotebookDocument; onDisk: Buffer }> {
+    const file = path.join(workspaceDir(), 'src', name);
+    fs.writeFileSync(file, ipynb(...sources));
+    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
+    await vscode.window.showNotebookDocument(notebook);
+    const edit = new vscode.WorkspaceEdit();
+    edit.set(notebook.uri, [vscode.NotebookEdit.insertCells(notebook.cellCount, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, added, 'python')])]);
+    await vscode.workspace.applyEdit(edit);
+    assert.ok(notebook.isDirty);
+    return { file, notebook, onDisk: fs.readFileSync(file) };
+  }
+
+  /** Closes the notebook without saving it, and deletes its file. */
+  async function closeNotebook(notebook: vscode.NotebookDocument): Promise<void> {
+    if (!notebook.isClosed) {
+      await vscode.window.showNotebookDocument(notebook);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+    fs.rmSync(notebook.uri.fsPath, { force: true });
+  }
+
+  const sourcesOf = (notebook: vscode.NotebookDocument): string[] => notebook.getCells().map((c) => c.document.getText());
+
+  test('a write landing on a notebook with unsaved cells: the cells are kept, the agent’s version is set aside, the file put back', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await api.ready();
+    const { file, notebook, onDisk } = await dirtyNotebook('guarded.ipynb', ['print(1)'], 'print("mine, unsaved")');
+    try {
+      // Give the guard a moment to keep the file's disk version, then an agent's shell writes it.
+      await new Promise((r) => setTimeout(r, 1000));
+      const agents = ipynb('print("the agent")');
+      fs.writeFileSync(file, agents);
+      const entry = await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+      assert.equal(entry.reason, 'dirty-buffer');
+      assert.equal(new TextDecoder().decode(await api.readQuarantined(entry.id)), agents, 'retrievable byte for byte');
+      await waitFor(() => fs.readFileSync(file).equals(onDisk), 5000, 'the previous content back on disk');
+      assert.ok(notebook.isDirty, 'the notebook is still unsaved');
+      assert.deepEqual(sourcesOf(notebook), ['print(1)', 'print("mine, unsaved")'], 'its cells are untouched');
+    } finally {
+      await closeNotebook(notebook);
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('the user saving a notebook with unsaved cells is no agent’s write: nothing set aside, nothing put back, even with the cells edited right after', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await api.ready();
+    const { file, notebook } = await dirtyNotebook('saved.ipynb', ['print(1)'], 'print(2)');
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(await notebook.save(), 'saved');
+      const saved = fs.readFileSync(file);
+      assert.match(saved.toString('utf8'), /print\(2\)/);
+      // Typed on at once: the buffer's cells are no longer what the file holds when the save is judged.
+      const edit = new vscode.WorkspaceEdit();
+      edit.set(notebook.uri, [vscode.NotebookEdit.insertCells(notebook.cellCount, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, 'print(3)', 'python')])]);
+      await vscode.workspace.applyEdit(edit);
+      assert.ok(notebook.isDirty);
+      // The guard judges a change once the file has been quiet for 100 ms (2 s at most): a set-aside or a put-back would land within this.
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.deepEqual(fs.readFileSync(file), saved, 'the save stays on disk');
+      assert.equal((await api.quarantine()).filter((e) => e.path === file).length, 0, 'nothing set aside');
+    } finally {
+      await closeNotebook(notebook);
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('a settings change keeps the guard answering: hooks asked while the monitors restart get the service’s answer', async () => {
     const { file, doc } = await dirtyUtilWithGuard(api);
     const config = vscode.workspace.getConfiguration('agentGuard');
@@ -354,6 +425,11 @@ suite('guard', () => {
 });
 
 /** Claude Code's PreToolUse payload for a Write of `file` (session `…00000<session>`), as the hook reads it on stdin. */
+/** An .ipynb file of these code cells, as a shell or a script might write it. */
+function ipynb(...sources: string[]): string {
+  return JSON.stringify({ cells: sources.map((s) => ({ cell_type: 'code', source: [s], metadata: {}, outputs: [], execution_count: null })), metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1);
+}
+
 function writeHook(file: string, session: string, toolUseId: string): string {
   return JSON.stringify({
     session_id: `e5f6a7b8-0000-4000-8000-00000000000${session}`,

@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
-import { EditorWrites, type EditorGuardMode, type QuarantineEntry } from '../../io/guard/editorWrites';
+import { EditorWrites, type EditorGuardMode, type OpenDocument, type QuarantineEntry } from '../../io/guard/editorWrites';
 import type { TreeChange, WorkTree } from '../../io/workTree';
 import { productName } from '../ids';
 import { Disposable } from '../lifecycle';
@@ -9,12 +9,14 @@ import type { QuarantineStore } from './quarantine';
 import { samePath } from '../../core/classify/paths';
 import { pathOf } from '../uriPath';
 import { notify } from '../notify';
+import { notebookCells } from '../notebookSaves';
+import type { UserSaves } from '../userSaves';
 
 /**
  * The guard for writes that bypass the hooks (shell writes, agents without hooks): when a
- * write lands on a file with unsaved changes in an editor, or a session's stale write lands on
- * a file open in an editor, it keeps the agent's version in the quarantine and — in "block"
- * mode — puts the previous content back on disk. The editor buffer is never touched. Either
+ * write lands on a file with unsaved changes in an editor (a text editor or the notebook
+ * editor), or a session's stale write lands on a file open in an editor, it keeps the agent's
+ * version in the quarantine and — in "block" mode — puts the previous content back on disk. The editor buffer is never touched. Either
  * way the user is told, with Compare / Keep mine / Take the agent's. The work is
  * EditorWrites' (src/io/guard/editorWrites.ts); this feeds it the editor's documents.
  */
@@ -26,19 +28,32 @@ export class EditorGuard extends Disposable {
   constructor(
     mode: EditorGuardMode,
     store: QuarantineStore,
+    private readonly saves: Pick<UserSaves, 'isUserSave' | 'savedNear'>,
     private readonly log: Logger,
     private readonly notify: (entry: QuarantineEntry, message: string, restored: boolean) => void,
   ) {
     super();
-    this.writes = new EditorWrites(mode, store, log, (path) => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path)));
-    this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.remember(d)));
-    this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.remember(d)));
-    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.writes.forget(pathOf(d.uri))));
+    this.writes = new EditorWrites(mode, store, log, (path) => this.documentAt(path));
+    this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.remember(d.uri)));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.remember(d.uri)));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.closed(d)));
     this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         // A buffer becoming dirty: make sure its file is watched and its disk version kept.
         if (e.document.isDirty && !this.writes.remembers(pathOf(e.document.uri))) {
-          void this.remember(e.document);
+          void this.remember(e.document.uri);
+        }
+      }),
+    );
+    // A notebook in the notebook editor is no text document (its cells are, but they are no
+    // files: their scheme is vscode-notebook-cell): its own events.
+    this.register(vscode.workspace.onDidOpenNotebookDocument((nb) => void this.remember(nb.uri)));
+    this.register(vscode.workspace.onDidSaveNotebookDocument((nb) => void this.remember(nb.uri)));
+    this.register(vscode.workspace.onDidCloseNotebookDocument((nb) => this.closed(nb)));
+    this.register(
+      vscode.workspace.onDidChangeNotebookDocument((e) => {
+        if (e.notebook.isDirty && !this.writes.remembers(pathOf(e.notebook.uri))) {
+          void this.remember(e.notebook.uri);
         }
       }),
     );
@@ -57,8 +72,8 @@ export class EditorGuard extends Disposable {
       this.trees.add(t);
       this.treeSubscriptions.push(t.onDidChange((c) => void this.onChange(t, c).catch((e: unknown) => this.failed(c.path, e))));
     }
-    for (const d of vscode.workspace.textDocuments) {
-      void this.remember(d);
+    for (const d of [...vscode.workspace.textDocuments, ...vscode.workspace.notebookDocuments]) {
+      void this.remember(d.uri);
     }
   }
 
@@ -76,15 +91,50 @@ export class EditorGuard extends Disposable {
     });
   }
 
-  private async remember(doc: vscode.TextDocument): Promise<void> {
-    if (doc.uri.scheme !== 'file' || this.writes.isOff) {
+  private async remember(uri: vscode.Uri): Promise<void> {
+    if (uri.scheme !== 'file' || this.writes.isOff) {
       return;
     }
-    const path = pathOf(doc.uri);
+    const path = pathOf(uri);
     const tree = this.treeFor(path);
     if (tree) {
       await this.writes.remember(tree, path);
     }
+  }
+
+  /** A document was closed: its file is forgotten, unless it is still open otherwise (a notebook also open as text). */
+  private closed(doc: vscode.TextDocument | vscode.NotebookDocument): void {
+    if (doc.uri.scheme !== 'file') {
+      return;
+    }
+    const path = pathOf(doc.uri);
+    const open = (d: vscode.TextDocument | vscode.NotebookDocument): boolean => d !== doc && d.uri.scheme === 'file' && samePath(d.uri.fsPath, path);
+    if (!vscode.workspace.textDocuments.some(open) && !vscode.workspace.notebookDocuments.some(open)) {
+      this.writes.forget(path);
+    }
+  }
+
+  /**
+   * The document open at `path`: its text document, or the notebook open there in the notebook
+   * editor. Both open (a notebook also opened as text), the one with unsaved changes.
+   */
+  private documentAt(path: string): OpenDocument | undefined {
+    const text = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
+    const nb = vscode.workspace.notebookDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
+    if (nb && (!text || (nb.isDirty && !text.isDirty))) {
+      const saves = this.saves;
+      const savedAt = pathOf(nb.uri);
+      return {
+        kind: 'notebook',
+        get isDirty() {
+          return nb.isDirty;
+        },
+        cells: () => notebookCells(nb),
+        isSavedAs: (hash, at) => saves.isUserSave(savedAt, at, hash),
+        savedNear: (at) => saves.savedNear(savedAt, at),
+      };
+    }
+    return text;
   }
 
   private async onChange(tree: WorkTree, c: TreeChange): Promise<void> {

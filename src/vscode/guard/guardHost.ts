@@ -17,6 +17,7 @@ import { Coalescer } from '../../core/lib/coalescer';
 import { sameFile } from '../../io/discovery';
 import { pathOf } from '../uriPath';
 import { notify } from '../notify';
+import type { UserSaves } from '../userSaves';
 
 /**
  * The extension's side of the guard: the editor's dirty buffers for the guard services, the
@@ -58,6 +59,7 @@ export class GuardHost extends Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: Logger,
     version: string,
+    saves: UserSaves,
   ) {
     super();
     const direct = context.asAbsolutePath(nodePath.join('dist', 'hook.js'));
@@ -75,7 +77,7 @@ export class GuardHost extends Disposable {
     this.register(vscode.workspace.registerTextDocumentContentProvider(quarantineScheme, this.quarantine));
     this.register(vscode.workspace.registerTextDocumentContentProvider(hooksPreviewScheme, this.preview));
     this.editorGuard = this.register(
-      new EditorGuard('warn', this.quarantine, log, (entry, message, restored) => {
+      new EditorGuard('warn', this.quarantine, saves, log, (entry, message, restored) => {
         this.notices.push({ entry, message, restored });
         this.noticeBurst.schedule();
       }),
