@@ -314,6 +314,36 @@ suite('guard', () => {
     }
   });
 
+  test('taking the agent’s version of a notebook: asked first when it has unsaved cells (No keeps them), then the notebook shows it', async () => {
+    const { file, notebook, onDisk } = await dirtyNotebook('taken.ipynb', ['print(1)'], 'print("mine, unsaved")');
+    const agents = new TextEncoder().encode(ipynb('print("the agent")'));
+    const { store, entry } = await setAside(agents, file);
+    const window = vscode.window as { showWarningMessage: unknown };
+    const show = window.showWarningMessage;
+    const asked: string[] = [];
+    try {
+      // No (the question dismissed), then Replace.
+      const answers = [undefined, 'Replace'];
+      window.showWarningMessage = (message: string) => {
+        asked.push(message);
+        return Promise.resolve(answers.shift());
+      };
+      await takeAgentsVersion(store, entry, nullLogger);
+      assert.equal(asked.length, 1, 'asked');
+      assert.match(asked[0]!, /Replace your unsaved changes to taken\.ipynb/);
+      assert.ok(notebook.isDirty, 'declined: the unsaved cells are kept');
+      assert.deepEqual(sourcesOf(notebook), ['print(1)', 'print("mine, unsaved")']);
+      assert.deepEqual(fs.readFileSync(file), onDisk, 'and the file is as it was');
+      await takeAgentsVersion(store, entry, nullLogger);
+      assert.deepEqual(fs.readFileSync(file), Buffer.from(agents), 'the agent’s version on disk, byte for byte');
+      // Its cells change, then (a separate message of the renderer) it is no longer dirty.
+      await waitFor(() => sourcesOf(notebook).join() === 'print("the agent")' && !notebook.isDirty, 5000, 'the notebook showing the agent’s version, saved');
+    } finally {
+      window.showWarningMessage = show;
+      await closeNotebook(notebook);
+    }
+  });
+
   test('a settings change keeps the guard answering: hooks asked while the monitors restart get the service’s answer', async () => {
     const { file, doc } = await dirtyUtilWithGuard(api);
     const config = vscode.workspace.getConfiguration('agentGuard');

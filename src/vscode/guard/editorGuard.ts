@@ -190,10 +190,17 @@ export async function offerChoice(store: QuarantineStore, entry: QuarantineEntry
  * not UTF-8 text, or a file that is neither on disk nor open any more, gets the version's
  * bytes written as they are: through the editor, the bytes that are not UTF-8 were saved as
  * U+FFFD (the version taken was not the one set aside), and a file gone could not be opened.
+ * A notebook open in the notebook editor also gets the bytes written (its buffer is cells, which
+ * only its serializer makes of them), after its unsaved cells are dropped, if the user agrees.
  */
 export async function takeAgentsVersion(store: QuarantineStore, entry: QuarantineEntry, log: Logger): Promise<void> {
   const uri = vscode.Uri.file(entry.path);
   const bytes = await store.read(entry.id);
+  const notebook = vscode.workspace.notebookDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, entry.path));
+  if (notebook) {
+    await takeIntoNotebook(notebook, bytes, entry, log);
+    return;
+  }
   const text = utf8Text(bytes);
   const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, entry.path));
   if (text === undefined || (!open && !(await exists(uri)))) {
@@ -214,6 +221,33 @@ export async function takeAgentsVersion(store: QuarantineStore, entry: Quarantin
   await vscode.workspace.applyEdit(edit);
   await doc.save();
   log.info(`[editor-guard] took the agent's version of ${entry.path} (${entry.id})`);
+}
+
+/**
+ * The version's bytes written to the file of a notebook open in the notebook editor, which then
+ * shows them (a notebook without unsaved changes follows its file). Unsaved cells are reverted
+ * first, and only once the user agreed: the revert has no undo. Written over unsaved cells, the
+ * file would be the agent's and the notebook the user's, and the user's next save would undo
+ * the take (and the editor guard would take the write for an agent's).
+ */
+async function takeIntoNotebook(notebook: vscode.NotebookDocument, bytes: Uint8Array, entry: QuarantineEntry, log: Logger): Promise<void> {
+  const name = nodePath.basename(entry.path);
+  if (notebook.isDirty) {
+    const sure = await notify.warn(`Replace your unsaved changes to ${name} with the agent's version?`, { modal: true, detail: 'Your unsaved cells are discarded: this cannot be undone.' }, 'Replace');
+    if (sure !== 'Replace') {
+      return;
+    }
+    // The revert command acts on the active editor: the notebook's, once shown.
+    await vscode.window.showNotebookDocument(notebook);
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    if (notebook.isDirty) {
+      log.warn(`[editor-guard] could not revert ${entry.path} to take the agent's version (${entry.id}); nothing written`);
+      void notify.warn(`${name} could not be reverted: the agent's version was not taken, and your unsaved cells are as they were.`);
+      return;
+    }
+  }
+  await vscode.workspace.fs.writeFile(vscode.Uri.file(entry.path), bytes);
+  log.info(`[editor-guard] took the agent's version of the notebook ${entry.path} (${entry.id})`);
 }
 
 /** The bytes as text, or undefined when they are not UTF-8. */
