@@ -28,7 +28,12 @@ interface Save {
  * it named the user as the writer.
  */
 export class UserSaves {
-  private readonly saves = new Map<string, Save>();
+  /**
+   * Per file, its saves of the last few seconds, oldest first. All of them, not the last only:
+   * with auto-save, the next save of a file can begin before its previous save's change has
+   * been judged, and that change was then taken for another writer's.
+   */
+  private readonly saves = new Map<string, Save[]>();
 
   /** The editor saved `text` to `path` at `now`. */
   saved(path: string, text: string, now: number): void {
@@ -46,18 +51,7 @@ export class UserSaves {
 
   /** Did the editor begin or finish a save of `path` near `at`, whatever it wrote? */
   savedNear(path: string, at: number): boolean {
-    const s = this.saves.get(path);
-    return s !== undefined && Math.abs(at - s.at) < userSaveWindowMs;
-  }
-
-  private put(path: string, save: Save): void {
-    // Forget saves no change can match any more, so the map holds only the last few seconds'.
-    for (const [p, s] of this.saves) {
-      if (save.at - s.at >= userSaveWindowMs) {
-        this.saves.delete(p);
-      }
-    }
-    this.saves.set(path, save);
+    return this.near(path, at).length > 0;
   }
 
   /**
@@ -66,11 +60,29 @@ export class UserSaves {
    * match: its save is then an unattributed change, which only changes how a finding names it.)
    */
   isUserSave(path: string, at: number, hash: string | null): boolean {
-    const s = this.saves.get(path);
-    if (s === undefined || Math.abs(at - s.at) >= userSaveWindowMs || hash === null) {
+    if (hash === null) {
       return false;
     }
-    s.hashes ??= s.text === undefined ? [] : [hashText(s.text), hashText('\ufeff' + s.text)];
-    return s.hashes.includes(hash);
+    return this.near(path, at).some((s) => {
+      s.hashes ??= s.text === undefined ? [] : [hashText(s.text), hashText('\ufeff' + s.text)];
+      return s.hashes.includes(hash);
+    });
+  }
+
+  private near(path: string, at: number): Save[] {
+    return (this.saves.get(path) ?? []).filter((s) => Math.abs(at - s.at) < userSaveWindowMs);
+  }
+
+  private put(path: string, save: Save): void {
+    // Forget saves no change can match any more, so the map holds only the last few seconds'.
+    for (const [p, list] of this.saves) {
+      const kept = list.filter((s) => save.at - s.at < userSaveWindowMs);
+      if (kept.length === 0) {
+        this.saves.delete(p);
+      } else if (kept.length < list.length) {
+        this.saves.set(p, kept);
+      }
+    }
+    this.saves.set(path, [...(this.saves.get(path) ?? []), save]);
   }
 }

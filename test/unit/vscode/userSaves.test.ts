@@ -39,4 +39,16 @@ void describe('the user’s saves', () => {
     assert.equal(saves.savedNear('/w/n.ipynb', t0 + 200 + userSaveWindowMs), false, 'past the window');
     assert.equal(saves.savedNear('/w/other.ipynb', t0 + 200), false, 'another file');
   });
+
+  void test('a save begun before the previous one’s change was judged (auto-save while typing) does not make the previous one another writer’s', () => {
+    const saves = new UserSaves();
+    const first = hashText('{"cells": [1]}');
+    saves.savedNotebook('/w/n.ipynb', first, t0);
+    saves.savedNotebook('/w/n.ipynb', undefined, t0 + 150);
+    assert.equal(saves.isUserSave('/w/n.ipynb', t0 + 10, first), true, 'a notebook’s');
+    saves.saved('/w/a.ts', 'one', t0);
+    saves.saved('/w/a.ts', 'two', t0 + 150);
+    assert.equal(saves.isUserSave('/w/a.ts', t0 + 10, hashText('one')), true, 'a text document’s');
+    assert.equal(saves.isUserSave('/w/a.ts', t0 + 160, hashText('two')), true);
+  });
 });
