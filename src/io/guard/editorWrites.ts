@@ -80,6 +80,13 @@ const defaultQuietMs = 100;
 /** A file still changing after this many quiet periods is taken as it is then (the put-back still checks it). */
 const maxQuietRounds = 20;
 
+/**
+ * How long a change of a notebook near its save waits for the host to have read that save back
+ * (OpenNotebook.isSavedAs): the save event can reach the extension well after the file changed
+ * (150 ms was seen with the extension host busy with the edits of auto-save while typing).
+ */
+const saveReadBackMs = 1000;
+
 /** Files larger than this are not kept in memory to be put back; the guard then only warns. */
 export const maxBaselineBytes = 5 * 1024 * 1024;
 
@@ -216,7 +223,7 @@ export class EditorWrites {
       // aside as the agent's.
       return undefined;
     }
-    if ((doc.isDirty && holdsBuffer(doc, agentVersion)) || (doc.kind === 'notebook' && doc.isSavedAs(sha256(agentVersion), c.at))) {
+    if ((doc.isDirty && holdsBuffer(doc, agentVersion)) || (doc.kind === 'notebook' && (await this.savedByEditor(doc, agentVersion, c.at)))) {
       // The disk now holds exactly the buffer: the editor saved it (auto-save can land before
       // its save event reaches us). Or it holds what the host saw the editor save into a
       // notebook, whose cells changed since (the change seen may have been a part of that save,
@@ -284,6 +291,23 @@ export class EditorWrites {
       content = again;
     }
     return content;
+  }
+
+  /**
+   * Is this content what the editor saved into the notebook near `at`? A save under way is
+   * waited for (see saveReadBackMs): judged before the host has read it back, the user's own
+   * save was set aside as another writer's.
+   */
+  private async savedByEditor(doc: OpenNotebook, content: Uint8Array, at: number): Promise<boolean> {
+    const hash = sha256(content);
+    const step = this.opts.quietMs ?? defaultQuietMs;
+    for (let waited = 0; !doc.isSavedAs(hash, at); waited += step) {
+      if (waited >= saveReadBackMs || !doc.savedNear(at)) {
+        return false;
+      }
+      await sleep(step);
+    }
+    return true;
   }
 
   /** Does the file hold exactly the content with this hash now? */

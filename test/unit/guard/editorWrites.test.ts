@@ -330,6 +330,21 @@ void describe('editor writes over a notebook', () => {
     assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
   });
 
+  void test('a change judged before the host has read the save back: the read-back is waited for', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    writeFileSync(file, ipynb('print(2)'));
+    const c = changeTo(ipynb('print(2)'));
+    // The save began; its event (and the read-back) comes after the change is judged.
+    nb.saves.push({ at: c.at - 10 });
+    nb.sources = ['print(3)'];
+    const saves = nb.saves;
+    setTimeout(() => saves.push({ at: c.at + 250, hash: sha(ipynb('print(2)')) }), 250);
+    assert.equal(await g.onChange(tree, c), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
+  });
+
   void test('a write near a save the host could not check: set aside, never put back (it may be the user’s save)', async () => {
     const g = notebookGuard('block');
     await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
