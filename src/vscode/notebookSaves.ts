@@ -1,54 +1,75 @@
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
-import { ipynbHoldsCells, type NotebookCellText } from '../core/guard/notebookCells';
+import { ipynbCells, sameCells, type NotebookCellText } from '../core/guard/notebookCells';
 import { sha256 } from '../core/lib/hash';
 import { pathOf } from './uriPath';
-import type { UserSaves } from './userSaves';
+import { userSaveWindowMs, type UserSaves } from './userSaves';
 
 /** A notebook's cells as the editor holds them now. */
 export function notebookCells(nb: vscode.NotebookDocument): NotebookCellText[] {
   return nb.getCells().map((c) => ({ kind: c.kind === vscode.NotebookCellKind.Markup ? 'markup' : 'code', text: c.document.getText() }));
 }
 
+/** A notebook's buffer states kept while it is being saved: more than a few seconds of edits hold. */
+const maxStates = 64;
+
 /**
  * Records the editor's saves of notebooks in `saves`. A notebook's save writes what its
- * serializer makes of the cells, which the extension never sees: the file is read back after
- * the save event, and its hash is the save's only when it holds the cells the editor had as the
- * save began or as it ended (the save event can come after the user typed on: `save()` resolves
- * before it). Read back otherwise (the user typed on during the save, or another writer wrote
- * in between), the save is only known to have happened (UserSaves.savedNear): a change then is
- * never taken for the user's, and the editor guard does not put the file back over it.
+ * serializer makes of the cells, which the extension never sees, and of a state the extension
+ * may not see whole: the cells it serializes are taken after `onWillSave…` (edits land in
+ * between), and `onDidSave…` can come after more edits (`save()` resolves before it; auto-save
+ * while typing). So from a save's start, every state of the buffer is kept (for the window a
+ * change is matched with a save in), and after the save the file is read back: its hash is the
+ * save's when it holds one of those states. Otherwise (another writer wrote in between) the
+ * save is only known to have happened (UserSaves.savedNear): a change then is never taken for
+ * the user's, and the editor guard does not put the file back over it.
  */
 export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
-  /** Per notebook being saved, its cells as the save began. */
-  const saving = new Map<string, NotebookCellText[]>();
+  /** Per notebook saved lately, its buffer's states since (with when each was seen). */
+  const states = new Map<string, { at: number; cells: NotebookCellText[] }[]>();
+  const keep = (nb: vscode.NotebookDocument, now: number, start: boolean): void => {
+    const path = pathOf(nb.uri);
+    const recent = (states.get(path) ?? []).filter((s) => now - s.at < userSaveWindowMs);
+    if (recent.length === 0 && !start) {
+      states.delete(path);
+      return;
+    }
+    recent.push({ at: now, cells: notebookCells(nb) });
+    states.set(path, recent.slice(-maxStates));
+  };
   const subscriptions = [
     vscode.workspace.onWillSaveNotebookDocument((e) => {
       if (e.notebook.uri.scheme === 'file') {
-        const path = pathOf(e.notebook.uri);
-        saving.set(path, notebookCells(e.notebook));
-        saves.savedNotebook(path, undefined, Date.now());
+        const now = Date.now();
+        keep(e.notebook, now, true);
+        saves.savedNotebook(pathOf(e.notebook.uri), undefined, now);
+      }
+    }),
+    vscode.workspace.onDidChangeNotebookDocument((e) => {
+      if (e.notebook.uri.scheme === 'file' && states.has(pathOf(e.notebook.uri))) {
+        keep(e.notebook, Date.now(), false);
       }
     }),
     vscode.workspace.onDidSaveNotebookDocument((nb) => {
       if (nb.uri.scheme !== 'file') {
         return;
       }
+      const now = Date.now();
+      keep(nb, now, true);
       const path = pathOf(nb.uri);
-      const began = saving.get(path);
-      saving.delete(path);
-      void readBack(saves, path, [notebookCells(nb), ...(began ? [began] : [])]);
+      void readBack(saves, path, (states.get(path) ?? []).map((s) => s.cells), now);
     }),
+    vscode.workspace.onDidCloseNotebookDocument((nb) => states.delete(pathOf(nb.uri))),
   ];
-  return vscode.Disposable.from(...subscriptions, { dispose: () => saving.clear() });
+  return vscode.Disposable.from(...subscriptions, { dispose: () => states.clear() });
 }
 
-async function readBack(saves: UserSaves, path: string, candidates: readonly NotebookCellText[][]): Promise<void> {
-  const at = Date.now();
+async function readBack(saves: UserSaves, path: string, candidates: readonly NotebookCellText[][], at: number): Promise<void> {
   saves.savedNotebook(path, undefined, at);
   try {
     const bytes = await fsp.readFile(path);
-    if (candidates.some((cells) => ipynbHoldsCells(bytes, cells))) {
+    const held = ipynbCells(bytes);
+    if (held && candidates.some((cells) => sameCells(held, cells))) {
       saves.savedNotebook(path, sha256(bytes), at);
     }
   } catch {

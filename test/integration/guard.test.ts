@@ -314,6 +314,38 @@ suite('guard', () => {
     }
   });
 
+  test('auto-save of a notebook edited in bursts (saves landing while it is dirty again): none of them is set aside or put back', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    const files = vscode.workspace.getConfiguration('files');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await api.ready();
+    const { file, notebook } = await dirtyNotebook('autosaved.ipynb', ['print(1)'], 'print(2)');
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      await files.update('autoSaveDelay', 100, vscode.ConfigurationTarget.Global);
+      await files.update('autoSave', 'afterDelay', vscode.ConfigurationTarget.Global);
+      // A pause just longer than the auto-save delay between edits: each save lands, and the
+      // next edit comes while the guard is still judging it.
+      for (let i = 3; i < 13; i++) {
+        const edit = new vscode.WorkspaceEdit();
+        edit.set(notebook.uri, [vscode.NotebookEdit.insertCells(notebook.cellCount, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, `print(${i})`, 'python')])]);
+        await vscode.workspace.applyEdit(edit);
+        await new Promise((r) => setTimeout(r, 120 + (i % 3) * 40));
+      }
+      await waitFor(() => !notebook.isDirty, 5000, 'the last auto-save');
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.equal((await api.quarantine()).filter((e) => e.path === file).length, 0, 'nothing set aside');
+      const onDisk = (JSON.parse(fs.readFileSync(file, 'utf8')) as { cells: { source: string[] }[] }).cells.map((c) => c.source.join(''));
+      assert.deepEqual(onDisk, sourcesOf(notebook), 'the file holds the last save');
+      assert.equal(onDisk.length, 12);
+    } finally {
+      await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+      await files.update('autoSaveDelay', undefined, vscode.ConfigurationTarget.Global);
+      await closeNotebook(notebook);
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('taking the agent’s version of a notebook: asked first when it has unsaved cells (No keeps them), then the notebook shows it', async () => {
     const { file, notebook, onDisk } = await dirtyNotebook('taken.ipynb', ['print(1)'], 'print("mine, unsaved")');
     const agents = new TextEncoder().encode(ipynb('print("the agent")'));

@@ -28,20 +28,28 @@ const ipynbSchema = z.object({
  * unless it is the last; and the buffer's line ends count as `\n`, as that serializer writes them.
  */
 export function ipynbHoldsCells(content: Uint8Array, cells: readonly NotebookCellText[]): boolean {
+  const held = ipynbCells(content);
+  return held !== undefined && sameCells(held, cells);
+}
+
+/** The cells of this `.ipynb` content as the editor reads them (see ipynbHoldsCells); undefined when it is not a notebook. */
+export function ipynbCells(content: Uint8Array): NotebookCellText[] | undefined {
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(content));
   } catch {
-    return false;
+    return undefined;
   }
   const parsed = ipynbSchema.safeParse(json);
-  if (!parsed.success || parsed.data.cells.length !== cells.length) {
-    return false;
+  if (!parsed.success) {
+    return undefined;
   }
-  return parsed.data.cells.every((c, i) => {
-    const mine = cells[i]!;
-    return (c.cell_type === 'markdown' ? 'markup' : 'code') === mine.kind && sourceText(c.source) === mine.text.replace(/\r\n/g, '\n');
-  });
+  return parsed.data.cells.map((c) => ({ kind: c.cell_type === 'markdown' ? 'markup' : 'code', text: sourceText(c.source) }));
+}
+
+/** Do the file's cells (from ipynbCells) hold the buffer's, its line ends as the serializer writes them? */
+export function sameCells(held: readonly NotebookCellText[], buffer: readonly NotebookCellText[]): boolean {
+  return held.length === buffer.length && held.every((c, i) => c.kind === buffer[i]!.kind && c.text === buffer[i]!.text.replace(/\r\n/g, '\n'));
 }
 
 function sourceText(source: string | readonly string[]): string {
