@@ -346,6 +346,26 @@ suite('guard', () => {
     }
   });
 
+  test('a notebook also open as text (Compare opens it so): the notebook’s unsaved cells are what is guarded', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await api.ready();
+    const { file, notebook, onDisk } = await dirtyNotebook('astext.ipynb', ['print(1)'], 'print("mine, unsaved")');
+    const text = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    try {
+      assert.ok(!text.isDirty);
+      await new Promise((r) => setTimeout(r, 1000));
+      const agents = ipynb('print("the agent")');
+      fs.writeFileSync(file, agents);
+      await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+      await waitFor(() => fs.readFileSync(file).equals(onDisk), 5000, 'the previous content back on disk');
+      assert.deepEqual(sourcesOf(notebook), ['print(1)', 'print("mine, unsaved")']);
+    } finally {
+      await closeNotebook(notebook);
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('taking the agent’s version of a notebook: asked first when it has unsaved cells (No keeps them), then the notebook shows it', async () => {
     const { file, notebook, onDisk } = await dirtyNotebook('taken.ipynb', ['print(1)'], 'print("mine, unsaved")');
     const agents = new TextEncoder().encode(ipynb('print("the agent")'));

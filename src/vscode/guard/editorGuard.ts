@@ -36,7 +36,7 @@ export class EditorGuard extends Disposable {
     this.writes = new EditorWrites(mode, store, log, (path) => this.documentAt(path));
     this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.remember(d.uri)));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.remember(d.uri)));
-    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.closed(d)));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.writes.forget(pathOf(d.uri))));
     this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         // A buffer becoming dirty: make sure its file is watched and its disk version kept.
@@ -49,7 +49,7 @@ export class EditorGuard extends Disposable {
     // files: their scheme is vscode-notebook-cell): its own events.
     this.register(vscode.workspace.onDidOpenNotebookDocument((nb) => void this.remember(nb.uri)));
     this.register(vscode.workspace.onDidSaveNotebookDocument((nb) => void this.remember(nb.uri)));
-    this.register(vscode.workspace.onDidCloseNotebookDocument((nb) => this.closed(nb)));
+    this.register(vscode.workspace.onDidCloseNotebookDocument((nb) => this.writes.forget(pathOf(nb.uri))));
     this.register(
       vscode.workspace.onDidChangeNotebookDocument((e) => {
         if (e.notebook.isDirty && !this.writes.remembers(pathOf(e.notebook.uri))) {
@@ -99,18 +99,6 @@ export class EditorGuard extends Disposable {
     const tree = this.treeFor(path);
     if (tree) {
       await this.writes.remember(tree, path);
-    }
-  }
-
-  /** A document was closed: its file is forgotten, unless it is still open otherwise (a notebook also open as text). */
-  private closed(doc: vscode.TextDocument | vscode.NotebookDocument): void {
-    if (doc.uri.scheme !== 'file') {
-      return;
-    }
-    const path = pathOf(doc.uri);
-    const open = (d: vscode.TextDocument | vscode.NotebookDocument): boolean => d !== doc && d.uri.scheme === 'file' && samePath(d.uri.fsPath, path);
-    if (!vscode.workspace.textDocuments.some(open) && !vscode.workspace.notebookDocuments.some(open)) {
-      this.writes.forget(path);
     }
   }
 
