@@ -317,6 +317,9 @@ suite('guard', () => {
   test('auto-save of a notebook edited in bursts (saves landing while it is dirty again): none of them is set aside or put back', async () => {
     const config = vscode.workspace.getConfiguration('agentGuard');
     const files = vscode.workspace.getConfiguration('files');
+    // Put back as they were, not removed: code-server's own default is auto-save on.
+    const autoSave = files.inspect('autoSave')?.globalValue;
+    const autoSaveDelay = files.inspect('autoSaveDelay')?.globalValue;
     await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
     await api.ready();
     const { file, notebook } = await dirtyNotebook('autosaved.ipynb', ['print(1)'], 'print(2)');
@@ -339,8 +342,8 @@ suite('guard', () => {
       assert.deepEqual(onDisk, sourcesOf(notebook), 'the file holds the last save');
       assert.equal(onDisk.length, 12);
     } finally {
-      await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
-      await files.update('autoSaveDelay', undefined, vscode.ConfigurationTarget.Global);
+      await files.update('autoSave', autoSave, vscode.ConfigurationTarget.Global);
+      await files.update('autoSaveDelay', autoSaveDelay, vscode.ConfigurationTarget.Global);
       await closeNotebook(notebook);
       await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
     }
