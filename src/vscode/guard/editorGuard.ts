@@ -16,9 +16,10 @@ import type { UserSaves } from '../userSaves';
  * The guard for writes that bypass the hooks (shell writes, agents without hooks): when a
  * write lands on a file with unsaved changes in an editor (a text editor or the notebook
  * editor), or a session's stale write lands on a file open in an editor, it keeps the agent's
- * version in the quarantine and — in "block" mode — puts the previous content back on disk. The editor buffer is never touched. Either
- * way the user is told, with Compare / Keep mine / Take the agent's. The work is
- * EditorWrites' (src/io/guard/editorWrites.ts); this feeds it the editor's documents.
+ * version in the quarantine and — in "block" mode — puts the previous content back on disk.
+ * The editor buffer is never touched. Either way the user is told, with Compare / Keep mine /
+ * Take the agent's. The work is EditorWrites' (src/io/guard/editorWrites.ts); this feeds it the
+ * editor's documents.
  */
 export class EditorGuard extends Disposable {
   private readonly writes: EditorWrites;
