@@ -44,9 +44,10 @@ export interface OpenText {
 }
 
 /**
- * A Jupyter notebook open in the notebook editor. Its buffer is cells, not its file's bytes:
- * the editor's save of it is recognised by the cells the file holds, or by what the host saw
- * the editor write; and a save the host could not check makes the guard unsure (see judge).
+ * A notebook open in the notebook editor. Its buffer is cells, not its file's bytes: the
+ * editor's save of it is recognised by the cells the file holds, read as a Jupyter `.ipynb`'s,
+ * or by what the host saw the editor write; and a save the host could not check (any save of a
+ * notebook of another format) makes the guard unsure: it does not put the file back (see judge).
  */
 export interface OpenNotebook {
   readonly kind: 'notebook';
