@@ -35,30 +35,34 @@ export class EditorGuard extends Disposable {
   ) {
     super();
     this.writes = new EditorWrites(mode, store, log, (path) => this.documentAt(path));
-    this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.remember(d.uri)));
-    this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.remember(d.uri)));
-    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.writes.forget(pathOf(d.uri))));
-    this.register(
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        // A buffer becoming dirty: make sure its file is watched and its disk version kept.
-        if (e.document.isDirty && !this.writes.remembers(pathOf(e.document.uri))) {
-          void this.remember(e.document.uri);
-        }
-      }),
-    );
+    const w = vscode.workspace;
+    this.follow(w.onDidOpenTextDocument, w.onDidSaveTextDocument, w.onDidCloseTextDocument, w.onDidChangeTextDocument, (e) => e.document);
     // A notebook in the notebook editor is no text document (its cells are, but they are no
     // files: their scheme is vscode-notebook-cell): its own events.
-    this.register(vscode.workspace.onDidOpenNotebookDocument((nb) => void this.remember(nb.uri)));
-    this.register(vscode.workspace.onDidSaveNotebookDocument((nb) => void this.remember(nb.uri)));
-    this.register(vscode.workspace.onDidCloseNotebookDocument((nb) => this.writes.forget(pathOf(nb.uri))));
+    this.follow(w.onDidOpenNotebookDocument, w.onDidSaveNotebookDocument, w.onDidCloseNotebookDocument, w.onDidChangeNotebookDocument, (e) => e.notebook);
+    this.register({ dispose: () => this.unsubscribe() });
+  }
+
+  /** One kind of document's events: its file's disk version kept while it is open. */
+  private follow<D extends { uri: vscode.Uri; isDirty: boolean }, C>(
+    onOpen: vscode.Event<D>,
+    onSave: vscode.Event<D>,
+    onClose: vscode.Event<D>,
+    onChange: vscode.Event<C>,
+    changed: (e: C) => D,
+  ): void {
+    this.register(onOpen((d) => void this.remember(d.uri)));
+    this.register(onSave((d) => void this.remember(d.uri)));
+    this.register(onClose((d) => this.writes.forget(pathOf(d.uri))));
     this.register(
-      vscode.workspace.onDidChangeNotebookDocument((e) => {
-        if (e.notebook.isDirty && !this.writes.remembers(pathOf(e.notebook.uri))) {
-          void this.remember(e.notebook.uri);
+      onChange((e) => {
+        // A buffer becoming dirty: make sure its file is watched and its disk version kept.
+        const d = changed(e);
+        if (d.isDirty && !this.writes.remembers(pathOf(d.uri))) {
+          void this.remember(d.uri);
         }
       }),
     );
-    this.register({ dispose: () => this.unsubscribe() });
   }
 
   setMode(mode: EditorGuardMode): void {

@@ -280,6 +280,27 @@ void describe('editor writes over a notebook', () => {
     nb.isDirty = true;
   }
 
+  /** The change is judged the editor's own save: nothing set aside, the file left holding `content`. */
+  async function judgedTheEditorsSave(g: EditorWrites, c: TreeChange, content: string): Promise<void> {
+    assert.equal(await g.onChange(tree, c), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), content);
+  }
+
+  /**
+   * The editor saved `print(2)` over `print(1)`, and the user typed on (`print(3)`) before the
+   * change was judged: the change the watcher saw. `readBack`: the host read the save back (its
+   * hash known), else only its beginning was seen.
+   */
+  async function savedThenTypedOn(g: EditorWrites, readBack: boolean): Promise<TreeChange> {
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    writeFileSync(file, ipynb('print(2)'));
+    const c = changeTo(ipynb('print(2)'));
+    nb.saves.push(readBack ? { at: c.at, hash: sha(ipynb('print(2)')) } : { at: c.at - 10 });
+    nb.sources = ['print(3)'];
+    return c;
+  }
+
   void test('block: a write over unsaved cells is set aside and the file put back; the cells are untouched', async () => {
     const g = notebookGuard('block');
     await openAndEditNotebook(g, ['print(1)'], ['print(1)', 'print(2)']);
@@ -305,15 +326,8 @@ void describe('editor writes over a notebook', () => {
 
   void test('the editor’s save, read back by the host, when the cells changed again since: no conflict, nothing put back', async () => {
     const g = notebookGuard('block');
-    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
-    writeFileSync(file, ipynb('print(2)'));
-    const c = changeTo(ipynb('print(2)'));
-    nb.saves.push({ at: c.at, hash: sha(ipynb('print(2)')) });
-    // The user typed on before the change was judged.
-    nb.sources = ['print(3)'];
-    assert.equal(await g.onChange(tree, c), undefined);
-    assert.equal(store.entries.length, 0);
-    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
+    const c = await savedThenTypedOn(g, true);
+    await judgedTheEditorsSave(g, c, ipynb('print(2)'));
   });
 
   void test('the editor’s save first seen half written, its cells changed since: the save, once whole, is recognised', async () => {
@@ -325,34 +339,22 @@ void describe('editor writes over a notebook', () => {
     writeFileSync(file, ipynb('print(2)'));
     nb.saves.push({ at: c.at, hash: sha(ipynb('print(2)')) });
     nb.sources = ['print(3)'];
-    assert.equal(await g.onChange(tree, c), undefined);
-    assert.equal(store.entries.length, 0);
-    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
+    await judgedTheEditorsSave(g, c, ipynb('print(2)'));
   });
 
   void test('a change judged before the host has read the save back: the read-back is waited for', async () => {
     const g = notebookGuard('block');
-    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
-    writeFileSync(file, ipynb('print(2)'));
-    const c = changeTo(ipynb('print(2)'));
     // The save began; its event (and the read-back) comes after the change is judged.
-    nb.saves.push({ at: c.at - 10 });
-    nb.sources = ['print(3)'];
+    const c = await savedThenTypedOn(g, false);
     const saves = nb.saves;
     setTimeout(() => saves.push({ at: c.at + 250, hash: sha(ipynb('print(2)')) }), 250);
-    assert.equal(await g.onChange(tree, c), undefined);
-    assert.equal(store.entries.length, 0);
-    assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'));
+    await judgedTheEditorsSave(g, c, ipynb('print(2)'));
   });
 
   void test('a write near a save the host could not check: set aside, never put back (it may be the user’s save)', async () => {
     const g = notebookGuard('block');
-    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
-    writeFileSync(file, ipynb('print(2)'));
-    const c = changeTo(ipynb('print(2)'));
     // The save began (its content not read back yet), and the user typed on.
-    nb.saves.push({ at: c.at - 10 });
-    nb.sources = ['print(3)'];
+    const c = await savedThenTypedOn(g, false);
     const aside = await g.onChange(tree, c);
     assert.equal(aside?.restored, false);
     assert.equal(readFileSync(file, 'utf8'), ipynb('print(2)'), 'what may be the user’s save stays on disk');
