@@ -31,7 +31,8 @@ export class UserSaves {
   /**
    * Per file, its saves of the last few seconds, oldest first. All of them, not the last only:
    * with auto-save, the next save of a file can begin before its previous save's change has
-   * been judged, and that change was then taken for another writer's.
+   * been judged, and that change was then taken for another writer's. A save is dropped once a
+   * change matched a later one (see isUserSave).
    */
   private readonly saves = new Map<string, Save[]>();
 
@@ -63,10 +64,27 @@ export class UserSaves {
     if (hash === null) {
       return false;
     }
-    return this.near(path, at).some((s) => {
-      s.hashes ??= s.text === undefined ? [] : [hashText(s.text), hashText('\ufeff' + s.text)];
-      return s.hashes.includes(hash);
-    });
+    const list = this.saves.get(path) ?? [];
+    let i = list.length - 1;
+    for (; i >= 0; i--) {
+      const s = list[i]!;
+      if (Math.abs(at - s.at) < userSaveWindowMs) {
+        s.hashes ??= s.text === undefined ? [] : [hashText(s.text), hashText('\ufeff' + s.text)];
+        if (s.hashes.includes(hash)) {
+          break;
+        }
+      }
+    }
+    if (i < 0) {
+      return false;
+    }
+    // The file has held this save: the saves before it were written over. A change back to
+    // what one of them held (an agent's `git checkout` a second after the next save) is not the
+    // user's, as it was not when only the last save was kept.
+    if (i > 0) {
+      this.saves.set(path, list.slice(i));
+    }
+    return true;
   }
 
   private near(path: string, at: number): Save[] {

@@ -51,4 +51,16 @@ void describe('the user’s saves', () => {
     assert.equal(saves.isUserSave('/w/a.ts', t0 + 10, hashText('one')), true, 'a text document’s');
     assert.equal(saves.isUserSave('/w/a.ts', t0 + 160, hashText('two')), true);
   });
+
+  void test('a write putting back what the user saved before their latest save (an agent’s git checkout) is not the user’s', () => {
+    const saves = new UserSaves();
+    saves.saved('/w/a.ts', 'one', t0);
+    assert.equal(saves.isUserSave('/w/a.ts', t0 + 10, hashText('one')), true);
+    saves.saved('/w/a.ts', 'two', t0 + 1000);
+    assert.equal(saves.isUserSave('/w/a.ts', t0 + 1010, hashText('two')), true);
+    // Within the window of the first save, the file is written back to its content: not a save.
+    assert.equal(saves.isUserSave('/w/a.ts', t0 + 1500, hashText('one')), false);
+    // Asked again about the change it matched (a file in two working trees), a save still matches.
+    assert.equal(saves.isUserSave('/w/a.ts', t0 + 1010, hashText('two')), true);
+  });
 });
