@@ -82,9 +82,10 @@ const defaultQuietMs = 100;
 const maxQuietRounds = 20;
 
 /**
- * How long a change of a notebook near its save waits for the host to have read that save back
- * (OpenNotebook.isSavedAs): the save event can reach the extension well after the file changed
- * (150 ms was seen with the extension host busy with the edits of auto-save while typing).
+ * How long a change of a notebook waits for the host to have read a save of it back
+ * (OpenNotebook.isSavedAs) before it is taken for another writer's: the save event can reach the
+ * extension well after the file changed (150 ms was seen with the extension host busy with the
+ * edits of auto-save while typing). A write into a notebook is put back this much later.
  */
 const saveReadBackMs = 1000;
 
@@ -295,15 +296,18 @@ export class EditorWrites {
   }
 
   /**
-   * Is this content what the editor saved into the notebook near `at`? A save under way is
-   * waited for (see saveReadBackMs): judged before the host has read it back, the user's own
-   * save was set aside as another writer's.
+   * Is this content what the editor saved into the notebook near `at`? A save is waited for
+   * (see saveReadBackMs): judged before the host has read it back, the user's own save was set
+   * aside as another writer's. Waited for even when no save of it is known yet: a save that
+   * runs no save participants (Save without Formatting) has no `onWillSave…`, and its save event
+   * can come after the change (in a remote window, a round trip later); with the cells edited
+   * since, the file was put back over the user's save.
    */
   private async savedByEditor(doc: OpenNotebook, content: Uint8Array, at: number): Promise<boolean> {
     const hash = sha256(content);
     const step = this.opts.quietMs ?? defaultQuietMs;
     for (let waited = 0; !doc.isSavedAs(hash, at); waited += step) {
-      if (waited >= saveReadBackMs || !doc.savedNear(at)) {
+      if (waited >= saveReadBackMs) {
         return false;
       }
       await sleep(step);

@@ -351,6 +351,18 @@ void describe('editor writes over a notebook', () => {
     await judgedTheEditorsSave(g, c, ipynb('print(2)'));
   });
 
+  void test('a save without its beginning seen (Save without Formatting runs no onWillSave), its event late: the read-back is waited for', async () => {
+    const g = notebookGuard('block');
+    await openAndEditNotebook(g, ['print(1)'], ['print(2)']);
+    writeFileSync(file, ipynb('print(2)'));
+    const c = changeTo(ipynb('print(2)'));
+    nb.sources = ['print(3)'];
+    // No save is known when the change is judged: its event comes 250 ms later (the host busy).
+    const saves = nb.saves;
+    setTimeout(() => saves.push({ at: c.at + 250, hash: sha(ipynb('print(2)')) }), 250);
+    await judgedTheEditorsSave(g, c, ipynb('print(2)'));
+  });
+
   void test('a write near a save the host could not check: set aside, never put back (it may be the user’s save)', async () => {
     const g = notebookGuard('block');
     // The save began (its content not read back yet), and the user typed on.
