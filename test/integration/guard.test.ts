@@ -369,6 +369,26 @@ suite('guard', () => {
     }
   });
 
+  test('a notebook with a cell deleted (its cell document closed): a write landing on it is still put back', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await api.ready();
+    const { file, notebook, onDisk } = await dirtyNotebook('deleted.ipynb', ['print(1)', 'print(2)'], 'print("mine, unsaved")');
+    try {
+      const edit = new vscode.WorkspaceEdit();
+      edit.set(notebook.uri, [vscode.NotebookEdit.deleteCells(new vscode.NotebookRange(0, 1))]);
+      await vscode.workspace.applyEdit(edit);
+      assert.deepEqual(sourcesOf(notebook), ['print(2)', 'print("mine, unsaved")']);
+      await new Promise((r) => setTimeout(r, 1000));
+      fs.writeFileSync(file, ipynb('print("the agent")'));
+      await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+      await waitFor(() => fs.readFileSync(file).equals(onDisk), 5000, 'the previous content back on disk');
+    } finally {
+      await closeNotebook(notebook);
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('taking the agent’s version of a notebook: asked first when it has unsaved cells (No keeps them), then the notebook shows it', async () => {
     const { file, notebook, onDisk } = await dirtyNotebook('taken.ipynb', ['print(1)'], 'print("mine, unsaved")');
     const agents = new TextEncoder().encode(ipynb('print("the agent")'));

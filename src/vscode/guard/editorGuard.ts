@@ -53,7 +53,17 @@ export class EditorGuard extends Disposable {
   ): void {
     this.register(onOpen((d) => void this.remember(d.uri)));
     this.register(onSave((d) => void this.remember(d.uri)));
-    this.register(onClose((d) => this.writes.forget(pathOf(d.uri))));
+    // Only the file's own document: a notebook's cells are text documents whose URI holds the
+    // notebook's path (scheme vscode-notebook-cell), closed when a cell is deleted or the notebook
+    // reloaded; as a git diff's side is. Forgotten then, a write over the notebook's unsaved cells
+    // was set aside but never put back.
+    this.register(
+      onClose((d) => {
+        if (d.uri.scheme === 'file') {
+          this.writes.forget(pathOf(d.uri));
+        }
+      }),
+    );
     this.register(
       onChange((e) => {
         // A buffer becoming dirty: make sure its file is watched and its disk version kept.
