@@ -389,6 +389,40 @@ suite('guard', () => {
     }
   });
 
+  test('a notebook also open as text, both with unsaved changes: the user saving the notebook is not put back', async () => {
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await api.ready();
+    const { file, notebook } = await dirtyNotebook('bothdirty.ipynb', ['print(1)'], 'print(2)');
+    const text = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    try {
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(text.uri, new vscode.Position(0, 0), ' ');
+      await vscode.workspace.applyEdit(edit);
+      assert.ok(text.isDirty && notebook.isDirty);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(await notebook.save(), 'saved');
+      const saved = fs.readFileSync(file);
+      assert.match(saved.toString('utf8'), /print\(2\)/);
+      // A set-aside or a put-back would land within this (see above).
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.deepEqual(fs.readFileSync(file), saved, 'the save stays on disk');
+      assert.equal((await api.quarantine()).filter((e) => e.path === file).length, 0, 'nothing set aside');
+      // The text's changes still unsaved: an agent's write (past the 3 s after a save in which
+      // nothing is put back) is still set aside and put back.
+      assert.ok(text.isDirty);
+      await new Promise((r) => setTimeout(r, 1000));
+      fs.writeFileSync(file, ipynb('print("the agent")'));
+      await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+      await waitFor(() => fs.readFileSync(file).equals(saved), 5000, 'the save back on disk');
+    } finally {
+      await vscode.window.showTextDocument(text);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await closeNotebook(notebook);
+      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('taking the agent’s version of a notebook: asked first when it has unsaved cells (No keeps them), then the notebook shows it', async () => {
     const { file, notebook, onDisk } = await dirtyNotebook('taken.ipynb', ['print(1)'], 'print("mine, unsaved")');
     const agents = new TextEncoder().encode(ipynb('print("the agent")'));

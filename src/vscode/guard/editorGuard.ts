@@ -119,18 +119,22 @@ export class EditorGuard extends Disposable {
 
   /**
    * The document open at `path`: its text document, or the notebook open there in the notebook
-   * editor. Both open (a notebook also opened as text), the one with unsaved changes.
+   * editor. Both open (a notebook also opened as text), the notebook, with the unsaved changes of
+   * either: judged as the text document, the user's save of the notebook while the text had
+   * unsaved changes was set aside as another writer's (and put back, unless the file's version
+   * had been taken again since), the notebook's saves not being looked at. The text's saves are
+   * the user's by their hash (UserSaves holds both).
    */
   private documentAt(path: string): OpenDocument | undefined {
     const text = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
     const nb = vscode.workspace.notebookDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
-    if (nb && (!text || (nb.isDirty && !text.isDirty))) {
+    if (nb) {
       const saves = this.saves;
       const savedAt = pathOf(nb.uri);
       return {
         kind: 'notebook',
         get isDirty() {
-          return nb.isDirty;
+          return nb.isDirty || (text?.isDirty ?? false);
         },
         cells: () => notebookCells(nb),
         isSavedAs: (hash, at) => saves.isUserSave(savedAt, at, hash),
