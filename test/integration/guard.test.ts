@@ -39,9 +39,16 @@ suite('guard', () => {
     await api.ready();
   });
 
-  test('a write landing on a dirty buffer: the buffer is kept, the agent’s version is set aside, the file put back', async () => {
+  /** Sets the editor guard's mode (user settings) and waits for the monitors it restarts; the function returned puts it back. */
+  async function editorGuardMode(mode: 'block' | 'warn'): Promise<() => Promise<void>> {
     const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    await config.update('editorGuard.mode', mode, vscode.ConfigurationTarget.Global);
+    await api.ready();
+    return () => Promise.resolve(config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global));
+  }
+
+  test('a write landing on a dirty buffer: the buffer is kept, the agent’s version is set aside, the file put back', async () => {
+    const restoreMode = await editorGuardMode('block');
     try {
       await api.ready();
       const file = path.join(workspaceDir(), 'src', 'guarded.ts');
@@ -83,13 +90,12 @@ suite('guard', () => {
       await vscode.commands.executeCommand('notifications.hideList');
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     } finally {
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('an agent writing several files open with unsaved changes at once: one notification, not one per file', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'warn', vscode.ConfigurationTarget.Global);
+    const restoreMode = await editorGuardMode('warn');
     const files = ['burst-a.ts', 'burst-b.ts', 'burst-c.ts'].map((n) => path.join(workspaceDir(), 'src', n));
     try {
       await api.ready();
@@ -116,13 +122,12 @@ suite('guard', () => {
       await vscode.commands.executeCommand('notifications.hideList');
     } finally {
       await closeAndDelete(files);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('the quarantine cannot be written: the user is told which file, nothing is left unhandled', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
+    const restoreMode = await editorGuardMode('block');
     const dir = api.quarantineDir();
     const aside = `${dir}.aside`;
     try {
@@ -149,7 +154,7 @@ suite('guard', () => {
         fs.rmSync(dir, { force: true });
         fs.renameSync(aside, dir);
       }
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
@@ -267,32 +272,36 @@ suite('guard', () => {
 
   const sourcesOf = (notebook: vscode.NotebookDocument): string[] => notebook.getCells().map((c) => c.document.getText());
 
+  /**
+   * An agent's shell writes the notebook's file, a moment after the last edit (for the guard to
+   * have kept the file's disk version): its version is set aside and `putBack` is on disk again.
+   */
+  async function agentWriteIsPutBack(file: string, putBack: Buffer): Promise<{ entry: QuarantineEntry; agents: string }> {
+    await new Promise((r) => setTimeout(r, 1000));
+    const agents = ipynb('print("the agent")');
+    fs.writeFileSync(file, agents);
+    const entry = await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+    await waitFor(() => fs.readFileSync(file).equals(putBack), 5000, 'the previous content back on disk');
+    return { entry, agents };
+  }
+
   test('a write landing on a notebook with unsaved cells: the cells are kept, the agent’s version is set aside, the file put back', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
-    await api.ready();
+    const restoreMode = await editorGuardMode('block');
     const { file, notebook, onDisk } = await dirtyNotebook('guarded.ipynb', ['print(1)'], 'print("mine, unsaved")');
     try {
-      // Give the guard a moment to keep the file's disk version, then an agent's shell writes it.
-      await new Promise((r) => setTimeout(r, 1000));
-      const agents = ipynb('print("the agent")');
-      fs.writeFileSync(file, agents);
-      const entry = await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
+      const { entry, agents } = await agentWriteIsPutBack(file, onDisk);
       assert.equal(entry.reason, 'dirty-buffer');
       assert.equal(new TextDecoder().decode(await api.readQuarantined(entry.id)), agents, 'retrievable byte for byte');
-      await waitFor(() => fs.readFileSync(file).equals(onDisk), 5000, 'the previous content back on disk');
       assert.ok(notebook.isDirty, 'the notebook is still unsaved');
       assert.deepEqual(sourcesOf(notebook), ['print(1)', 'print("mine, unsaved")'], 'its cells are untouched');
     } finally {
       await closeNotebook(notebook);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('the user saving a notebook with unsaved cells is no agent’s write: nothing set aside, nothing put back, even with the cells edited right after', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
-    await api.ready();
+    const restoreMode = await editorGuardMode('block');
     const { file, notebook } = await dirtyNotebook('saved.ipynb', ['print(1)'], 'print(2)');
     try {
       await new Promise((r) => setTimeout(r, 1000));
@@ -310,18 +319,16 @@ suite('guard', () => {
       assert.equal((await api.quarantine()).filter((e) => e.path === file).length, 0, 'nothing set aside');
     } finally {
       await closeNotebook(notebook);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('auto-save of a notebook edited in bursts (saves landing while it is dirty again): none of them is set aside or put back', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
     const files = vscode.workspace.getConfiguration('files');
     // Put back as they were, not removed: code-server's own default is auto-save on.
     const autoSave = files.inspect('autoSave')?.globalValue;
     const autoSaveDelay = files.inspect('autoSaveDelay')?.globalValue;
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
-    await api.ready();
+    const restoreMode = await editorGuardMode('block');
     const { file, notebook } = await dirtyNotebook('autosaved.ipynb', ['print(1)'], 'print(2)');
     try {
       await new Promise((r) => setTimeout(r, 1000));
@@ -345,54 +352,41 @@ suite('guard', () => {
       await files.update('autoSave', autoSave, vscode.ConfigurationTarget.Global);
       await files.update('autoSaveDelay', autoSaveDelay, vscode.ConfigurationTarget.Global);
       await closeNotebook(notebook);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('a notebook also open as text (Compare opens it so): the notebook’s unsaved cells are what is guarded', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
-    await api.ready();
+    const restoreMode = await editorGuardMode('block');
     const { file, notebook, onDisk } = await dirtyNotebook('astext.ipynb', ['print(1)'], 'print("mine, unsaved")');
     const text = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     try {
       assert.ok(!text.isDirty);
-      await new Promise((r) => setTimeout(r, 1000));
-      const agents = ipynb('print("the agent")');
-      fs.writeFileSync(file, agents);
-      await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
-      await waitFor(() => fs.readFileSync(file).equals(onDisk), 5000, 'the previous content back on disk');
+      await agentWriteIsPutBack(file, onDisk);
       assert.deepEqual(sourcesOf(notebook), ['print(1)', 'print("mine, unsaved")']);
     } finally {
       await closeNotebook(notebook);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('a notebook with a cell deleted (its cell document closed): a write landing on it is still put back', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
-    await api.ready();
+    const restoreMode = await editorGuardMode('block');
     const { file, notebook, onDisk } = await dirtyNotebook('deleted.ipynb', ['print(1)', 'print(2)'], 'print("mine, unsaved")');
     try {
       const edit = new vscode.WorkspaceEdit();
       edit.set(notebook.uri, [vscode.NotebookEdit.deleteCells(new vscode.NotebookRange(0, 1))]);
       await vscode.workspace.applyEdit(edit);
       assert.deepEqual(sourcesOf(notebook), ['print(2)', 'print("mine, unsaved")']);
-      await new Promise((r) => setTimeout(r, 1000));
-      fs.writeFileSync(file, ipynb('print("the agent")'));
-      await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
-      await waitFor(() => fs.readFileSync(file).equals(onDisk), 5000, 'the previous content back on disk');
+      await agentWriteIsPutBack(file, onDisk);
     } finally {
       await closeNotebook(notebook);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
   test('a notebook also open as text, both with unsaved changes: the user saving the notebook is not put back', async () => {
-    const config = vscode.workspace.getConfiguration('agentGuard');
-    await config.update('editorGuard.mode', 'block', vscode.ConfigurationTarget.Global);
-    await api.ready();
+    const restoreMode = await editorGuardMode('block');
     const { file, notebook } = await dirtyNotebook('bothdirty.ipynb', ['print(1)'], 'print(2)');
     const text = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     try {
@@ -411,15 +405,12 @@ suite('guard', () => {
       // The text's changes still unsaved: an agent's write (past the 3 s after a save in which
       // nothing is put back) is still set aside and put back.
       assert.ok(text.isDirty);
-      await new Promise((r) => setTimeout(r, 1000));
-      fs.writeFileSync(file, ipynb('print("the agent")'));
-      await waitFor(async () => (await api.quarantine()).find((e) => e.path === file), 10_000, 'the agent’s version in the quarantine');
-      await waitFor(() => fs.readFileSync(file).equals(saved), 5000, 'the save back on disk');
+      await agentWriteIsPutBack(file, saved);
     } finally {
       await vscode.window.showTextDocument(text);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
       await closeNotebook(notebook);
-      await config.update('editorGuard.mode', undefined, vscode.ConfigurationTarget.Global);
+      await restoreMode();
     }
   });
 
