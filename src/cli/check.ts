@@ -79,29 +79,22 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // transcript, known by its real path and reported under the first spelling given. Checked
   // twice, each of its findings was reported and counted twice (and the file listed twice in
   // the JSON's `files`).
+  const realPaths = new Map<string, string>();
+  const realOf = (file: string): string => {
+    let real = realPaths.get(file);
+    if (real === undefined) {
+      real = realPathOr(file);
+      realPaths.set(file, real);
+    }
+    return real;
+  };
   const seenFiles = new Set<string>();
   const seenProblems = new Set<string>();
   const seenTooDeep = new Set<string>();
   const add = (more: Found): void => {
-    for (const t of more.transcripts) {
-      const key = realPathOr(t.file);
-      if (!seenFiles.has(key)) {
-        seenFiles.add(key);
-        found.transcripts.push(t);
-      }
-    }
-    for (const p of more.problems) {
-      if (!seenProblems.has(p.path)) {
-        seenProblems.add(p.path);
-        found.problems.push(p);
-      }
-    }
-    for (const d of more.tooDeep) {
-      if (!seenTooDeep.has(d)) {
-        seenTooDeep.add(d);
-        found.tooDeep.push(d);
-      }
-    }
+    appendNew(found.transcripts, more.transcripts, seenFiles, (t) => realOf(t.file));
+    appendNew(found.problems, more.problems, seenProblems, (p) => p.path);
+    appendNew(found.tooDeep, more.tooDeep, seenTooDeep, (d) => d);
   };
   const explicitFiles = new Set<string>();
   // What each path given found (by real path), to name a path that held no transcript.
@@ -112,7 +105,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     if (more.transcripts.length === 1 && more.transcripts[0]!.file === abs) {
       explicitFiles.add(abs);
     }
-    perTarget.push({ path: abs, files: more.transcripts.map((x) => realPathOr(x.file)), unreadable: more.problems.some((p) => p.path === abs) });
+    perTarget.push({ path: abs, files: more.transcripts.map((x) => realOf(x.file)), unreadable: more.problems.some((p) => p.path === abs) });
     add(more);
   }
   // How many sessions --workspace found, when given.
@@ -149,7 +142,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     // A folder may hold JSONL that is not a transcript: only files named on the command
     // line are reported as being of an unknown format.
     if (o.result.agent === undefined && !explicitFiles.has(o.file)) {
-      notTranscripts.add(realPathOr(o.file));
+      notTranscripts.add(realOf(o.file));
       continue;
     }
     results.push(o.result);
@@ -175,8 +168,9 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // A path given that held no transcript (a typo'd folder in a CI job, the wrong level of a
   // tree) is named, else it passes for one checked and found clean. When no path given held any,
   // the run checked nothing it was asked to: a failure, as ESLint fails on an unmatched pattern.
-  const emptyTargets = perTarget.filter((t) => !t.unreadable && t.files.every((f) => notTranscripts.has(f))).map((t) => t.path);
-  const noneFound = targets.length > 0 && perTarget.every((t) => t.files.every((f) => notTranscripts.has(f)));
+  const holdsNone = (t: (typeof perTarget)[number]): boolean => t.files.every((f) => notTranscripts.has(f));
+  const emptyTargets = perTarget.filter((t) => !t.unreadable && holdsNone(t)).map((t) => t.path);
+  const noneFound = targets.length > 0 && perTarget.every(holdsNone);
   const nothingFound = noneFound ? emptyTargets.map((path) => ({ path, message: `${path}: no transcripts found here` })) : [];
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
@@ -257,5 +251,16 @@ function realPathOr(file: string): string {
     return realpathSync(file);
   } catch {
     return file;
+  }
+}
+
+/** Appends the items of `more` whose key is not in `seen` yet (and adds their keys). */
+function appendNew<T>(to: T[], more: readonly T[], seen: Set<string>, key: (item: T) => string): void {
+  for (const item of more) {
+    const k = key(item);
+    if (!seen.has(k)) {
+      seen.add(k);
+      to.push(item);
+    }
   }
 }

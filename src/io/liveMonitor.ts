@@ -423,13 +423,14 @@ export class LiveMonitor implements Disposable {
       });
     } catch (e) {
       failed = true;
-      const why = describeError(e);
-      if (s.unreadable !== why) {
-        this.logger.warn(`[monitor] cannot read ${file} again: ${why}`);
+      // Told apart as the tails tell their failures apart: by the error's code, not its stack.
+      const what = errnoCode(e) ?? String(e);
+      if (s.unreadable !== what) {
+        this.logger.warn(`[monitor] cannot read ${file} again: ${describeError(e)}`);
       } else {
-        this.logger.debug(`[monitor] still cannot read ${file}: ${why}`);
+        this.logger.debug(`[monitor] still cannot read ${file}: ${what}`);
       }
-      s.unreadable = why;
+      s.unreadable = what;
       // Gone: the tail's next read says so, and starts over when the file comes back. There
       // but unreadable: the session stays asleep, its findings standing, and the next change
       // tries again. Woken with part of its history (none, for a file that could not be

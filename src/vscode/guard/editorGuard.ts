@@ -126,8 +126,8 @@ export class EditorGuard extends Disposable {
    * the user's by their hash (UserSaves holds both).
    */
   private documentAt(path: string): OpenDocument | undefined {
-    const text = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
-    const nb = vscode.workspace.notebookDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
+    const text = openAt(vscode.workspace.textDocuments, path);
+    const nb = openAt(vscode.workspace.notebookDocuments, path);
     if (nb) {
       const saves = this.saves;
       const savedAt = pathOf(nb.uri);
@@ -172,6 +172,11 @@ export class EditorGuard extends Disposable {
   }
 }
 
+/** The document of these (text documents or notebooks) open on the file at `path`, if any. */
+function openAt<D extends { uri: vscode.Uri }>(docs: readonly D[], path: string): D | undefined {
+  return docs.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
+}
+
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -203,13 +208,13 @@ export async function offerChoice(store: QuarantineStore, entry: QuarantineEntry
 export async function takeAgentsVersion(store: QuarantineStore, entry: QuarantineEntry, log: Logger): Promise<void> {
   const uri = vscode.Uri.file(entry.path);
   const bytes = await store.read(entry.id);
-  const notebook = vscode.workspace.notebookDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, entry.path));
+  const notebook = openAt(vscode.workspace.notebookDocuments, entry.path);
   if (notebook) {
     await takeIntoNotebook(notebook, bytes, entry, log);
     return;
   }
   const text = utf8Text(bytes);
-  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, entry.path));
+  const open = openAt(vscode.workspace.textDocuments, entry.path);
   if (text === undefined || (!open && !(await exists(uri)))) {
     // The editor's buffer, if any, is left as it is: it keeps the user's version.
     await vscode.workspace.fs.writeFile(uri, bytes);
