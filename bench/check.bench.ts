@@ -392,13 +392,18 @@ function prefix(files: readonly CorpusFile[], limit: number): CorpusFile[] {
 // ---------------------------------------------------------------------------------------------
 // The two workloads
 
-/** Parse-only baseline: 1 MiB reads, split at \n, UTF-8 decode, JSON.parse. Nothing else. */
-async function baselineFile(file: string): Promise<number> {
+/**
+ * Parse-only baseline: 1 MiB reads, split at \n, UTF-8 decode, JSON.parse. Nothing else.
+ * With `onObject` (the floor), each parsed value is handed to it as well.
+ */
+async function baselineFile(file: string, onObject?: (v: unknown) => void): Promise<number> {
   let objects = 0;
   const parse = (bytes: Buffer, start: number, end: number): void => {
     if (end > start) {
       const v: unknown = JSON.parse(bytes.toString('utf8', start, end));
-      if (typeof v === 'object') {
+      if (onObject) {
+        onObject(v);
+      } else if (typeof v === 'object') {
         objects++;
       }
     }
@@ -440,6 +445,58 @@ async function baselineFile(file: string): Promise<number> {
 }
 
 /**
+ * The floor: the least any checker of these files does — the baseline, and every call paired
+ * with its result by id (a Codex call's arguments parsed, as any reader of its paths must).
+ * No spans, no events, no tool classification, no rules: what is left between this and the
+ * target is the whole budget for them. Returns the results that matched no call.
+ */
+async function floorFile(file: string, family: Family): Promise<number> {
+  const open = new Set<string>();
+  let unmatched = 0;
+  const result = (id: unknown): void => {
+    if (typeof id !== 'string' || !open.delete(id)) {
+      unmatched++;
+    }
+  };
+  const pairClaude = (v: unknown): void => {
+    const content = (v as { message?: { content?: unknown } } | null)?.message?.content;
+    if (!Array.isArray(content)) {
+      return;
+    }
+    for (const block of content as { type?: unknown; id?: unknown; tool_use_id?: unknown }[]) {
+      if (block?.type === 'tool_use' && typeof block.id === 'string') {
+        open.add(block.id);
+      } else if (block?.type === 'tool_result') {
+        result(block.tool_use_id);
+      }
+    }
+  };
+  const pairCodex = (v: unknown): void => {
+    const record = v as { type?: unknown; payload?: { type?: unknown; call_id?: unknown; arguments?: unknown } } | null;
+    const item = record?.type === 'response_item' ? record.payload : undefined;
+    if (!item) {
+      return;
+    }
+    if (item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'local_shell_call') {
+      if (typeof item.call_id === 'string') {
+        open.add(item.call_id);
+      }
+      if (typeof item.arguments === 'string') {
+        try {
+          JSON.parse(item.arguments);
+        } catch {
+          // a call whose arguments are not JSON still pairs
+        }
+      }
+    } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      result(item.call_id);
+    }
+  };
+  await baselineFile(file, family === 'codex' ? pairCodex : pairClaude);
+  return unmatched;
+}
+
+/**
  * The pipeline of `check` cut after one of its stages, each including the one before it:
  * `lines` is the line splitter (UTF-8 validation, CR and BOM handling, line records) and
  * JSON.parse, as the transcript parser runs them; `engine` is everything but the rules
@@ -453,7 +510,7 @@ async function baselineFile(file: string): Promise<number> {
  */
 type Stage = 'lines' | 'engine';
 const stages: readonly Stage[] = ['lines', 'engine'];
-type Workload = 'baseline' | Stage | 'check';
+type Workload = 'baseline' | 'floor' | Stage | 'check';
 
 async function stageFile(file: string, stage: Stage): Promise<void> {
   let push: (chunk: Buffer) => void;
@@ -526,6 +583,8 @@ async function pass(
       }
     } else if (kind === 'baseline') {
       await baselineFile(abs);
+    } else if (kind === 'floor') {
+      await floorFile(abs, f.family);
     } else {
       await stageFile(abs, kind);
     }
@@ -935,7 +994,7 @@ async function main(o: Options): Promise<number> {
     await pass('check', corpusDir, warm);
 
     // 2. Throughput, interleaved, alternating order
-    const workloads: Workload[] = o.stages ? ['baseline', ...stages, 'check'] : ['baseline', 'check'];
+    const workloads: Workload[] = o.stages ? ['baseline', 'floor', ...stages, 'check'] : ['baseline', 'floor', 'check'];
     const passes = new Map<Workload, PassResult[]>(workloads.map((w) => [w, []]));
     // Every core, not `defaultJobs()` (which is 1 on 2 cores): the row shows what threads
     // would gain here, which is why the default is what it is.
@@ -972,7 +1031,8 @@ async function main(o: Options): Promise<number> {
     const threadRate = threadRuns.length > 0 ? median(threadRuns.map((x) => x.rate)) : undefined;
     const roundRatios = checkRates.map((c, i) => c / baseRates[i]!);
     const unsteady = steadiness(baseRates, roundRatios);
-    const stageRows = o.stages ? stageBreakdown(workloads, passes, manifest.totalBytes) : [];
+    const stageRows = o.stages ? stageBreakdown(workloads.filter((w) => w !== 'floor'), passes, manifest.totalBytes) : [];
+    const floor = floorFigures(passes);
     const famRates = families.map((f) => {
       const b = median(base.map((p) => p.byFamily[f].bytes / p.byFamily[f].seconds));
       const c = median(check.map((p) => p.byFamily[f].bytes / p.byFamily[f].seconds));
@@ -1083,6 +1143,15 @@ async function main(o: Options): Promise<number> {
     }
     lines.push('');
     lines.push(
+      `floor — the least any checker does (the baseline, and each call paired with its result by id; Codex call arguments parsed): ` +
+        `${floor.ratio.toFixed(2)}x the baseline (${families.map((f) => `${f} ${floor.byFamily[f].toFixed(2)}`).join(', ')}).`,
+    );
+    lines.push(
+      `  at the target, everything else (events, spans, tool classification, conversation, rules) may take ${(floor.budget * 100).toFixed(0)} % of the baseline's time; ` +
+        `check takes ${(floor.spent * 100).toFixed(0)} % (${(floor.spent / Math.max(floor.budget, 1e-9)).toFixed(1)}x that budget).`,
+    );
+    lines.push('');
+    lines.push(
       `corpus check: ${verification.ok ? 'OK' : 'FAILED'} — ${verification.actual} findings, ${verification.expected} expected from the seeds copy for copy` +
         (verification.ok ? '' : ` (${verification.missing} missing, ${verification.extra} extra)`),
     );
@@ -1177,6 +1246,7 @@ async function main(o: Options): Promise<number> {
         threaded: threadRate === undefined ? null : { jobs: threadJobs, MBps: threadRate / MB, ratioToBaseline: threadRate / baseRate, ratioToCheck: threadRate / checkRate },
         byFamily: famRates.map((f) => ({ family: f.family, baselineMBps: f.baseline / MB, checkMBps: f.check / MB, ratio: f.ratio })),
         stages: stageRows.map((x) => ({ stage: x.stage, seconds: x.seconds, MBps: x.rate / MB, ratio: x.ratio, shareOfCheck: x.share })),
+        floor,
       },
       verification,
       memory: memory ? { ...memory, target: memoryTarget, pass: memoryPass } : undefined,
@@ -1220,6 +1290,7 @@ function steadiness(baseRates: readonly number[], ratios: readonly number[]): st
 
 const stageAdds: Record<Workload, string> = {
   baseline: 'split at \\n, decode, JSON.parse',
+  floor: 'each call paired with its result by id',
   lines: 'UTF-8 validation, CR/BOM, line records',
   engine: 'adapters (formats, schemas, events, tool classification), conversation, file knowledge',
   check: `the ${allRules.length} rules, findings`,
@@ -1253,6 +1324,26 @@ function stageBreakdown(
       share: median(own.map((x, r) => (x - before[r]!) / check[r]!)),
     };
   });
+}
+
+/**
+ * The floor against the baseline (medians of per-round ratios, overall and per family), and
+ * what is left of the target's time for everything else: at 0.70, check may take 1/0.70 of the
+ * baseline's time, of which the floor takes its own; `spent` is what check takes beyond it.
+ */
+function floorFigures(passes: ReadonlyMap<Workload, PassResult[]>): { ratio: number; byFamily: Record<Family, number>; budget: number; spent: number } {
+  const base = passes.get('baseline')!;
+  const floor = passes.get('floor')!;
+  const check = passes.get('check')!;
+  const byFamily = Object.fromEntries(
+    families.map((f) => [f, median(floor.map((p, r) => base[r]!.byFamily[f].seconds / p.byFamily[f].seconds))]),
+  ) as Record<Family, number>;
+  return {
+    ratio: median(floor.map((p, r) => base[r]!.seconds / p.seconds)),
+    byFamily,
+    budget: median(floor.map((p, r) => (base[r]!.seconds / throughputTarget - p.seconds) / base[r]!.seconds)),
+    spent: median(floor.map((p, r) => (check[r]!.seconds - p.seconds) / base[r]!.seconds)),
+  };
 }
 
 async function entry(): Promise<void> {
