@@ -204,8 +204,15 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       `agent-guard: did not search ${first}${more > 0 ? ` and ${more} other folder${more === 1 ? '' : 's'}` : ''}: folders more than ${maxFolderDepth} levels below the folder named are not searched (name a deeper folder to check it)\n`,
     );
   }
-  for (const path of emptyTargets) {
-    io.stderr.write(`agent-guard: no transcripts found in ${displayFile(path, io.cwd) || '.'} (looked for *.jsonl and Gemini CLI's chats/session-*.json)\n`);
+  for (const t of perTarget.filter((x) => emptyTargets.includes(x.path))) {
+    // Files it did hold, that were not transcripts, are counted: "looked for *.jsonl" about a
+    // folder of .jsonl files read as if none had been found.
+    const n = t.files.length;
+    const why =
+      n === 0
+        ? `looked for *.jsonl and Gemini CLI's chats/session-*.json`
+        : `${n === 1 ? 'the one file' : `the ${n} files`} named like one ${n === 1 ? 'is' : 'are'} empty or in no format agent-guard reads`;
+    io.stderr.write(`agent-guard: no transcripts found in ${displayFile(t.path, io.cwd) || '.'} (${why})\n`);
   }
   if (workspaceSessions === 0) {
     // Said, not failed: a project may have no session yet. But a wrong HOME or

@@ -240,7 +240,16 @@ void describe('agent-guard check', () => {
     const r = cli(['check', empty]);
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stdout, '✖ no transcripts found in the path given (see below)\n');
-    assert.match(r.stderr, /^agent-guard: no transcripts found in .*no-transcripts-here \(/);
+    assert.match(r.stderr, /^agent-guard: no transcripts found in .*no-transcripts-here \(the one file named like one is empty or in no format agent-guard reads\)\n$/);
+    // An empty one is counted too; a folder with nothing named like one says what it looked for.
+    writeFileSync(path.join(empty, 'empty.jsonl'), '');
+    assert.match(cli(['check', empty]).stderr, /\(the 2 files named like one are empty or in no format agent-guard reads\)\n$/);
+    const bare = path.join(tmp, 'bare-folder');
+    mkdirSync(bare, { recursive: true });
+    writeFileSync(path.join(bare, 'notes.txt'), 'hello\n');
+    const none = cli(['check', bare]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^agent-guard: no transcripts found in .*bare-folder \(looked for \*\.jsonl and Gemini CLI's chats\/session-\*\.json\)\n$/);
     const json = cli(['check', '--format', 'json', empty]);
     assert.equal(json.code, 2);
     assert.deepEqual((JSON.parse(json.stdout) as { problems: { path: string }[] }).problems.map((p) => p.path), [empty]);
