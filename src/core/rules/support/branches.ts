@@ -88,9 +88,9 @@ export class BranchTracker {
    * Where the newest lines sit in their node, when that is at an assistant text or thinking
    * block: the block's line (the block itself, or a result or other line hung from it).
    */
-  private readonly textLine = new Map<string, number>();
+  private readonly textLine = new NewestKept(maxTextLinesKept);
   /** The line of the last call written in each of the newest API messages with calls. */
-  private readonly lastCallLine = new Map<string, number>();
+  private readonly lastCallLine = new NewestKept(maxCallMessagesKept);
   /**
    * Nodes that entered their parent node at a text block with a call written after it: that
    * block's line. Claude Code rebuilds the message from the chain, so the calls after the block
@@ -299,12 +299,12 @@ export class BranchTracker {
       }
     }
     if (block === 'text') {
-      remember(this.textLine, uuid, at.line, maxTextLinesKept);
+      this.textLine.set(uuid, at.line);
     } else if (block === 'call') {
-      remember(this.lastCallLine, node, at.line, maxCallMessagesKept);
+      this.lastCallLine.set(node, at.line);
     } else if (!newNode && from !== undefined && parentUuid && this.nodeOfUuid.get(parentUuid) === node) {
       // A result or another line hung from a text block sits where that block does.
-      remember(this.textLine, uuid, from, maxTextLinesKept);
+      this.textLine.set(uuid, from);
     }
   }
 
@@ -500,12 +500,36 @@ export class BranchTracker {
   }
 }
 
-/** Sets `key` in `map`, dropping the oldest entry once it holds `max` (a Map iterates in insertion order). */
-function remember(map: Map<string, number>, key: string, value: number, max: number): void {
-  if (map.size >= max && !map.has(key)) {
-    map.delete(map.keys().next().value!);
+/**
+ * A map that keeps the `max` keys set first most recently: setting a new key once it is full
+ * drops the oldest (setting a key it holds keeps its place). The keys are kept in a ring beside
+ * the map rather than found by `map.keys().next()`: that allocated an iterator for every line,
+ * and walked past the holes the deletions leave at the front of the map's table.
+ */
+class NewestKept {
+  private readonly map = new Map<string, number>();
+  private readonly ring: string[] = [];
+  /** The ring's oldest key, once it is full. */
+  private oldest = 0;
+
+  constructor(private readonly max: number) {}
+
+  get(key: string): number | undefined {
+    return this.map.get(key);
   }
-  map.set(key, value);
+
+  set(key: string, value: number): void {
+    if (!this.map.has(key)) {
+      if (this.ring.length < this.max) {
+        this.ring.push(key);
+      } else {
+        this.map.delete(this.ring[this.oldest]!);
+        this.ring[this.oldest] = key;
+        this.oldest = (this.oldest + 1) % this.max;
+      }
+    }
+    this.map.set(key, value);
+  }
 }
 
 /**
