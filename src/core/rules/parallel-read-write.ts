@@ -1,6 +1,8 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
-import { batchSiblings, isWrite, readsAndWritesInOrder, runsAfterEarlier, runsAlone } from './support/batch';
+import type { CallRecord } from '../engine/conversation';
+import type { FileAccess } from '../model/events';
+import { firstBatchSibling, isWrite, readsAndWritesInOrder, runsAfterEarlier, runsAlone } from './support/batch';
 
 export const parallelReadWrite = defineRule({
   meta: {
@@ -17,23 +19,25 @@ export const parallelReadWrite = defineRule({
     },
   },
   create(ctx) {
+    /** A call of the batch still running that does not run alone (see `onCall`). */
+    const unanswered = (sibling: CallRecord): boolean => sibling.results.length === 0 && !runsAlone(ctx.agent, sibling);
     return {
       onCall(rec) {
+        // A call of the batch whose result was already written when this call was has run
+        // before it: Claude Code runs the blocks of one message as they stream in, and then
+        // records a result before the message's next tool_use. Those two are ordered.
+        // And a call that runs alone (Codex's apply_patch) is ordered with the rest of its batch,
+        // as is one that ran after the calls before it (see ToolCall.inOrder), and every read
+        // and write of an agent that never runs a write beside another call (Claude Code).
+        if (readsAndWritesInOrder(ctx.agent) || runsAfterEarlier(ctx.agent, rec)) {
+          return;
+        }
         for (const a of rec.call.accesses) {
           const mine = isWrite(a) ? 'write' : a.op === 'read' ? 'read' : undefined;
           if (!mine) {
             continue;
           }
-          // A call of the batch whose result was already written when this call was has run
-          // before it: Claude Code runs the blocks of one message as they stream in, and then
-          // records a result before the message's next tool_use. Those two are ordered.
-          // And a call that runs alone (Codex's apply_patch) is ordered with the rest of its batch,
-          // as is one that ran after the calls before it (see ToolCall.inOrder), and every read
-          // and write of an agent that never runs a write beside another call (Claude Code).
-          const others = readsAndWritesInOrder(ctx.agent) || runsAfterEarlier(ctx.agent, rec)
-            ? []
-            : batchSiblings(rec, a.path, (x) => (mine === 'write' ? x.op === 'read' : isWrite(x))).filter((o) => o.sibling.results.length === 0 && !runsAlone(ctx.agent, o.sibling));
-          const first = others[0];
+          const first = firstBatchSibling(rec, a.path, mine === 'write' ? isRead : isWrite, unanswered);
           if (!first) {
             continue;
           }
@@ -58,3 +62,7 @@ export const parallelReadWrite = defineRule({
     };
   },
 });
+
+function isRead(a: FileAccess): boolean {
+  return a.op === 'read';
+}

@@ -1,6 +1,6 @@
 import { defineRule } from '../engine/rule';
 import { docsUrl, shortPath } from './support/docs';
-import { batchSiblings, isWrite, writesInOrder } from './support/batch';
+import { firstBatchSibling, isWrite, writesInOrder } from './support/batch';
 
 const agentNames: Record<string, string> = { codex: 'Codex', 'claude-code': 'Claude Code', gemini: 'Gemini CLI', amplifier: 'Amplifier' };
 
@@ -39,7 +39,7 @@ export const parallelWriteWrite = defineRule({
           if (!isWrite(a) || (serial && (a.op === 'edit' || a.append === true || a.fixer === true || a.amend === true))) {
             continue;
           }
-          const first = batchSiblings(rec, a.path, isWrite)[0];
+          const first = firstBatchSibling(rec, a.path, isWrite);
           if (!first) {
             continue;
           }

@@ -58,9 +58,7 @@ const maxBatchLookBack = 256;
 export function batchSiblings(call: CallRecord, path: string, pick: (a: FileAccess) => boolean): { sibling: CallRecord; access: FileAccess }[] {
   const out: { sibling: CallRecord; access: FileAccess }[] = [];
   const calls = call.message.calls;
-  // (A call is judged as it arrives: the message's last, found from the end.)
-  const at = calls.lastIndexOf(call);
-  const end = at === -1 ? calls.length : at;
+  const end = batchEnd(call);
   for (let i = Math.max(0, end - maxBatchLookBack); i < end; i++) {
     const other = calls[i]!;
     const access = other.call.accesses.find((x) => x.path === path && pick(x));
@@ -69,4 +67,38 @@ export function batchSiblings(call: CallRecord, path: string, pick: (a: FileAcce
     }
   }
   return out;
+}
+
+/**
+ * The first of `batchSiblings` that `accept`s, found without building their list: every call
+ * asks it of each file it touches, and most find none.
+ */
+export function firstBatchSibling(
+  call: CallRecord,
+  path: string,
+  pick: (a: FileAccess) => boolean,
+  accept?: (sibling: CallRecord) => boolean,
+): { sibling: CallRecord; access: FileAccess } | undefined {
+  const calls = call.message.calls;
+  const end = batchEnd(call);
+  for (let i = Math.max(0, end - maxBatchLookBack); i < end; i++) {
+    const other = calls[i]!;
+    if (accept !== undefined && !accept(other)) {
+      continue;
+    }
+    for (const access of other.call.accesses) {
+      if (access.path === path && pick(access)) {
+        return { sibling: other, access };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Where the calls of `call`'s batch made before it end. */
+function batchEnd(call: CallRecord): number {
+  const calls = call.message.calls;
+  // (A call is judged as it arrives: the message's last, found from the end.)
+  const at = calls.lastIndexOf(call);
+  return at === -1 ? calls.length : at;
 }
