@@ -502,17 +502,24 @@ export class RuleEngine {
     if (d.demote) {
       severity = demoteSeverity(severity);
     }
-    const related: RelatedLocation[] = (d.related ?? []).map((r) => ({
-      file: r.file ?? this.opts.file,
-      line: r.at.line,
-      ...(r.at.end > r.at.start ? { column: r.at.start + 1, endColumn: r.at.end + 1 } : {}),
-      message: r.message,
-    }));
-    this.opts.sink.add({
-      id: findingId(meta.id, this.opts.file, key),
+    const file = this.opts.file;
+    const related: RelatedLocation[] = [];
+    if (d.related) {
+      for (const r of d.related) {
+        related.push(
+          r.at.end > r.at.start
+            ? { file: r.file ?? file, line: r.at.line, column: r.at.start + 1, endColumn: r.at.end + 1, message: r.message }
+            : { file: r.file ?? file, line: r.at.line, message: r.message },
+        );
+      }
+    }
+    // The optional fields are added in the finding's own field order (its JSON follows it),
+    // not spread from conditional literals: a rule may report once per call.
+    const finding: Finding = {
+      id: findingId(meta.id, file, key),
       rule: meta.id,
       severity,
-      file: this.opts.file,
+      file,
       line: d.at.line,
       column: d.at.start + 1,
       endLine: d.at.line,
@@ -521,11 +528,18 @@ export class RuleEngine {
       agent: this.agent,
       session: this.sessionId,
       related,
-      ...(d.subject ? { subject: boundedSubject(d.subject) } : {}),
-      ...(d.callId !== undefined ? { callId: d.callId } : {}),
-      messageId: d.messageId,
-      ...(d.changedBetween ? { changedBetween: d.changedBetween } : {}),
-    });
+    };
+    if (d.subject) {
+      finding.subject = boundedSubject(d.subject);
+    }
+    if (d.callId !== undefined) {
+      finding.callId = d.callId;
+    }
+    finding.messageId = d.messageId;
+    if (d.changedBetween) {
+      finding.changedBetween = d.changedBetween;
+    }
+    this.opts.sink.add(finding);
   }
 }
 
