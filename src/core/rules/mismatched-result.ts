@@ -1,5 +1,6 @@
-import { defineRule } from '../engine/rule';
-import type { ToolResult } from '../model/events';
+import type { CallRecord } from '../engine/conversation';
+import { defineRule, type RelatedSpan } from '../engine/rule';
+import type { Span, ToolResult } from '../model/events';
 import { resolveAgainst } from '../classify/paths';
 import { docsUrl, shortPath } from './support/docs';
 
@@ -35,20 +36,13 @@ export const mismatchedResult = defineRule({
         if (!call || r.isError) {
           return;
         }
-        // Built only for a report: most results match their call.
-        const base = (): { at: typeof r.at; key: string; callId: string; related: { at: typeof r.at; message: string }[] } => ({
-          at: r.at,
-          key: `${r.callId}@${r.at.line}`,
-          callId: r.callId,
-          related: [{ at: call.call.at, message: `the ${call.call.tool} call` }],
-        });
         if (r.tool !== undefined && r.tool !== call.call.tool) {
-          ctx.report({ ...base(), messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: r.tool } });
+          ctx.report({ ...reportBase(r, call), messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: r.tool } });
           return;
         }
         const shapes = expectedShapes[call.call.tool];
         if (shapes && r.shape !== undefined && r.shape !== 'other' && !shapes.includes(r.shape)) {
-          ctx.report({ ...base(), messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: describeShape(r.shape) } });
+          ctx.report({ ...reportBase(r, call), messageId: 'tool', data: { id: r.callId, tool: call.call.tool, resultTool: describeShape(r.shape) } });
           return;
         }
         const callPath = call.call.accesses[0]?.path;
@@ -56,7 +50,7 @@ export const mismatchedResult = defineRule({
           const resultPath = resolveAgainst(r.filePath, ctx.session?.cwd) ?? r.filePath;
           if (resultPath !== callPath) {
             ctx.report({
-              ...base(),
+              ...reportBase(r, call),
               messageId: 'file',
               data: { id: r.callId, tool: call.call.tool, callPath: shortPath(ctx, callPath), resultPath: shortPath(ctx, resultPath) },
             });
@@ -66,6 +60,19 @@ export const mismatchedResult = defineRule({
     };
   },
 });
+
+/**
+ * What every report of the rule says of the result: built only for a report (most results match
+ * their call), by a function of the module rather than a closure made for every result.
+ */
+function reportBase(r: ToolResult, call: CallRecord): { at: Span; key: string; callId: string; related: RelatedSpan[] } {
+  return {
+    at: r.at,
+    key: `${r.callId}@${r.at.line}`,
+    callId: r.callId,
+    related: [{ at: call.call.at, message: `the ${call.call.tool} call` }],
+  };
+}
 
 function describeShape(shape: NonNullable<ToolResult['shape']>): string {
   switch (shape) {

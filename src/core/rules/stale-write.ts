@@ -1,6 +1,6 @@
 import type { CallRecord } from '../engine/conversation';
 import { defineRule, type ForeignChangeVerdict } from '../engine/rule';
-import type { FileAccess } from '../model/events';
+import type { FileAccess, Span } from '../model/events';
 import { clockTime, describeAuthor } from './support/author';
 import { docsUrl, formatRanges, shortPath } from './support/docs';
 
@@ -74,11 +74,6 @@ export const staleWrite = defineRule({
           const live = tree?.judgeWrite(ctx.file, access.path, call.call.callId);
           const snapshot = w && w.path === access.path && w.type === 'update' ? w : undefined;
           const verdict = snapshot ? ctx.knowledge.judge(snapshot) : undefined;
-          const base = {
-            at: access.span ?? call.call.at,
-            key: `${call.call.callId}:${access.path}`,
-            callId: call.call.callId,
-          };
           // Records lost since the session last saw the file (a line hangs from one the file
           // does not hold) may hold its own write of it (Claude Code 2.1.49 dropped an `Edit` and
           // its result before a compaction; 2.1.4x, the answer of a retried request it carried
@@ -87,7 +82,7 @@ export const staleWrite = defineRule({
           if (snapshot && verdict && gap) {
             const back = verdict.revertedTo;
             ctx.report({
-              ...base,
+              ...reportBase(call, access),
               messageId: 'gap',
               severity: verdict.overlaps && !back ? 'warning' : 'info',
               data: {
@@ -109,7 +104,7 @@ export const staleWrite = defineRule({
             // The file held nothing the session never saw: only its own later view was undone.
             const who = live ? ` (by ${describeAuthor(live.by)} at ${clockTime(live.at)})` : '';
             ctx.report({
-              ...base,
+              ...reportBase(call, access),
               messageId: 'reverted',
               severity: 'warning',
               data: {
@@ -139,7 +134,7 @@ export const staleWrite = defineRule({
                 ? `: a ${hook.hook} hook changed it, as Claude Code noted on line ${hook.at.line}`
                 : '';
             ctx.report({
-              ...base,
+              ...reportBase(call, access),
               // A Write that wrote the changed lines back as they were kept the change.
               messageId: verdict.overlaps ? 'overlap' : snapshot.whole ? 'kept' : 'aside',
               severity: verdict.overlaps ? 'error' : 'warning',
@@ -169,7 +164,7 @@ export const staleWrite = defineRule({
             const seen = ctx.knowledge.get(access.path);
             const seenAt = seen?.lastRead ?? seen?.lastWrite;
             ctx.report({
-              ...base,
+              ...reportBase(call, access),
               messageId: 'live',
               data: {
                 tool: call.call.tool,
@@ -190,6 +185,11 @@ export const staleWrite = defineRule({
     };
   },
 });
+
+/** Where a report of the write of `access` is, built only for a report (most writes are not stale). */
+function reportBase(call: CallRecord, access: FileAccess): { at: Span; key: string; callId: string } {
+  return { at: access.span ?? call.call.at, key: `${call.call.callId}:${access.path}`, callId: call.call.callId };
+}
 
 /** The lines a finding is about: a deleted line (count 0) still marks its place. */
 function unseenLines(unseen: readonly { start: number; count: number }[]): { start: number; count: number }[] {
