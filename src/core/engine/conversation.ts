@@ -124,13 +124,15 @@ export class Conversation {
     const rec: CallRecord = { call, message, results: noRecords, seq: this.nextSeq() };
     message.calls = withRecord(message.calls, rec);
     const list = this.calls.get(call.callId);
-    if (list) {
-      list.push(rec);
-    } else {
+    if (!list) {
+      // (A call pending under an id is in `calls` under it: a new id has none.)
       this.calls.set(call.callId, [rec]);
-    }
-    if (!this.pending.has(call.callId)) {
       this.pending.set(call.callId, rec);
+    } else {
+      list.push(rec);
+      if (!this.pending.has(call.callId)) {
+        this.pending.set(call.callId, rec);
+      }
     }
     return rec;
   }
