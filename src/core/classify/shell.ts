@@ -2557,6 +2557,25 @@ function homeFolder(name = ''): string {
   return upper === 'APPDATA' ? '~\\AppData\\Roaming' : upper === 'LOCALAPPDATA' ? '~\\AppData\\Local' : '~';
 }
 
+/**
+ * Characters readWord takes as they are, wherever they stand: no quote, escape, blank,
+ * separator, expansion or pattern character (nor `~`, which expands at a word's start).
+ */
+function plainWordChar(c: number): boolean {
+  return c < 0x80 ? plainAscii[c] === 1 : true;
+}
+
+const plainAscii = (() => {
+  const table = new Uint8Array(0x80);
+  for (let c = 0x21; c < 0x7f; c++) {
+    table[c] = 1;
+  }
+  for (const special of '\'"\\|&;()<>$`*?[{~') {
+    table[special.charCodeAt(0)] = 0;
+  }
+  return table;
+})();
+
 function readWord(src: string, start: number, windows = false): { word: Word; next: number } {
   let i = start;
   let text = '';
@@ -2622,6 +2641,17 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     }
     if (' \t\r\n|&;()<>'.includes(c)) {
       break;
+    }
+    if (plainWordChar(src.charCodeAt(i))) {
+      // A run of characters that are only themselves (most of a path or a flag): one slice,
+      // rather than a string grown a character at a time.
+      let end = i + 1;
+      while (end < n && plainWordChar(src.charCodeAt(end))) {
+        end++;
+      }
+      text += src.slice(i, end);
+      i = end;
+      continue;
     }
     if (i === start && c === '$') {
       const home = homeVariable(src, i, windows, false);
