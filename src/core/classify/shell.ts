@@ -2164,6 +2164,8 @@ function joinPosix(base: string, rel: string): string {
   return '/' + out.join('/');
 }
 
+const twoCharOperators = new Set(['&&', '||', '>>', '>|', '&>', '1>', '2>']);
+
 /**
  * A small POSIX-shell tokenizer: words with quoting, operators, and here-documents (whose
  * bodies are kept whole so `cat > f <<EOF` and `apply_patch <<'EOF'` can be read).
@@ -2212,8 +2214,11 @@ function tokenize(src: string, windows = false): Token[] {
       }
       continue;
     }
-    const three = src.slice(i, i + 3);
-    const two = src.slice(i, i + 2);
+    // (Only these characters begin an operator of two or three characters: a word's first
+    // character is spared the slices.)
+    const long = c === '<' || c === '>' || c === '&' || c === '|' || c === '1' || c === '2';
+    const three = long ? src.slice(i, i + 3) : '';
+    const two = long ? src.slice(i, i + 2) : '';
     if (three === '<<<' || three === '&>>' || three === '<<-') {
       if (three === '<<-') {
         i += 3;
@@ -2236,7 +2241,7 @@ function tokenize(src: string, windows = false): Token[] {
       pendingHeredocs.push({ delim: d.word.text, strip: false });
       continue;
     }
-    if (['&&', '||', '>>', '>|', '&>', '1>', '2>'].includes(two)) {
+    if (twoCharOperators.has(two)) {
       if ((two === '1>' || two === '2>') && src[i + 2] === '>') {
         tokens.push({ kind: 'op', text: two + '>' });
         i += 3;
@@ -2267,8 +2272,14 @@ function tokenize(src: string, windows = false): Token[] {
       continue;
     }
     const w = readWord(src, i, windows);
+    if (!w.word.dynamic) {
+      // (A literal word is no pattern, nor braces to expand: its spelling is not needed.)
+      tokens.push(w.word);
+      i = w.next;
+      continue;
+    }
     const raw = src.slice(i, w.next);
-    const expanded = w.word.dynamic && w.word.text.includes('{') ? expandBraces(raw) : undefined;
+    const expanded = w.word.text.includes('{') ? expandBraces(raw) : undefined;
     if (expanded) {
       for (const alt of expanded) {
         tokens.push(withPattern(readWord(alt, 0, windows).word, alt));
