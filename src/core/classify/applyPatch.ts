@@ -13,6 +13,7 @@ export interface PatchTarget {
 const header = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 const moveTo = /^\*\*\* Move to: (.+)$/;
 const star = 0x2a;
+const cr = 0x0d;
 
 /**
  * Files named by a Codex `apply_patch` envelope (`*** Begin Patch` … `*** End Patch`).
@@ -21,15 +22,22 @@ const star = 0x2a;
 export function parseApplyPatch(text: string): PatchTarget[] {
   const out: PatchTarget[] = [];
   let current: PatchTarget | undefined;
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+  // Line by line in place: a patch carries whole files, and only its header lines are needed
+  // as strings of their own.
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const next = newline === -1 ? text.length + 1 : newline + 1;
+    const lineStart = start;
+    start = next;
     // Most lines are a hunk's; only a line starting `*` can be a header or a move.
-    if (line.charCodeAt(0) !== star) {
-      if (current && line.startsWith('@@')) {
+    if (text.charCodeAt(lineStart) !== star) {
+      if (current && text.startsWith('@@', lineStart)) {
         current.hunks++;
       }
       continue;
     }
+    const end = next - 1;
+    const line = text.slice(lineStart, end > lineStart && text.charCodeAt(end - 1) === cr ? end - 1 : end);
     const h = header.exec(line);
     if (h) {
       const kind = h[1]!;
