@@ -233,7 +233,7 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
   }
   let scaffold: Classification['scaffold'];
   if (spec.shell) {
-    const dir = (spec.workdir ?? ['workdir']).map((f) => obj[f]).find((v): v is string => typeof v === 'string');
+    const dir = firstString(obj, spec.workdir ?? defaultWorkdir);
     const base = dir !== undefined ? resolveAgainst(dir, cwd, home) : cwd;
     const command = shellText(obj[spec.shell]);
     if (command !== undefined) {
@@ -307,6 +307,20 @@ export function classifyToolCall(agent: AgentKind, tool: string, input: unknown,
     out.scaffold = scaffold;
   }
   return out;
+}
+
+/** Codex names the folder a shell command runs in `workdir`. */
+const defaultWorkdir: readonly string[] = ['workdir'];
+
+/** The first of these fields that holds a string. */
+function firstString(obj: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  for (const f of fields) {
+    const v = obj[f];
+    if (typeof v === 'string') {
+      return v;
+    }
+  }
+  return undefined;
 }
 
 /** The value at a dotted path of fields and array indexes (`edits.0.old_string`). */
