@@ -205,6 +205,13 @@ class ClaudeParser implements FormatParser {
    * hangs from a line written just before it.
    */
   private readonly chainLinks = new Map<string, string | null>();
+  /**
+   * `chainLinks`' keys oldest first, a ring of `maxChainLinks` slots from `linkHead`: the oldest
+   * is found here, not by `keys().next()`, which walks past every entry deleted from the front
+   * of the Map since its last rehash (up to its capacity) on each eviction.
+   */
+  private readonly linkOrder: string[] = [];
+  private linkHead = 0;
   /** Every chain-only line's uuid (see uuidKey), kept past `chainLinks`' limit: what a record may hang from. */
   private readonly linkKeys = new Set<number | string>();
   /**
@@ -508,13 +515,18 @@ class ClaudeParser implements FormatParser {
       return;
     }
     if (this.chainLinks.size >= maxChainLinks) {
-      // Oldest first: a Map iterates in insertion order.
-      this.chainLinks.delete(this.chainLinks.keys().next().value!);
+      this.chainLinks.delete(this.linkOrder[this.linkHead]!);
+      this.linkHead = (this.linkHead + 1) % maxChainLinks;
     }
     if ((value['isSidechain'] === true) === (this.sidechainFile ?? false)) {
       this.noteParent(value, raw);
     }
+    const size = this.chainLinks.size;
     this.chainLinks.set(uuid, this.parentOf(parent) ?? null);
+    if (this.chainLinks.size > size) {
+      // A new key (a uuid linked again keeps its place, as in the Map).
+      this.linkOrder[(this.linkHead + size) % maxChainLinks] = uuid;
+    }
     this.linkKeys.add(uuidKey(uuid));
   }
 
