@@ -834,7 +834,7 @@ interface CpuProfile {
 
 const sourceMaps = new Map<string, SourceMap | undefined>();
 
-/** `out/src/x.js:L:C` back to `src/x.ts:L` through the file's inline source map. */
+/** `out/src/x.js:L:C` back to `src/x.ts:L` through the file's source map. */
 function originalLocation(url: string, line0: number, col0: number): string {
   if (url === '') {
     // Builtins (JSON.parse, GC, ...) have no position; code compiled at run time (zod's
@@ -849,8 +849,11 @@ function originalLocation(url: string, line0: number, col0: number): string {
   if (!sourceMaps.has(file)) {
     try {
       const text = fs.readFileSync(file, 'utf8');
-      const m = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/.exec(text);
-      map = m ? new SourceMap(JSON.parse(Buffer.from(m[1]!, 'base64').toString('utf8')) as SourceMapPayload) : undefined;
+      // Inline in the file-by-file build; linked (`x.js.map`) in the bundle, whose map inline
+      // would be a few MB of source the memory children keep in their heap.
+      const m = /\/\/# sourceMappingURL=(?:data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)|([^\s]+\.map))\s*$/.exec(text);
+      const json = m?.[1] !== undefined ? Buffer.from(m[1], 'base64').toString('utf8') : m?.[2] !== undefined ? fs.readFileSync(path.resolve(path.dirname(file), m[2]), 'utf8') : undefined;
+      map = json !== undefined ? new SourceMap(JSON.parse(json) as SourceMapPayload) : undefined;
     } catch {
       map = undefined;
     }
