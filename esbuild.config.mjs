@@ -53,7 +53,7 @@ if (tests) {
   // its megabytes stayed in every memory child's heap (peak RSS 149 -> 176 MiB).
   await esbuild.build({
     ...node,
-    entryPoints: { 'bench/check.bench': 'bench/check.bench.ts', 'bench/checkWorker': 'src/io/checkWorker.ts' },
+    entryPoints: { 'bench/check.bench': 'bench/check.bench.ts', 'bench/checkWorker': 'src/io/checkWorker.ts', 'bench/passes': 'bench/passes.ts' },
     outdir: 'out',
     sourcemap: 'linked',
   });
