@@ -169,9 +169,9 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
   // tree) is named, else it passes for one checked and found clean. When no path given held any,
   // the run checked nothing it was asked to: a failure, as ESLint fails on an unmatched pattern.
   const holdsNone = (t: (typeof perTarget)[number]): boolean => t.files.every((f) => notTranscripts.has(f));
-  const emptyTargets = perTarget.filter((t) => !t.unreadable && holdsNone(t)).map((t) => t.path);
+  const emptyTargets = perTarget.filter((t) => !t.unreadable && holdsNone(t));
   const noneFound = targets.length > 0 && perTarget.every(holdsNone);
-  const nothingFound = noneFound ? emptyTargets.map((path) => ({ path, message: `${path}: no transcripts found here` })) : [];
+  const nothingFound = noneFound ? emptyTargets.map(({ path }) => ({ path, message: `${path}: no transcripts found here` })) : [];
   const findings: Finding[] = results.flatMap((r) => r.findings);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;
@@ -204,7 +204,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       `agent-guard: did not search ${first}${more > 0 ? ` and ${more} other folder${more === 1 ? '' : 's'}` : ''}: folders more than ${maxFolderDepth} levels below the folder named are not searched (name a deeper folder to check it)\n`,
     );
   }
-  for (const t of perTarget.filter((x) => emptyTargets.includes(x.path))) {
+  for (const t of emptyTargets) {
     // Files it did hold, that were not transcripts, are counted: "looked for *.jsonl" about a
     // folder of .jsonl files read as if none had been found.
     const n = t.files.length;
