@@ -4,7 +4,7 @@
  * the difference, to count the instructions of one pass without start-up or warm-up: a figure
  * that does not move with the machine's load, where timed ratios move by ±25 % (bench/README.md).
  *
- *   node out/bench/passes.js --corpus DIR --family codex --workload check --passes 3 --mb 2
+ *   node out/bench/passes.js --corpus DIR --family codex --workload check --passes 3 --mb 2 [--rules=SPEC]
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { TranscriptStream } from '../src/core/engine/stream';
 import { LineSplitter, type RawLine } from '../src/core/parse/lineSplitter';
 import { adapters } from '../src/core/parse/registry';
+import type { RuleModule } from '../src/core/engine/rule';
 import { allRules } from '../src/core/rules/all';
 
 const workloads = ['baseline', 'lines', 'engine', 'check'] as const;
@@ -24,11 +25,12 @@ const { values } = parseArgs({
     workload: { type: 'string', default: 'check' },
     passes: { type: 'string', default: '1' },
     mb: { type: 'string', default: '2' },
+    rules: { type: 'string' },
   },
 });
 const workload = values.workload as Workload;
 if (values.corpus === undefined || !workloads.includes(workload)) {
-  process.stderr.write(`usage: passes.js --corpus DIR [--family claude|subagent|codex] [--workload ${workloads.join('|')}] [--passes N] [--mb MB]\n`);
+  process.stderr.write(`usage: passes.js --corpus DIR [--family claude|subagent|codex] [--workload ${workloads.join('|')}] [--passes N] [--mb MB] [--rules=ID,...|-ID,...|empty]\n`);
   process.exit(2);
 }
 const corpus = values.corpus;
@@ -82,13 +84,32 @@ function lines(buf: Buffer): void {
   splitter.end(onLine);
 }
 
+/**
+ * The `check` workload's rules. `--rules=a,b`: only those (what one rule costs); `--rules=-a,b`:
+ * all but those; `--rules=empty`: one rule that listens to nothing (what having any rule costs:
+ * it is how the collector's nepotism, RuleEngine.release, was found).
+ */
+function chooseRules(spec: string | undefined): RuleModule[] {
+  if (spec === undefined) {
+    return [...allRules];
+  }
+  if (spec === 'empty') {
+    return [{ meta: { ...allRules[0]!.meta, id: 'empty' }, create: () => ({}) }];
+  }
+  const except = spec.startsWith('-');
+  const ids = (except ? spec.slice(1) : spec).split(',');
+  return allRules.filter((r) => ids.includes(r.meta.id) !== except);
+}
+const ruleList = chooseRules(values.rules);
+
 let findings = 0;
 function stream(file: string, buf: Buffer, withRules: boolean): void {
-  const s = new TranscriptStream({ file, adapters, rules: withRules ? allRules : [], mode: 'batch', sink: { add: () => void findings++, retract: () => undefined } });
+  const s = new TranscriptStream({ file, adapters, rules: withRules ? ruleList : [], mode: 'batch', sink: { add: () => void findings++, retract: () => undefined } });
   for (let i = 0; i < buf.length; i += chunk) {
     s.push(buf.subarray(i, i + chunk));
   }
   s.end();
+  s.release(); // as checkFile does
 }
 
 const run: Record<Workload, (file: string, buf: Buffer) => void> = {

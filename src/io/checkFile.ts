@@ -87,7 +87,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
   }
   stream.end();
   const workingFolder = stream.engine.sessionInfo?.cwd ?? cwd;
-  return {
+  const checked: CheckedFile = {
     file,
     agent: stream.agent,
     session: stream.engine.sessionId,
@@ -97,5 +97,8 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     ...(workingFolder !== undefined ? { cwd: workingFolder } : {}),
     ...(log && stream.agent === 'codex' ? { log: { parentSession: log.parentSession, accesses: log.ofWrittenFiles() } } : {}),
   };
+  // The next file's records would otherwise be copied into the old generation (RuleEngine.release).
+  stream.release();
+  return checked;
 }
 

@@ -292,6 +292,7 @@ export class LiveMonitor implements Disposable {
       const file = s.summary.file;
       this.findings.beginGeneration(file);
       s.gate = { muted: false };
+      s.stream?.release();
       s.stream = undefined;
       // The files beside the transcript are read again too.
       s.folder = undefined;
@@ -377,6 +378,8 @@ export class LiveMonitor implements Disposable {
     s.tail.suspend();
     s.sleptAt = stream.consumedBytes;
     s.stream = undefined;
+    // Emptied, not only dropped: see RuleEngine.release.
+    stream.release();
     this.logger.debug(`[monitor] ${s.summary.file} is idle; its state is dropped until it changes`);
   }
 
@@ -440,6 +443,7 @@ export class LiveMonitor implements Disposable {
     } finally {
       if (unreadable) {
         s.stream = undefined;
+        stream.release();
       } else if (s.stream === stream) {
         // Time-based findings (a stalled call) were reported by ticks before the sleep: a muted
         // tick now lets the rebuilt rules know they stand, so a result landing next retracts them.
@@ -767,6 +771,7 @@ export class LiveMonitor implements Disposable {
       this.logger.debug(`[monitor] ${file} is not a whole document (being rewritten?); waiting for the next version`);
       return false;
     }
+    before.stream?.release();
     // Time-based findings of the last version (a stalled call) stand: not retracted, then announced again.
     stream.tick(now);
     // A guard decision is reported by the guard service when it is made, before Gemini CLI has

@@ -229,6 +229,15 @@ export class Conversation {
     this.messages.length = 0;
   }
 
+  /** Forgets every record: the file is done with (see RuleEngine.release). */
+  release(): void {
+    this.messages.length = 0;
+    this.calls.clear();
+    this.answeredPrefix.clear();
+    this.answeredTail.clear();
+    this.pending.clear();
+  }
+
   /** Drops the record of a call that will never be answered in the new history. */
   forgetPending(id: string): void {
     this.pending.delete(id);

@@ -106,6 +106,28 @@ export class RuleEngine {
     this.agent = agent;
   }
 
+  /**
+   * Empties what the engine kept of the session — the conversation, the file knowledge, the
+   * rules — once nothing will ask it again (the session info and `carriedIn` stay readable).
+   * Dropping the engine is not enough for the garbage collector: a container that lived through
+   * a long file sits in V8's old generation, and until the next full collection each young-
+   * generation collection treats what that dead container still points at as live, copying the
+   * next file's records out of the young generation, where they would have died cheaply, into the
+   * old one (nepotism). Measured on the bench:check corpus (bench/README.md, "Memory of a
+   * finished file"): `check` of Codex rollouts promoted 49 MB per 11 passes instead of 16 and
+   * took 1.3x as long. Emptied in place, the dead containers point at nothing.
+   */
+  release(): void {
+    this.conversation.release();
+    this.knowledge.release();
+    this.active.length = 0;
+    this.listeners.clear();
+    this.textRules = [];
+    this.callRules = [];
+    this.resultRules = [];
+    this.messageRules = [];
+  }
+
   handle(e: NormalizedEvent): void {
     switch (e.kind) {
       case 'session': {

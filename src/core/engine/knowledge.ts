@@ -173,6 +173,16 @@ export class FileKnowledge {
     return this.lookup(path);
   }
 
+  /** Forgets every file: the session is done with (see RuleEngine.release). */
+  release(): void {
+    this.paths.clear();
+    this.folders.release();
+    this.patternRewrites.clear();
+    this.globs.clear();
+    this.worktrees.clear();
+    this.copies.clear();
+  }
+
   /**
    * The line at `at` hangs from records the file does not hold: what the session read and wrote
    * there is unknown, so what it knew of any file may be short of what it saw.
@@ -1069,6 +1079,16 @@ interface FolderNode {
 class FolderIndex {
   private readonly root: FolderNode = { through: 0 };
   private order = 0;
+
+  /** Emptied in place, not replaced: see RuleEngine.release for why. */
+  release(): void {
+    const root = this.root;
+    root.children?.clear();
+    root.ends?.clear();
+    root.named?.clear();
+    root.rewrite = undefined;
+    root.through = 0;
+  }
 
   add(path: string): void {
     const { steps } = splitSteps(path);

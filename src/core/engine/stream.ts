@@ -36,6 +36,7 @@ export interface TranscriptStreamOptions {
 export class TranscriptStream {
   readonly engine: RuleEngine;
   private readonly parser: TranscriptParser;
+  private released = false;
 
   constructor(opts: TranscriptStreamOptions) {
     this.engine = new RuleEngine({
@@ -81,7 +82,9 @@ export class TranscriptStream {
   }
 
   push(chunk: Uint8Array): void {
-    this.parser.push(chunk);
+    if (!this.released) {
+      this.parser.push(chunk);
+    }
   }
 
   /** Events that did not come from transcript bytes (Amplifier's events.jsonl, hook records). */
@@ -92,6 +95,15 @@ export class TranscriptStream {
   end(): void {
     this.parser.end();
     this.engine.end();
+  }
+
+  /**
+   * The stream is done with: its session's state is emptied (see RuleEngine.release for why
+   * that matters to the collector) and later bytes are ignored. Read what is wanted first.
+   */
+  release(): void {
+    this.released = true;
+    this.engine.release();
   }
 
   tick(now: number): void {
