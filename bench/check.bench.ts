@@ -531,7 +531,10 @@ async function stageFile(file: string, stage: Stage): Promise<void> {
   } else {
     const stream = new TranscriptStream({ file, adapters, rules: [], mode: 'batch', sink: { add: () => undefined, retract: () => undefined } });
     push = (c) => stream.push(c);
-    end = () => stream.end();
+    end = () => {
+      stream.end();
+      stream.release(); // as checkFile does
+    };
   }
   for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes })) {
     push(chunk as Buffer);

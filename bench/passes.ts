@@ -4,7 +4,7 @@
  * the difference, to count the instructions of one pass without start-up or warm-up: a figure
  * that does not move with the machine's load, where timed ratios move by ±25 % (bench/README.md).
  *
- *   node out/bench/passes.js --corpus DIR --family codex --workload check --passes 3 --mb 2 [--rules=SPEC]
+ *   node out/bench/passes.js --corpus DIR --family codex --workload check --passes 3 --mb 2 [--rules=SPEC] [--no-release]
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -26,11 +26,13 @@ const { values } = parseArgs({
     passes: { type: 'string', default: '1' },
     mb: { type: 'string', default: '2' },
     rules: { type: 'string' },
+    /** A finished file's state not emptied, as before RuleEngine.release (to see what it buys). */
+    'no-release': { type: 'boolean', default: false },
   },
 });
 const workload = values.workload as Workload;
 if (values.corpus === undefined || !workloads.includes(workload)) {
-  process.stderr.write(`usage: passes.js --corpus DIR [--family claude|subagent|codex] [--workload ${workloads.join('|')}] [--passes N] [--mb MB] [--rules=ID,...|-ID,...|empty]\n`);
+  process.stderr.write(`usage: passes.js --corpus DIR [--family claude|subagent|codex] [--workload ${workloads.join('|')}] [--passes N] [--mb MB] [--rules=ID,...|-ID,...|empty] [--no-release]\n`);
   process.exit(2);
 }
 const corpus = values.corpus;
@@ -109,7 +111,9 @@ function stream(file: string, buf: Buffer, withRules: boolean): void {
     s.push(buf.subarray(i, i + chunk));
   }
   s.end();
-  s.release(); // as checkFile does
+  if (!values['no-release']) {
+    s.release(); // as checkFile does
+  }
 }
 
 const run: Record<Workload, (file: string, buf: Buffer) => void> = {
