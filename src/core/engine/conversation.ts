@@ -20,7 +20,6 @@ export interface MessageRecord {
   textResultsFirst?: true;
   /** A prompt a person sent, as opposed to tool chatter. */
   promptAt?: Span;
-  timestamp?: string;
   /** What the line that opened it hangs from (Claude Code's `parentUuid`): where in the tree it is. */
   parentUuid?: string | null;
 }
@@ -104,7 +103,7 @@ export class Conversation {
     return list?.[list.length - 1];
   }
 
-  openMessage(role: Role, at: Span, key: string | undefined, timestamp: string | undefined, parentUuid?: string | null): MessageRecord {
+  openMessage(role: Role, at: Span, key: string | undefined, parentUuid?: string | null): MessageRecord {
     const msg: MessageRecord = {
       index: this.messages.length,
       epoch: this.epoch,
@@ -113,7 +112,6 @@ export class Conversation {
       at,
       calls: noRecords,
       results: noRecords,
-      timestamp,
       parentUuid,
     };
     this.messages.push(msg);

@@ -253,7 +253,7 @@ export class RuleEngine {
     // it, in that message. (Its reply to a prompt, "No response requested.", stays a turn.)
     const current = this.conversation.current;
     const note = e.synthetic === true && e.role === 'assistant' && current?.role === 'assistant';
-    const msg = note ? current : this.messageFor(e.role, e.messageKey, e.at, e.timestamp, e.parentUuid);
+    const msg = note ? current : this.messageFor(e.role, e.messageKey, e.at, e.parentUuid);
     if (!note) {
       this.conversation.noteText(e, msg);
     }
@@ -276,7 +276,7 @@ export class RuleEngine {
   }
 
   private onCall(e: ToolCall): void {
-    const msg = this.messageFor('assistant', e.messageKey, e.at, e.timestamp, e.parentUuid);
+    const msg = this.messageFor('assistant', e.messageKey, e.at, e.parentUuid);
     const rec = this.conversation.addCall(e, msg);
     const list = (this.callRules ??= this.handlersOf('onCall'));
     for (let i = 0; i < list.length; i++) {
@@ -292,7 +292,7 @@ export class RuleEngine {
   }
 
   private onResult(e: ToolResult): void {
-    const msg = this.messageFor('user', undefined, e.at, e.timestamp, e.parentUuid);
+    const msg = this.messageFor('user', undefined, e.at, e.parentUuid);
     const rec = this.conversation.addResult(e, msg);
     const list = (this.resultRules ??= this.handlersOf('onResult'));
     for (let i = 0; i < list.length; i++) {
@@ -345,14 +345,14 @@ export class RuleEngine {
    * message as its own line and may record a tool's result before the message's next
    * block: such a block still belongs to the assistant message it continues.
    */
-  private messageFor(role: 'user' | 'assistant', key: string | undefined, at: Span, timestamp: string | undefined, parentUuid: string | null | undefined): MessageRecord {
+  private messageFor(role: 'user' | 'assistant', key: string | undefined, at: Span, parentUuid: string | null | undefined): MessageRecord {
     const conv = this.conversation;
     const cur = conv.current;
     const joined = messageToJoin(cur, cur ? conv.messages[cur.index - 1] : undefined, role, key, cur?.textAt !== undefined);
     if (joined) {
       return joined;
     }
-    const msg = conv.openMessage(role, at, key, timestamp, parentUuid);
+    const msg = conv.openMessage(role, at, key, parentUuid);
     const previous = conv.messages[msg.index - 1];
     const list = (this.messageRules ??= this.handlersOf('onMessage'));
     for (let i = 0; i < list.length; i++) {
