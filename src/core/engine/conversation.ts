@@ -112,6 +112,12 @@ export class Conversation {
       at,
       calls: noRecords,
       results: noRecords,
+      // Every field a message may get, from the start: one hidden class for all of them, where
+      // fields added later gave the rules' reads of messages several shapes to tell apart.
+      textAt: undefined,
+      textParentUuid: undefined,
+      textResultsFirst: undefined,
+      promptAt: undefined,
       parentUuid,
     };
     this.messages.push(msg);
@@ -119,7 +125,7 @@ export class Conversation {
   }
 
   addCall(call: ToolCall, message: MessageRecord): CallRecord {
-    const rec: CallRecord = { call, message, results: noRecords, seq: this.nextSeq() };
+    const rec: CallRecord = { call, message, results: noRecords, seq: this.nextSeq(), runningAt: undefined };
     message.calls = withRecord(message.calls, rec);
     const list = this.calls.get(call.callId);
     if (!list) {
