@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import type { TranscriptStream } from '../../../src/core/engine/stream';
 import type { NormalizedEvent } from '../../../src/core/model/events';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
@@ -54,9 +55,16 @@ void describe('hibernation', () => {
     await env.monitor!.idle();
     await sleep(100);
     assert.equal(env.monitor!.isHibernating(file), false, 'a session just written to stays awake');
+    // The session's state, reached through the monitor's private table: what sleeping must empty.
+    const sessions = (env.monitor as unknown as { sessions: Map<string, { stream?: TranscriptStream }> }).sessions;
+    const awake = sessions.get(file)?.stream;
+    assert.ok(awake && awake.engine.conversation.messages.length > 0, 'the awake session holds its messages');
 
     time.advance(minutes(16));
     await waitFor(() => env.monitor!.isHibernating(file), 15_000, 'the session to sleep');
+    // Emptied in place, not only dropped (see RuleEngine.release).
+    assert.equal(awake.engine.conversation.messages.length, 0, 'the sleeping session kept its messages');
+    assert.equal(awake.engine.conversation.call('toolu_A'), undefined);
     // B is still open: live that is a stalled call (info), where `check` calls it missing.
     const before = checked(file, t.text()).map((f) => f.replace(/^missing-result@(\S+):warning$/, 'stalled-call@$1:info'));
     assert.deepEqual(live(file), before, 'findings survive the sleep');
