@@ -113,9 +113,9 @@ export class RuleEngine {
    * a long file sits in V8's old generation, and until the next full collection each young-
    * generation collection treats what that dead container still points at as live, copying the
    * next file's records out of the young generation, where they would have died cheaply, into the
-   * old one (nepotism). Measured on the bench:check corpus (bench/README.md, "Memory of a
-   * finished file"): `check` of Codex rollouts promoted 49 MB per 11 passes instead of 16 and
-   * took 1.3x as long. Emptied in place, the dead containers point at nothing.
+   * old one (nepotism). Measured on the bench:check corpus (bench/README.md, "A finished
+   * file's state, and the collector"): `check` of Codex rollouts promoted 49 MB per 11 passes
+   * instead of 16 and took 1.3x as long. Emptied in place, the dead containers point at nothing.
    */
   release(): void {
     this.conversation.release();
