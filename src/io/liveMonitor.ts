@@ -729,6 +729,7 @@ export class LiveMonitor implements Disposable {
     const s = this.sessions.get(file);
     this.sessions.delete(file);
     s?.tail.dispose();
+    s?.stream?.release();
     this.findings.clearFile(file);
     this.tree?.forgetSession(file);
     this.lastLines.delete(file);
