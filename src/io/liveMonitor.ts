@@ -54,6 +54,8 @@ export interface LiveMonitorOptions {
   watchTree?: boolean;
   treeIgnore?: readonly string[];
   isUserSave?: (path: string, at: number, hash: string | null) => boolean;
+  /** See WorkTreeOptions.userSavePending. */
+  userSavePending?: (path: string) => Promise<void> | undefined;
   /** See WorkTreeOptions.attributionGraceMs. */
   attributionGraceMs?: number;
   hookLedger?: HookLedgerView;
@@ -200,6 +202,7 @@ export class LiveMonitor implements Disposable {
         clock: this.clock,
         ...(opts.treeIgnore ? { ignore: opts.treeIgnore } : {}),
         ...(opts.isUserSave ? { isUserSave: opts.isUserSave } : {}),
+        ...(opts.userSavePending ? { userSavePending: opts.userSavePending } : {}),
         ...(opts.attributionGraceMs !== undefined ? { attributionGraceMs: opts.attributionGraceMs } : {}),
         ...(opts.usePolling !== undefined ? { usePolling: opts.usePolling } : {}),
       });

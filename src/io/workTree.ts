@@ -94,6 +94,12 @@ export interface WorkTreeOptions {
   /** The host knows when the user saved a file from an editor, and what it wrote (the extension does): is this change, after which the file hashes to `hash` (null: gone), such a save? */
   isUserSave?: (path: string, at: number, hash: string | null) => boolean;
   /**
+   * A save of `path` whose content the host learns later (a notebook's, read back after the
+   * editor wrote it): a change of the file is attributed once it settles. Undefined when none
+   * is under way; the host bounds how long it can take (a few seconds).
+   */
+  userSavePending?: (path: string) => Promise<void> | undefined;
+  /**
    * Ms around a write call in which an unexplained change is taken to be that call's own:
    * the agent may record its call line a little after the file changed, and both reach us
    * through file watchers. Large enough for that lag, small next to how fast people type.
@@ -491,6 +497,12 @@ export class WorkTree implements WorkTreeView {
         if (hash !== t.hash) {
           const previous = t.hash;
           t.hash = hash;
+          // The editor's save of this notebook is being read back: only then is it known
+          // whether this content is what the user saved (bounded by the host; see userSavePending).
+          const saving = isChange || previous !== undefined ? this.opts.userSavePending?.(path) : undefined;
+          if (saving) {
+            await saving;
+          }
           if (isChange || previous !== undefined) {
             this.record(path, t, { path, at: observedAt, hash, previous, by: this.attribute(path, hash, observedAt) });
           }

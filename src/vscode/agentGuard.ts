@@ -190,6 +190,7 @@ export class AgentGuard extends Disposable implements Services {
     void vscode.commands.executeCommand('setContext', contextKeys.ready, false);
     const scope = new MonitorScope(folders, settings, this.log, {
       isUserSave: (p, at, hash) => this.isUserSave(p, at, hash),
+      userSavePending: (p) => this.saves.pending(p),
       dirtyBuffers: this.guard.dirtyBuffers,
       version: packageVersion(this.context),
       folderSettings: (f) => readSettings(this.log, vscode.Uri.file(f)),

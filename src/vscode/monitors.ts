@@ -29,6 +29,8 @@ export function guardPolicy(s: Settings): GuardPolicy {
 export interface MonitorHooks {
   /** Did the user save this file from an editor around `at` (ms)? */
   isUserSave(path: string, at: number, hash: string | null): boolean;
+  /** A notebook save of this file still being read back (see WorkTreeOptions.userSavePending). */
+  userSavePending(path: string): Promise<void> | undefined;
   /** The editors' unsaved buffers (the guard denies writes to them). */
   dirtyBuffers: DirtyBuffers;
   version: string;
@@ -124,6 +126,7 @@ export class MonitorScope extends Disposable {
       watchTree: settings.watchWorkingTree,
       treeIgnore: settings.ignoredPaths,
       isUserSave: (p, at, hash) => this.hooks.isUserSave(p, at, hash),
+      userSavePending: (p) => this.hooks.userSavePending(p),
       ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
     });
     this.monitors.set(folder, monitor);

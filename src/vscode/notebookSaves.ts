@@ -42,7 +42,7 @@ export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
       if (e.notebook.uri.scheme === 'file') {
         const now = Date.now();
         keep(e.notebook, now, true);
-        saves.savedNotebook(pathOf(e.notebook.uri), undefined, now);
+        saves.beginNotebookSave(pathOf(e.notebook.uri), now);
       }
     }),
     vscode.workspace.onDidChangeNotebookDocument((e) => {
@@ -66,13 +66,17 @@ export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
 
 async function readBack(saves: UserSaves, path: string, candidates: readonly NotebookCellText[][], at: number): Promise<void> {
   saves.savedNotebook(path, undefined, at);
+  let hash: string | undefined;
   try {
     const bytes = await fsp.readFile(path);
     const held = ipynbCells(bytes);
     if (held && candidates.some((cells) => sameCells(held, cells))) {
-      saves.savedNotebook(path, sha256(bytes), at);
+      hash = sha256(bytes);
     }
   } catch {
     // Gone or unreadable: the save stays known only to have happened.
+  } finally {
+    // Settled whatever the outcome: a change of the file waits for it (UserSaves.pending).
+    saves.notebookSaveRead(path, hash, at);
   }
 }

@@ -35,6 +35,12 @@ export class UserSaves {
    * change matched a later one (see isUserSave).
    */
   private readonly saves = new Map<string, Save[]>();
+  /**
+   * Per notebook, the saves begun and not read back yet. A change of the file seen meanwhile
+   * waits for them (see `pending`): judged at once, the user's own save was named "an
+   * unattributed process" whenever the watcher's hash came before the read-back's.
+   */
+  private readonly unsettled = new Map<string, { count: number; done: Promise<void>; resolve: () => void; timer: ReturnType<typeof setTimeout> }>();
 
   /** The editor saved `text` to `path` at `now`. */
   saved(path: string, text: string, now: number): void {
@@ -48,6 +54,54 @@ export class UserSaves {
    */
   savedNotebook(path: string, hash: string | undefined, now: number): void {
     this.put(path, { at: now, hashes: hash === undefined ? [] : [hash] });
+  }
+
+  /**
+   * The editor began saving the notebook at `path` (`onWillSave…`): what it writes is known once
+   * the file is read back (`notebookSaveRead`). Until then, or for `userSaveWindowMs` at most (a
+   * save that failed, or whose end never came), `pending` holds changes of the file back.
+   */
+  beginNotebookSave(path: string, now: number): void {
+    this.savedNotebook(path, undefined, now);
+    const timer = setTimeout(() => this.settle(path, true), userSaveWindowMs);
+    // Only a bound: it must not keep a process (a test, the CLI's host) alive.
+    timer.unref?.();
+    const u = this.unsettled.get(path);
+    if (u) {
+      clearTimeout(u.timer);
+      u.timer = timer;
+      u.count++;
+      return;
+    }
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    this.unsettled.set(path, { count: 1, done, resolve, timer });
+  }
+
+  /** A notebook save's file was read back: `hash` is what it wrote (undefined: not the editor's cells, or unreadable). */
+  notebookSaveRead(path: string, hash: string | undefined, now: number): void {
+    if (hash !== undefined) {
+      this.savedNotebook(path, hash, now);
+    }
+    this.settle(path, false);
+  }
+
+  /**
+   * Resolves when the notebook saves of `path` begun so far have been read back (undefined when
+   * none is waiting): the working tree awaits it before it names who changed the file.
+   */
+  pending(path: string): Promise<void> | undefined {
+    return this.unsettled.get(path)?.done;
+  }
+
+  private settle(path: string, all: boolean): void {
+    const u = this.unsettled.get(path);
+    if (!u || (!all && --u.count > 0)) {
+      return;
+    }
+    clearTimeout(u.timer);
+    this.unsettled.delete(path);
+    u.resolve();
   }
 
   /** Did the editor begin or finish a save of `path` near `at`, whatever it wrote? */

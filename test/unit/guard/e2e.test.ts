@@ -13,6 +13,8 @@ import type { GuardPolicy } from '../../../src/core/guard/types';
 import { HookLedger } from '../../../src/io/guard/ledger';
 import { GuardService } from '../../../src/io/guard/service';
 import { ledgerPathFor, socketPathFor } from '../../../src/io/guard/socketPath';
+import { hashText } from '../../../src/io/workTree';
+import { UserSaves } from '../../../src/vscode/userSaves';
 import { seedsRace } from '../repair/cases';
 import { ClaudeTranscript } from '../support/claude';
 import { cli, spawnCli } from '../support/cli';
@@ -139,6 +141,28 @@ void describe('guard hook end to end', () => {
     writeFileSync(file, 'const a = 9;\n');
     const reason = denied(await env.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_E'), ['--agent', 'claude']), 'claude');
     assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by the user at ${clock}\\)\\. Read it again, then redo the edit\\.$`));
+  });
+
+  void test('a save whose content the host learns after the change is seen (a notebook, read back) is still named the user’s', async () => {
+    env = new GuardEnv();
+    const file = env.file('src/app.ts', v1);
+    // As the extension records a notebook's save: begun, then the file read back a moment
+    // after the write, only then is its hash known to be the user's.
+    const saves = new UserSaves();
+    await env.start({ monitor: { isUserSave: (p, at, hash) => saves.isUserSave(p, at, hash), userSavePending: (p) => saves.pending(p) } });
+    const claude = { sessionId: 'c1', transcript: path.join(env.live.projectDir, 'c1.jsonl'), cwd: env.workspace };
+    allowed(await env.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
+    const saved = 'const a = 9;\n';
+    saves.beginNotebookSave(file, Date.now());
+    writeFileSync(file, saved);
+    const readBack = setTimeout(() => saves.notebookSaveRead(file, hashText(saved), Date.now()), 300);
+    try {
+      // The hook's answer waits for the tree's hash of the change, which waits for the read-back.
+      const reason = denied(await env.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_E'), ['--agent', 'claude']), 'claude');
+      assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by the user at ${clock}\\)\\. Read it again, then redo the edit\\.$`));
+    } finally {
+      clearTimeout(readBack);
+    }
   });
 
   void test('Gemini CLI: AfterTool read then BeforeTool write allowed; after a foreign change denied', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import { hashText } from '../../../src/io/workTree';
 import { UserSaves, userSaveWindowMs } from '../../../src/vscode/userSaves';
 
@@ -62,5 +62,43 @@ void describe('the user’s saves', () => {
     assert.equal(saves.isUserSave('/w/a.ts', t0 + 1500, hashText('one')), false);
     // Asked again about the change it matched (a file in two working trees), a save still matches.
     assert.equal(saves.isUserSave('/w/a.ts', t0 + 1010, hashText('two')), true);
+  });
+  void test('a notebook save being read back holds changes of its file until it is, however many saves are under way', async () => {
+    const saves = new UserSaves();
+    assert.equal(saves.pending('/w/n.ipynb'), undefined, 'no save, nothing to wait for');
+    saves.beginNotebookSave('/w/n.ipynb', t0);
+    saves.beginNotebookSave('/w/n.ipynb', t0 + 100);
+    const pending = saves.pending('/w/n.ipynb');
+    assert.ok(pending);
+    assert.equal(saves.pending('/w/other.ipynb'), undefined, 'another file');
+    let settled = false;
+    void pending.then(() => (settled = true));
+    const h = hashText('{"cells": []}');
+    saves.notebookSaveRead('/w/n.ipynb', h, t0 + 50);
+    await Promise.resolve();
+    assert.equal(settled, false, 'the second save is still being read back');
+    assert.equal(saves.isUserSave('/w/n.ipynb', t0 + 40, h), true, 'the first one’s content is known');
+    saves.notebookSaveRead('/w/n.ipynb', undefined, t0 + 150);
+    await pending;
+    assert.equal(saves.pending('/w/n.ipynb'), undefined);
+    assert.equal(saves.savedNear('/w/n.ipynb', t0 + 150), true, 'a save not read back as the editor’s is still known to have happened');
+  });
+
+  void test('a notebook save never read back (it failed) holds its file’s changes for the save window at most', async (t) => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    t.after(() => mock.timers.reset());
+    const saves = new UserSaves();
+    saves.beginNotebookSave('/w/n.ipynb', t0);
+    const pending = saves.pending('/w/n.ipynb')!;
+    let settled = false;
+    void pending.then(() => (settled = true));
+    mock.timers.tick(userSaveWindowMs - 1);
+    await Promise.resolve();
+    assert.equal(settled, false);
+    mock.timers.tick(1);
+    await pending;
+    assert.equal(saves.pending('/w/n.ipynb'), undefined);
+    // A read-back arriving after that settles nothing and throws nothing.
+    saves.notebookSaveRead('/w/n.ipynb', undefined, t0 + userSaveWindowMs + 10);
   });
 });
