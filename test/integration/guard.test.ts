@@ -370,6 +370,33 @@ suite('guard', () => {
     }
   });
 
+  test('a notebook also open as text, the text closed: the notebook’s unsaved cells are still guarded', async () => {
+    const restoreMode = await editorGuardMode('block');
+    const { file, notebook, onDisk } = await dirtyNotebook('textclosed.ipynb', ['print(1)'], 'print("mine, unsaved")');
+    try {
+      // Opened as the user opens it (Reopen Editor With… Text Editor), not with
+      // openTextDocument: a document an extension opened stays open minutes after its editor.
+      const closed = new Promise<void>((resolve) => {
+        const sub = vscode.workspace.onDidCloseTextDocument((d) => {
+          if (d.uri.scheme === 'file' && d.uri.fsPath === file) {
+            sub.dispose();
+            resolve();
+          }
+        });
+      });
+      await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(file), 'default');
+      await waitFor(() => vscode.window.activeTextEditor?.document.uri.fsPath === file, 10_000, 'the notebook open as text');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await waitFor(async () => (await Promise.race([closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))])) as boolean, 20_000, 'the text document closed');
+      assert.ok(notebook.isDirty && !notebook.isClosed, 'the notebook is still open, unsaved');
+      await agentWriteIsPutBack(file, onDisk);
+      assert.deepEqual(sourcesOf(notebook), ['print(1)', 'print("mine, unsaved")']);
+    } finally {
+      await closeNotebook(notebook);
+      await restoreMode();
+    }
+  });
+
   test('a notebook with a cell deleted (its cell document closed): a write landing on it is still put back', async () => {
     const restoreMode = await editorGuardMode('block');
     const { file, notebook, onDisk } = await dirtyNotebook('deleted.ipynb', ['print(1)', 'print(2)'], 'print("mine, unsaved")');

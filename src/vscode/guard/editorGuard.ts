@@ -59,7 +59,7 @@ export class EditorGuard extends Disposable {
     // was set aside but never put back.
     this.register(
       onClose((d) => {
-        if (d.uri.scheme === 'file') {
+        if (d.uri.scheme === 'file' && !openElsewhere(pathOf(d.uri), d)) {
           this.writes.forget(pathOf(d.uri));
         }
       }),
@@ -278,4 +278,15 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Is the file at `path` still open in another document than `closed`? A notebook is also open as
+ * text when Compare or *Reopen Editor With…* opened it so: closing that view forgot the file's
+ * disk version while the notebook's unsaved cells still needed it (a write over them was set
+ * aside but not put back).
+ */
+function openElsewhere(path: string, closed: unknown): boolean {
+  const same = (d: { uri: vscode.Uri; isClosed: boolean }): boolean => d !== closed && !d.isClosed && d.uri.scheme === 'file' && pathOf(d.uri) === path;
+  return vscode.workspace.notebookDocuments.some(same) || vscode.workspace.textDocuments.some(same);
 }
