@@ -192,7 +192,7 @@ export class RuleEngine {
         this.knowledge.noteWrite(e.path, e.at, e.content);
         return;
       case 'paths-aliased':
-        this.knowledge.alias(e.from, e.to);
+        this.knowledge.link(e.from, e.to);
         return;
       case 'history-gap':
         this.knowledge.noteGap(e.at);

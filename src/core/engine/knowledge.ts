@@ -166,6 +166,11 @@ export class FileKnowledge {
    * which files it has seen is no longer known, and no file counts as never read (see hasTried).
    */
   private lostTrack = false;
+  /**
+   * Folders whose files are those of another folder for the whole session (see link): a path
+   * under a key is known under its value.
+   */
+  private readonly links = new Map<string, string>();
   /** The last line that hangs from records the file does not hold (see noteGap). */
   private gapAt: Span | undefined;
 
@@ -176,6 +181,7 @@ export class FileKnowledge {
   /** Forgets every file: the session is done with (see RuleEngine.release). */
   release(): void {
     this.paths.clear();
+    this.links.clear();
     this.folders.release();
     this.patternRewrites.clear();
     this.globs.clear();
@@ -220,7 +226,7 @@ export class FileKnowledge {
     // session may rewrite its whole tree thousands of times.
     const rewrite: Rewrite = { seq: ++this.rewriteSeq, at };
     if (!hasWildcard(dir)) {
-      this.folders.noteRewrite(dir, rewrite);
+      this.folders.noteRewrite(this.canonical(dir), rewrite);
       return;
     }
     // A pattern (`/w/src/*.ts`, see FileAccess.glob) names the files it matches; a folder, all
@@ -307,6 +313,35 @@ export class FileKnowledge {
       }
     }
     return out;
+  }
+
+  /**
+   * Paths under `from` and under `to` name the same files for the rest of the session (a folder
+   * reached through a symbolic link, a VM's mount; see PathsAliasedEvent): what the session knew
+   * under `from` moves to `to` (`alias`), and every later path under `from` is known under `to`.
+   * Beyond `maxLinks` folders, a new one only moves what is known (later paths stay apart).
+   */
+  link(from: string, to: string): void {
+    if (from === to) {
+      return;
+    }
+    if (this.links.has(from) || this.links.size < maxLinks) {
+      this.links.set(from, to);
+    }
+    this.alias(from, to);
+  }
+
+  /** The spelling a path is known under: its folder's `to` when it is under a linked `from`. */
+  private canonical(path: string): string {
+    if (this.links.size === 0) {
+      return path;
+    }
+    for (const [from, to] of this.links) {
+      if (isUnder(path, from)) {
+        return to + path.slice(from.length);
+      }
+    }
+    return path;
   }
 
   /**
@@ -420,7 +455,8 @@ export class FileKnowledge {
   }
 
   /** The entry of `path`, with the pattern reads since it last changed taken in; undefined when there is none. */
-  private lookup(path: string): PathKnowledge | undefined {
+  private lookup(spelled: string): PathKnowledge | undefined {
+    const path = this.canonical(spelled);
     const k = this.paths.get(path);
     if (k && k.rewritesTaken !== this.rewriteSeq) {
       this.takeRewrites(path, k);
@@ -432,7 +468,7 @@ export class FileKnowledge {
   }
 
   private entry(path: string): PathKnowledge {
-    return this.lookup(path) ?? this.create(path);
+    return this.lookup(path) ?? this.create(this.canonical(path));
   }
 
   private create(path: string): PathKnowledge {
@@ -746,6 +782,8 @@ function lastTouched(k: PathKnowledge): number {
  * included: unbounded, a few dozen records of a chain of worktrees made the copies grow as a
  * power of their number (12 records of 50 files read: a minute and 2 GB).
  */
+/** Linked folders followed per session (see FileKnowledge.link): a few symbolic links, each named once per folder it holds. */
+const maxLinks = 256;
 const maxWorktrees = 16;
 const maxWorktreeLooks = 256;
 /** Files copied into worktrees, in all (a session has seen a few thousand files at most). */

@@ -406,8 +406,10 @@ export interface WorktreeEnteredEvent {
 }
 
 /**
- * Paths under `from` and under `to` name the same files (Claude Desktop's local-agent VM shows
- * the host folder `to` as `from`): what the session knew under `from` holds under `to`.
+ * Paths under `from` and under `to` name the same files, for the rest of the session (Claude
+ * Desktop's local-agent VM shows the host folder `to` as `from`; Claude Code's file history
+ * names the real folder `to` of a file the session reached through a symbolic link `from`):
+ * what the session knew under `from` holds under `to`, and so does what it learns there later.
  */
 export interface PathsAliasedEvent {
   kind: 'paths-aliased';

@@ -209,6 +209,26 @@ void describe('file knowledge: a folder seen under two names', () => {
     assert.equal(k.get(`${host}/b.ts`)?.lastRead?.line, 4);
     assert.equal(k.get(`${host}/c.ts`)?.lastRead?.line, 5);
   });
+
+  void test('a linked folder: what the session learns under it later is known under the real folder too, a moved folder is not', () => {
+    const k = new FileKnowledge();
+    k.link('/home/u/WORK', '/home/u/sda2/WORK');
+    k.noteRead('/home/u/WORK/a.ts', at(3), { path: '/home/u/WORK/a.ts', content: 'a\nb\n', startLine: 1, numLines: 2, totalLines: 2 });
+    assert.equal(k.get('/home/u/sda2/WORK/a.ts')?.lastRead?.line, 3);
+    k.noteWrite('/home/u/sda2/WORK/b.ts', at(4), 'b\n');
+    assert.equal(k.hasSeen('/home/u/WORK/b.ts'), true, 'either spelling');
+    assert.equal(k.hasSeen('/home/u/WORKS/b.ts'), false, 'a folder whose name only starts alike');
+    k.noteRewrite('/home/u/WORK', at(5));
+    // After the session's own rewrite of the folder (a formatter), a different content is no unseen change.
+    assert.equal(k.judge(edit('/home/u/sda2/WORK/a.ts', 'a\nB\n')), undefined, 'a rewrite through the link reaches the file');
+    // `mv src lib` moves what was known once: a later file under src is another one.
+    k.noteRead('/w/src/x.ts', at(6), { path: '/w/src/x.ts', content: 'x\n', startLine: 1, numLines: 1, totalLines: 1 });
+    k.noteMove('/w/src', '/w/lib', at(7));
+    k.noteRead('/w/src/y.ts', at(8), { path: '/w/src/y.ts', content: 'y\n', startLine: 1, numLines: 1, totalLines: 1 });
+    assert.equal(k.hasSeen('/w/lib/y.ts'), false);
+    k.release();
+    assert.equal(k.hasSeen('/home/u/WORK/a.ts'), false);
+  });
 });
 
 void describe('file knowledge: a file put back to a version the session saw', () => {

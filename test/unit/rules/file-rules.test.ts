@@ -36,6 +36,23 @@ const putBackBut = (now: string): string =>
     .read('m3', C, f, now, { offset: 1, limit: 2 })
     .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, 'ONE\nTWO\n', now)
     .text();
+/**
+ * Claude Code 2.1.223 (hannibal8856/claude_backup): the session's folder is the real one,
+ * /home/dev/sda2/proj, and /home/dev/proj a symbolic link to it. The file history's backup of a
+ * file edited through the link names its real folder (`file-history-delta`, before the call).
+ */
+const viaLink = '/home/dev/proj/src/app.ts';
+const linked = (): ClaudeTranscript => new ClaudeTranscript('aaaaaaaa-0000-4000-8000-000000000001', '/home/dev/sda2/proj').as('2.1.223').user('go');
+const historyDelta = (t: ClaudeTranscript, trackingPath: string, realParentDir: string): ClaudeTranscript =>
+  t.push({
+    type: 'file-history-delta',
+    messageId: 'd3feb284-d096-470a-9100-5532aa69dcfa',
+    snapshotMessageId: '071c6abc-ed09-42ff-9186-00d7d1b732be',
+    trackingPath,
+    backup: { backupFileName: 'ef6290631e0a1333@v1', version: 1, backupTime: '2026-08-07T03:12:22.897Z', realParentDir },
+    timestamp: '2026-08-07T03:12:22.904Z',
+  });
+
 /** A record no test file holds: a line hung from it follows records that were lost. */
 const lostUuid = 'aaaaaaaa-0000-4000-8000-00000010057a';
 /** A Codex patch envelope that changes one line of `path`. */
@@ -133,6 +150,10 @@ function codeMode(recorded: boolean): CodexRollout {
 ruleTester(writeBeforeRead, {
   valid: [
     { name: 'read, then edit', input: readThenEdit },
+    {
+      name: 'Claude Code 2.1.223: a cat in the real folder, then an Edit through a symbolic link to it that the file history resolves',
+      input: historyDelta(linked().bash('m1', A, 'cat src/app.ts', v1), viaLink, '/home/dev/sda2/proj/src').edit('m2', B, viaLink, v1, 'two', '2').text(),
+    },
     {
       // The edit's result comes first, so nothing read the file yet when it is judged: a read of
       // it beside the edit in the batch (here among other files) is parallel-read-write's finding.
@@ -1546,6 +1567,14 @@ ruleTester(staleWrite, {
     },
   ],
   invalid: [
+    {
+      // Without the file history's link, the edit through the link was a write before any read.
+      name: 'Claude Code 2.1.223: a Read in the real folder, the file changed, then an Edit through a symbolic link to it: aside',
+      input: historyDelta(linked().read('m1', A, '/home/dev/sda2/proj/src/app.ts', v1), viaLink, '/home/dev/sda2/proj/src')
+        .edit('m2', B, viaLink, v1.replace('five', 'FIVE'), 'two', '2')
+        .text(),
+      errors: [{ messageId: 'aside', line: 5, severity: 'warning' }],
+    },
     {
       // Wherever that block sits, a read of lines 1–4 shows none of its new lines.
       name: 'the same block, a partial read that shows none of its new lines: aside',

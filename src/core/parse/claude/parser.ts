@@ -1,4 +1,5 @@
-import { resolveAgainst } from '../../classify/paths';
+import * as nodePath from 'node:path';
+import { isAbsolutePath, isWindowsPath, resolveAgainst } from '../../classify/paths';
 import { type Classification, classifyToolCall, isRecord } from '../../classify/tools';
 import { inputHash } from '../../lib/hash';
 import { countLines, quotedLines } from '../../lib/diff';
@@ -114,6 +115,8 @@ interface RunningCall {
 
 /** Chain-only lines remembered (the newest ones; see `chainLinks`). */
 const maxChainLinks = 256;
+/** Linked folders remembered to say each once (see historyDelta); past it one is said again, which is harmless. */
+const maxLinkedFolders = 256;
 
 /** Progress lines remembered per running call (the newest ones). */
 const maxProgressKept = 8;
@@ -240,6 +243,8 @@ class ClaudeParser implements FormatParser {
   private partwayAt: Span | undefined;
   /** A Claude Desktop local-agent session's VM mounts (see VmMounts); undefined in any other session. */
   private mounts: VmMounts | undefined;
+  /** Folders the file history showed reached through a link, and their real folders (see historyDelta): each said once. */
+  private readonly linkedFolders = new Map<string, string>();
   /** The `version` last asked about by resultsFirstOf, and the answer: one build writes most files whole. */
   private versionAsked: unknown;
   private versionResultsFirst = false;
@@ -436,6 +441,10 @@ class ClaudeParser implements FormatParser {
       }
       return;
     }
+    if (type === 'file-history-delta') {
+      this.historyDelta(value, raw);
+      return;
+    }
     if (typeof type !== 'string' || !chainTypes.has(type)) {
       // progress, attachment, file-history-snapshot, queue-operation and unknown kinds
       // are not messages: tolerated, skipped.
@@ -505,6 +514,37 @@ class ClaudeParser implements FormatParser {
       case 'system':
         return this.system(value, raw);
     }
+  }
+
+  /**
+   * Claude Code 2.1.2xx backs up a file before the session first changes it (`file-history-delta`),
+   * naming it as the tool call did (`trackingPath`) and its folder as it is on disk, symbolic
+   * links resolved (`backup.realParentDir`). They differ when the session reached the file
+   * through a link (`/home/u/WORK` to `/home/u/sda2/home/u/WORK`, a real session of 2.1.223 whose
+   * cwd was the real folder): a `cat` through one spelling and an Edit through the other are of
+   * one file. Only an absolute `trackingPath`: a relative one is relative to a folder the record
+   * does not name.
+   */
+  private historyDelta(value: Record<string, unknown>, raw: RawLine): void {
+    const tracking = value['trackingPath'];
+    const backup = value['backup'];
+    const real = isRecord(backup) ? backup['realParentDir'] : undefined;
+    if (typeof tracking !== 'string' || typeof real !== 'string' || !isAbsolutePath(tracking) || !isAbsolutePath(real)) {
+      return;
+    }
+    const file = resolveAgainst(tracking, undefined);
+    const to = resolveAgainst(real, undefined);
+    if (file === undefined || to === undefined) {
+      return;
+    }
+    const from = isWindowsPath(file) ? nodePath.win32.dirname(file) : nodePath.posix.dirname(file);
+    if (from === to || this.linkedFolders.get(from) === to) {
+      return;
+    }
+    if (this.linkedFolders.size < maxLinkedFolders) {
+      this.linkedFolders.set(from, to);
+    }
+    this.ctx.emit({ kind: 'paths-aliased', at: lineSpan(raw), from, to });
   }
 
   /** A chain line that emits no event: records hanging from it hang from its nearest eventful ancestor. */
