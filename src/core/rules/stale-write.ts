@@ -2,6 +2,7 @@ import type { CallRecord } from '../engine/conversation';
 import { defineRule, type ForeignChangeVerdict } from '../engine/rule';
 import type { FileAccess, Span } from '../model/events';
 import { clockTime, describeAuthor } from './support/author';
+import { batchSiblings, isWrite, writesInOrder } from './support/batch';
 import { docsUrl, formatRanges, shortPath } from './support/docs';
 
 const writeOps = new Set(['write', 'edit', 'delete']);
@@ -74,6 +75,9 @@ export const staleWrite = defineRule({
           const live = tree?.judgeWrite(ctx.file, access.path, call.call.callId);
           const snapshot = w && w.path === access.path && w.type === 'update' ? w : undefined;
           const verdict = snapshot ? ctx.knowledge.judge(snapshot) : undefined;
+          if (verdict && undidBatchSibling(ctx.agent, call, access.path, verdict.seenAt)) {
+            continue;
+          }
           // Records lost since the session last saw the file (a line hangs from one the file
           // does not hold) may hold its own write of it (Claude Code 2.1.49 dropped an `Edit` and
           // its result before a compaction; 2.1.4x, the answer of a retried request it carried
@@ -185,6 +189,21 @@ export const staleWrite = defineRule({
     };
   },
 });
+
+/**
+ * Was the session's last view of the file, which this write went back on, the write of an earlier
+ * call of the same batch run side by side with this one? Then both wrote the file as it was before
+ * either, the later undoing the other's change, and parallel-write-write's error says so: its
+ * message names the race, where this rule's would say the file went back behind the session's
+ * back (Gemini CLI ran five `replace` calls of one file at once, each recording the same original,
+ * and one change stayed; a real session of April 2026).
+ */
+function undidBatchSibling(agent: string, call: CallRecord, path: string, seenAt: Span): boolean {
+  if (writesInOrder(agent, call)) {
+    return false;
+  }
+  return batchSiblings(call, path, isWrite).some((s) => s.sibling.results[0]?.result.at.line === seenAt.line);
+}
 
 /** Where a report of the write of `access` is, built only for a report (most writes are not stale). */
 function reportBase(call: CallRecord, access: FileAccess): { at: Span; key: string; callId: string } {

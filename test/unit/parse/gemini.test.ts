@@ -979,3 +979,42 @@ void describe('legacy sessions of tool-heavy runs (shapes of the nineteenth real
     assert.deepEqual(check(session(calls, sha256('/srv/elsewhere'))), ['write-before-read:warning']);
   });
 });
+
+void describe('replace calls of one file sent together: run side by side, each on the file as it was', () => {
+  // Shapes of LAF-US/IDAHO-VAULT's sub-agent chat xb7gtb (Gemini CLI, April 2026), trimmed: one
+  // turn sent five `replace` calls, two of them of agents.md; both recorded the same
+  // `originalContent`, and a search after the turn still found the line the first one replaced.
+  const home = '/home/logan';
+  const file = `${home}/vault/agents.md`;
+  const meta = { sessionId: 'xb7gtb', projectHash: sha256(home), startTime: '2026-04-16T22:43:49.820Z', lastUpdated: '2026-04-16T22:47:04.418Z', kind: 'subagent', directories: [home] };
+  const prompt = { id: '7d99ca44', timestamp: '2026-04-16T22:43:49.821Z', type: 'user', content: [{ text: 'Rename the Architect everywhere' }] };
+  const original = '| Serena | **The Architect** | - |\n| **Serena** (Architect) | Instrument |\n';
+  const read = {
+    id: 'xb7gtb#4-0',
+    name: 'read_file',
+    args: { file_path: file },
+    result: [{ functionResponse: { id: 'xb7gtb#4-0', name: 'read_file', response: { output: original } } }],
+    status: 'success',
+    timestamp: '2026-04-16T22:44:28.702Z',
+  };
+  const replace = (n: number, from: string, to: string) => {
+    const id = `xb7gtb#5-${n}`;
+    const after = original.replace(from, to);
+    return {
+      id,
+      name: 'replace',
+      args: { file_path: file, old_string: from, new_string: to, instruction: 'Rename the persona' },
+      result: [{ functionResponse: { id, name: 'replace', response: { output: `Successfully modified file: ${file} (1 replacements).` } } }],
+      status: 'success',
+      timestamp: '2026-04-16T22:45:22.519Z',
+      resultDisplay: { fileDiff: 'Index: agents.md\n', fileName: 'agents.md', filePath: file, originalContent: original, newContent: after, diffStat: { model_added_lines: 1, model_removed_lines: 1 }, isNewFile: false },
+      displayName: 'Edit',
+    };
+  };
+  const turn = (id: string, calls: object[]) => ({ id, timestamp: '2026-04-16T22:44:58.380Z', type: 'gemini', content: '', thoughts: [], model: 'gemini-3-flash-preview', toolCalls: calls });
+
+  void test('the race is parallel-write-write’s error, not also a stale write "undone behind its back"', () => {
+    const run = runLines([meta, prompt, turn('g1', [read]), turn('g2', [replace(0, 'The Architect', 'The Tapestry'), replace(1, '(Architect)', '(Tapestry)')])]);
+    assert.deepEqual(run.findings.map((f) => `${f.rule}:${f.severity}`), ['parallel-write-write:error']);
+  });
+});
