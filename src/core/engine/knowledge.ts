@@ -775,6 +775,9 @@ function lastTouched(k: PathKnowledge): number {
   return Math.max(k.lastRead?.line ?? 0, k.lastWrite?.line ?? 0, k.opaqueSince?.line ?? 0, k.attemptedAt?.line ?? 0);
 }
 
+/** Linked folders followed per session (see FileKnowledge.link): a few symbolic links, each named once per folder it holds. */
+const maxLinks = 256;
+
 /**
  * Worktrees a session is followed into, and how often they may be asked for (the live monitor
  * and the engine each ask once per record; a resumed session writes its record again). Each
@@ -782,8 +785,6 @@ function lastTouched(k: PathKnowledge): number {
  * included: unbounded, a few dozen records of a chain of worktrees made the copies grow as a
  * power of their number (12 records of 50 files read: a minute and 2 GB).
  */
-/** Linked folders followed per session (see FileKnowledge.link): a few symbolic links, each named once per folder it holds. */
-const maxLinks = 256;
 const maxWorktrees = 16;
 const maxWorktreeLooks = 256;
 /** Files copied into worktrees, in all (a session has seen a few thousand files at most). */

@@ -537,8 +537,10 @@ class ClaudeParser implements FormatParser {
     if (file === undefined || to === undefined) {
       return;
     }
-    const from = isWindowsPath(file) ? nodePath.win32.dirname(file) : nodePath.posix.dirname(file);
-    if (from === to || this.linkedFolders.get(from) === to) {
+    const path = isWindowsPath(file) ? nodePath.win32 : nodePath.posix;
+    const from = path.dirname(file);
+    // (Never a root: `/` linked elsewhere would move every path the session knows.)
+    if (from === to || path.dirname(from) === from || this.linkedFolders.get(from) === to) {
       return;
     }
     if (this.linkedFolders.size < maxLinkedFolders) {
