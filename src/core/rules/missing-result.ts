@@ -16,6 +16,13 @@ const lostRecord = new Set(['invalid-json', 'not-an-object', 'invalid-shape', 'l
  */
 const maxPassedByOpen = 64;
 
+/**
+ * Live: how long after it was made a call the conversation went on without is reported as
+ * abandoned (in `check`, at the end of the file). As long as stalled-call waits by default: a
+ * session resumed from before a call that never returned comes back minutes later at least.
+ */
+const passedByAfterMs = 10 * 60_000;
+
 /** Unreadable lines remembered (the newest): a call's result is due within a few lines of it. */
 const maxUnreadableKept = 64;
 
@@ -85,7 +92,12 @@ export const missingResult = defineRule({
      * Open calls the conversation went on without: a later message that does not follow them in
      * Claude Code's tree (a resume from an earlier record, a chain broken by lost records).
      */
-    const passedBy = new Map<CallRecord, { at: Span; gap: boolean }>();
+    const passedBy = new Map<CallRecord, { at: Span; gap: boolean; since: number }>();
+    /**
+     * Live: passed-by calls reported before the end of the file (see onTick), by the finding's
+     * key: withdrawn if the session comes back to the call's branch and its result lands.
+     */
+    const reportedPassed = new Map<CallRecord, string>();
     /** The calls passed by while open, oldest first, and those no longer judged at each message (see maxPassedByOpen). */
     let passedOpen: CallRecord[] = [];
     const parked = new Set<CallRecord>();
@@ -116,7 +128,7 @@ export const missingResult = defineRule({
       if (!passedBy.has(c) && c.results.length === 0) {
         // A parent the tree never saw: records lost from the file, not another branch. (A line
         // the file holds outside any node, a slash command's the session starts with, is none.)
-        passedBy.set(c, { at, gap: typeof parentUuid === 'string' && !branches.holdsLine(parentUuid) });
+        passedBy.set(c, { at, gap: typeof parentUuid === 'string' && !branches.holdsLine(parentUuid), since: ctx.now() });
         passedOpen.push(c);
       }
       return false;
@@ -225,6 +237,16 @@ export const missingResult = defineRule({
       });
       return lost !== undefined ? 'unreadable' : messageId;
     };
+    /** A call the conversation went on without, reported as what it is (see onEnd). */
+    const reportPassed = (c: CallRecord, at: Span, gap: boolean): void => {
+      if (gap) {
+        report(c, 'gap', 'the session going on without it', at, true);
+      } else if (hangsFromLost(branches, c.call)) {
+        report(c, 'detached', 'the session going on without it', at, false, undefined, 'info');
+      } else {
+        report(c, 'abandoned', 'the session going on without it', at, true);
+      }
+    };
     /**
      * Reports the open calls `pick` selects (and drops answered ones); the rest stay open.
      * Returns the calls reported with `messageId` itself.
@@ -316,6 +338,12 @@ export const missingResult = defineRule({
       },
       onResult(rec) {
         branches.addResult(rec);
+        const passedKey = rec.call && reportedPassed.size > 0 ? reportedPassed.get(rec.call) : undefined;
+        if (passedKey !== undefined) {
+          // The session came back to the call's branch after all, and its result landed.
+          reportedPassed.delete(rec.call!);
+          ctx.retract(passedKey);
+        }
         if (rec.call && beforePrompt.get(rec.call)?.deferred) {
           // Answered after text its agent sends after the results: in place.
           beforePrompt.delete(rec.call);
@@ -388,8 +416,42 @@ export const missingResult = defineRule({
       onRetry(e) {
         branches.addRetry(e);
       },
+      onTick(now) {
+        // Live only: in `check` the end of the file says the conversation is done with a call it
+        // went on without; a watched session has no end, and nothing else reported such a call
+        // (stalled-call stops waiting once the model's next turn comes). A session resumed from
+        // before a call that never returned (Claude Code 2.1.222 after the machine crashed, in
+        // the fifty-third set) was reported by `check` and never by the extension or `watch`.
+        if (ctx.mode !== 'live' || passedBy.size === 0) {
+          return;
+        }
+        const stillOpen = new Set([...parked, ...open]);
+        const done = new Set<CallRecord>();
+        for (const [c, { at, gap, since }] of passedBy) {
+          if (!stillOpen.has(c) || c.results.length > 0 || inDroppedRun(branches, c.call)) {
+            continue;
+          }
+          const stamped = c.call.timestamp !== undefined ? Date.parse(c.call.timestamp) : NaN;
+          const made = Number.isFinite(stamped) ? Math.min(stamped, since) : since;
+          if (now - made < passedByAfterMs) {
+            continue;
+          }
+          reportPassed(c, at, gap);
+          reportedPassed.set(c, c.call.callId + '@' + c.call.at.line);
+          done.add(c);
+        }
+        if (done.size > 0) {
+          for (const c of done) {
+            passedBy.delete(c);
+            parked.delete(c);
+          }
+          open = open.filter((c) => !done.has(c));
+          passedOpen = passedOpen.filter((c) => !done.has(c));
+        }
+      },
       onReset() {
         branches.reset();
+        reportedPassed.clear();
         // The calls of the old history are no longer sent: nothing is missing any more.
         open = [];
         passedBy.clear();
@@ -417,13 +479,7 @@ export const missingResult = defineRule({
         const stillOpen = new Set([...parked, ...open].filter((c) => !inDroppedRun(branches, c.call)));
         for (const [c, { at, gap }] of passedBy) {
           if (stillOpen.delete(c) && c.results.length === 0) {
-            if (gap) {
-              report(c, 'gap', 'the session going on without it', at, true);
-            } else if (hangsFromLost(branches, c.call)) {
-              report(c, 'detached', 'the session going on without it', at, false, undefined, 'info');
-            } else {
-              report(c, 'abandoned', 'the session going on without it', at, true);
-            }
+            reportPassed(c, at, gap);
           }
         }
         open = open.filter((c) => stillOpen.has(c));

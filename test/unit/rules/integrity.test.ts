@@ -539,6 +539,37 @@ void describe('stalled-call', () => {
     );
   });
 
+  void test('a call the session went on without on another branch: reported live once it is old, as check reports it at the end; withdrawn if its result comes', () => {
+    // Claude Code 2.1.222 after the machine crashed (fifty-third set): the resumed session hangs
+    // from the record before the call, so the conversation goes on without it.
+    const crashed = (): ClaudeTranscript => {
+      const t = new ClaudeTranscript().user('go').say('m1', 'Checking').call('m1', 'toolu_LOST', 'Bash', { command: 'make' });
+      return t.from(t.uuidAt(2)).user('Continue from where you left off.').say('m2', 'Continuing.');
+    };
+    const t = crashed();
+    const inCheck = run(t.text(), { rules: [missingResult] }).findings.map((x) => `${x.rule}@${x.line}:${x.severity}:${x.message}`);
+    assert.equal(inCheck.length, 1);
+    assert.match(inCheck[0]!, /^missing-result@3:warning:.*never got a result: the session went on without it from line 4, on another branch/);
+    // The builder stamps the call 14:00:03.
+    const { clock, findings, stream } = liveStream('/tmp/s.jsonl', [stalledCall, missingResult], Date.parse('2026-02-12T14:00:10.000Z'));
+    const enc = new TextEncoder();
+    stream.push(enc.encode(t.text()));
+    const shown = (): string[] => [...findings.values()].map((x) => `${x.rule}@${x.line}:${x.severity}:${x.message}`);
+    clock.now = Date.parse('2026-02-12T14:09:00.000Z');
+    stream.tick(clock.now);
+    assert.deepEqual(shown(), [], 'not yet: the session may still come back to it');
+    clock.now = Date.parse('2026-02-12T14:10:05.000Z');
+    stream.tick(clock.now);
+    assert.deepEqual(shown(), [inCheck[0]], 'the finding check gives, once the call is ten minutes old');
+    stream.tick(clock.now + 60_000);
+    assert.equal(findings.size, 1, 'reported once');
+    // Its result after all (the session went back to that branch): withdrawn.
+    const before = t.lines.length;
+    t.from(t.uuidAt(3)).result('toolu_LOST', 'done');
+    stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
+    assert.deepEqual(shown().filter((x) => x.includes('never got a result')), []);
+  });
+
   void test('a call whose turn ended or was aborted is not stalled: nothing waits for it (as check finds)', () => {
     for (const end of ['turn_aborted', 'task_complete']) {
       const { clock, findings, stream } = liveStream('/tmp/rollout-2026-01-02T03-04-05-s.jsonl', [stalledCall], Date.parse('2026-01-02T03:04:00.000Z'));
