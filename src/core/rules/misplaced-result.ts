@@ -1,4 +1,4 @@
-import { Conversation, type CallRecord, type ResultRecord } from '../engine/conversation';
+import { Conversation, type CallRecord, type MessageRecord, type ResultRecord } from '../engine/conversation';
 import { defineRule } from '../engine/rule';
 import type { ResetEvent } from '../model/events';
 import { callNodeOf, followsCall, hangsBeforeCall, sharedBranchTracker } from './support/branches';
@@ -14,6 +14,9 @@ const unknownReset: ResetEvent = { kind: 'reset', at: { line: 0, start: 0, end: 
  * branch, the result is not reported (the rule says less, never more).
  */
 const maxResetsPassed = 256;
+
+/** Resumed turns remembered (the newest): a late result comes within a few turns of its call. */
+const maxResumesKept = 64;
 
 export const misplacedResult = defineRule({
   meta: {
@@ -59,6 +62,11 @@ export const misplacedResult = defineRule({
       }
       return undefined;
     };
+    /**
+     * Claude Code's own "No response requested." turns: written when a session is resumed, before
+     * any request (see TextEvent.unsent). Bounded: only the newest are asked about.
+     */
+    const resumedAt = new Set<MessageRecord>();
     return {
       onRetry(e) {
         branches.addRetry(e);
@@ -70,8 +78,14 @@ export const misplacedResult = defineRule({
       onCall(rec) {
         branches.addCall(rec);
       },
-      onText(e) {
+      onText(e, msg) {
         branches.addText(e);
+        if (e.unsent === true) {
+          if (resumedAt.size >= maxResumesKept) {
+            resumedAt.delete(resumedAt.values().next().value!);
+          }
+          resumedAt.add(msg);
+        }
       },
       onResult(rec) {
         branches.addResult(rec);
@@ -122,7 +136,13 @@ export const misplacedResult = defineRule({
           // before the call (the session resumed from there, without it), did not come between
           // the call and its result.
           const cameBetween = between === undefined || (followsCall(branches, between.parentUuid, call.call) && !hangsBeforeCall(branches, between.parentUuid, call.call));
-          if (betweenLine >= runningFrom || !cameBetween) {
+          // The turn in between is the resume of the session in another process: a result of a
+          // call made before it, written after it, is the first process's, which was still
+          // running the call (Claude Code 2.1.23, a `git` command answered sixteen minutes later
+          // and the first process went on from it: fifty-fourth set). Its own conversation had
+          // nothing in between; the resumed one went on without the result (missing-result),
+          // and the two at once are overlapping-executions'.
+          if (betweenLine >= runningFrom || !cameBetween || (between !== undefined && resumedAt.has(between))) {
             return;
           }
           ctx.report({

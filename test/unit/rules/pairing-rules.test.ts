@@ -324,9 +324,22 @@ ruleTester(duplicateResult, {
   ],
 });
 
+/**
+ * Claude Code 2.1.23 (Mkid095/vps-system b32b0ed4, fifty-fourth set): two calls in one message,
+ * the second a `git` command that waited; the session resumed in another process ("No response
+ * requested.", then "continue") went on without its result, which the first process wrote
+ * sixteen minutes later, hung from the call, and went on from.
+ */
+function lateResultOfFirstProcess(): string {
+  const t = cc().call('m1', A, 'Bash', { command: 'ls -la ~/.git' }).call('m1', B, 'Bash', { command: 'git config user.name' }).linkedResult(A, 'No .git in home');
+  ownNote(t, 'bd5108aa-synthetic', 'No response requested.', false);
+  return t.user('continue').say('m3', 'Looking around.').linkedResult(B, 'ken').say('m4', 'The name is set.').text();
+}
+
 ruleTester(misplacedResult, {
   valid: [
     { name: 'Claude Code: the history written again from a new root', input: replayedHistory },
+    { name: 'Claude Code 2.1.23: a result the first process wrote after the session was resumed in another process', input: lateResultOfFirstProcess() },
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'interrupt note after the results', input: interrupted },
