@@ -20,7 +20,8 @@ import { version } from './version';
 export const watchUsage = `Usage: agent-guard watch [options]
 
 Watches the agent sessions of a workspace and its working tree, and prints each problem
-once, as soon as it is found, and also when one printed is no longer reported (a stalled call
+once, as soon as it is found (those of a session's history once it is read), and also when
+one printed is no longer reported (a stalled call
 got its result, a rewrite fixed it, its transcript was deleted). Runs until interrupted
 (Ctrl-C), or until its output is closed (as by 'watch | head'; it notices at the next finding
 it prints).
@@ -115,18 +116,49 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
    * saw each twice, with nothing to tell it that the first had gone.
    */
   const shown = new Set<string>();
-  // Findings of existing sessions are printed as the initial read finds them, like new ones.
-  monitor.findings.onDidChange((c) => {
-    for (const f of c.added) {
+  /**
+   * Findings of a transcript read for the first time, held until that read caught up: a later line
+   * of the same history may revise one (a missing result the model then answered: an error, then
+   * a warning), which was printed as found, gone, and found again. Each transcript's are printed
+   * as soon as it is read, so a long start-up still shows what it finds as it goes.
+   */
+  const held = new Map<string, Map<string, Finding>>();
+  const release = (file: string): void => {
+    const list = held.get(file);
+    held.delete(file);
+    for (const f of [...(list?.values() ?? [])].sort((a, b) => a.line - b.line || a.column - b.column)) {
       print(f);
       shown.add(f.id);
     }
+  };
+  monitor.findings.onDidChange((c) => {
+    for (const f of c.added) {
+      if (monitor.isFirstRead(f.file)) {
+        let list = held.get(f.file);
+        if (!list) {
+          list = new Map();
+          held.set(f.file, list);
+        }
+        list.set(f.id, f);
+        continue;
+      }
+      print(f);
+      shown.add(f.id);
+    }
+    for (const f of c.updated) {
+      // (A finding printed is not printed again for a new wording; one held is printed as it is last.)
+      held.get(f.file)?.set(f.id, f);
+    }
     for (const f of c.removed) {
+      if (held.get(f.file)?.delete(f.id) === true) {
+        continue;
+      }
       if (shown.delete(f.id)) {
         printGone(f);
       }
     }
   });
+  monitor.onDidFinishFirstRead((file) => release(file));
   await monitor.start();
   const info = io.stderr;
   let guard: GuardService | undefined;

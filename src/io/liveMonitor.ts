@@ -158,6 +158,9 @@ export class LiveMonitor implements Disposable {
   private readonly sessionsChanged = new Emitter<SessionSummary | undefined>();
   /** Fires when a session appears, grows, or goes (undefined: several changed). */
   readonly onDidChangeSessions = this.sessionsChanged.event;
+  private readonly firstReadDone = new Emitter<string>();
+  /** Fires with a transcript's path when its first read caught up (see `isFirstRead`). */
+  readonly onDidFinishFirstRead = this.firstReadDone.event;
   private tickTimer: ReturnType<typeof setInterval> | undefined;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private readonly subscriptions: Disposable[] = [];
@@ -273,6 +276,14 @@ export class LiveMonitor implements Disposable {
       return { at: k.lastRead, how: 'read' };
     }
     return k?.lastWrite ? { at: k.lastWrite, how: 'write' } : undefined;
+  }
+
+  /**
+   * Is the transcript being read for the first time (its history, not yet what is new)? Findings
+   * reported meanwhile may still be revised by lines further on in the same read.
+   */
+  isFirstRead(file: string): boolean {
+    return this.sessions.get(file)?.fresh === true;
   }
 
   /** Is the session's state dropped until it changes again, or not built yet (tests, the benchmark)? */
@@ -690,7 +701,11 @@ export class LiveMonitor implements Disposable {
       }
       this.sessionsChanged.fire(s.summary);
     }
+    const wasFirst = s.fresh;
     s.fresh = false;
+    if (wasFirst) {
+      this.firstReadDone.fire(file);
+    }
     if (this.mayHibernate(s, now)) {
       this.hibernate(s, now);
     }
@@ -1004,6 +1019,7 @@ export class LiveMonitor implements Disposable {
     }
     const closing = Promise.all([this.watcher.close(), this.tree?.dispose()]);
     this.sessionsChanged.dispose();
+    this.firstReadDone.dispose();
     this.findings.dispose();
     await closing;
   }

@@ -222,6 +222,43 @@ void describe('agent-guard watch, jsonl', () => {
 });
 
 void describe('agent-guard watch, text', () => {
+  void test('a finding a later line of the same history revises is printed once, as it ends up', async () => {
+    const ws = path.join(tmp, 'ws-revised');
+    mkdirSync(ws, { recursive: true });
+    const claude = path.join(tmp, 'claude-revised');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    // The shape of a real 2.1.222 session (fifty-third set): a call cut off when the machine
+    // crashed, the resumed session's "Continue from where you left off." and its own "No response
+    // requested.", a prompt, then the model's answer. Judged line by line: an error at the unsent
+    // turn (the next request would be refused), a warning at the answer (it went through without
+    // the result).
+    const t = new ClaudeTranscript('old', ws).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).user('Continue from where you left off.').say('m2', 'No response requested.');
+    const unsent = JSON.parse(t.lines[t.lines.length - 1]!) as { message: Record<string, unknown> };
+    unsent.message['model'] = '<synthetic>';
+    t.lines[t.lines.length - 1] = JSON.stringify(unsent);
+    writeFileSync(path.join(proj, 'old.jsonl'), t.user('$ mount').say('m3', 'The mount is back.').text());
+    const w = startWatch(['watch', '--no-guard', '--format', 'jsonl'], ws, { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-revised'), NO_COLOR: '1' });
+    const { child, exited } = w;
+    try {
+      await waitFor(() => w.err.includes('Press Ctrl-C'), 10_000, 'the start banner');
+      await waitFor(() => w.out.includes('missing-result'), 5000, 'the finding');
+      await sleep(300);
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 'exit 0', w.err);
+    const rows = w.out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { rule: string; severity?: string; line: number; gone?: boolean });
+    assert.deepEqual(
+      rows.map((r) => `${r.gone ? 'gone ' : ''}${r.rule}:${r.severity ?? ''}:${r.line}`),
+      ['missing-result:warning:2'],
+      'not an error, gone, then a warning',
+    );
+  });
+
   void test('a finding printed that is no longer reported is said to be gone, once', async () => {
     const ws = path.join(tmp, 'ws-gone');
     mkdirSync(ws, { recursive: true });
