@@ -96,5 +96,6 @@ export function enabledAgents(s: Settings): Record<AgentKind, boolean> {
 
 export function ruleConfigFromSettings(s: Settings): RuleConfig {
   const levels: Record<string, RuleLevel> = { ...s.rules };
-  return { levels, options: { 'stalled-call': { minutes: s.stalledCallMinutes } } };
+  // missing-result's live wait for a call the session went on without is the same limit.
+  return { levels, options: { 'stalled-call': { minutes: s.stalledCallMinutes }, 'missing-result': { minutes: s.stalledCallMinutes } } };
 }

@@ -18,10 +18,12 @@ const maxPassedByOpen = 64;
 
 /**
  * Live: how long after it was made a call the conversation went on without is reported as
- * abandoned (in `check`, at the end of the file). As long as stalled-call waits by default: a
+ * abandoned (in `check`, at the end of the file), unless the `minutes` option says otherwise.
+ * The settings give it stalled-call's limit: both answer "how long before a call without a
+ * result is worth telling", and one setting that moved only one of them would surprise. A
  * session resumed from before a call that never returned comes back minutes later at least.
  */
-const passedByAfterMs = 10 * 60_000;
+const defaultPassedByMinutes = 10;
 
 /** Unreadable lines remembered (the newest): a call's result is due within a few lines of it. */
 const maxUnreadableKept = 64;
@@ -65,6 +67,8 @@ export const missingResult = defineRule({
     },
   },
   create(ctx) {
+    const minutes = ctx.options['minutes'];
+    const passedByAfterMs = (typeof minutes === 'number' && minutes > 0 ? minutes : defaultPassedByMinutes) * 60_000;
     // Claude Code's parentUuid tree, shared with the branch rules: a message on another branch
     // (a second run of the session) is not what came after a call in its conversation.
     const branches = sharedBranchTracker(ctx.conversation);

@@ -5,6 +5,7 @@ import { TranscriptStream } from '../../../src/core/engine/stream';
 import type { Finding } from '../../../src/core/model/finding';
 import type { RuleModule } from '../../../src/core/engine/rule';
 import type { RuleConfig } from '../../../src/core/config/ruleConfig';
+import { parseSettings, ruleConfigFromSettings } from '../../../src/core/config/settings';
 import { adapters } from '../../../src/core/parse/registry';
 import { inputHash } from '../../../src/core/lib/hash';
 import { allRules } from '../../../src/core/rules/all';
@@ -568,6 +569,24 @@ void describe('stalled-call', () => {
     t.from(t.uuidAt(3)).result('toolu_LOST', 'done');
     stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
     assert.deepEqual(shown().filter((x) => x.includes('never got a result')), []);
+  });
+
+  void test('a call the session went on without waits as long as the stalled-call limit the settings give', () => {
+    const t = new ClaudeTranscript().user('go').say('m1', 'Checking').call('m1', 'toolu_LOST', 'Bash', { command: 'make' });
+    t.from(t.uuidAt(2)).user('Continue from where you left off.').say('m2', 'Continuing.');
+    const counts = (config: RuleConfig | undefined, times: readonly string[]): number[] => {
+      const { clock, findings, stream } = liveStream('/tmp/s.jsonl', [missingResult], Date.parse('2026-02-12T14:00:10.000Z'), config);
+      stream.push(new TextEncoder().encode(t.text()));
+      return times.map((at) => {
+        clock.now = Date.parse(`2026-02-12T${at}.000Z`);
+        stream.tick(clock.now);
+        return [...findings.values()].filter((x) => x.message.includes('never got a result')).length;
+      });
+    };
+    // The builder stamps the call 14:00:03.
+    const settings = parseSettings((key) => (key === 'stalledCallMinutes' ? 2 : undefined)).settings;
+    assert.deepEqual(counts(ruleConfigFromSettings(settings), ['14:01:50', '14:02:10']), [0, 1], 'two minutes, as set');
+    assert.deepEqual(counts(undefined, ['14:02:10', '14:09:00', '14:10:05']), [0, 0, 1], 'ten minutes by default');
   });
 
   void test('a call whose turn ended or was aborted is not stalled: nothing waits for it (as check finds)', () => {
