@@ -23,7 +23,7 @@ import { FindingStore } from './findingStore';
 import { acquireReadBuffer, releaseReadBuffer } from './readBuffers';
 import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
 import { FileTail } from './tail';
-import { WriterNamer } from './writersAcross';
+import { BlindWriteFinder, WriterNamer } from './writersAcross';
 import { hashText, WorkTree } from './workTree';
 
 /** What the sessions view and the status bar show about one transcript. */
@@ -180,6 +180,8 @@ export class LiveMonitor implements Disposable {
   private readonly returning = new Map<string, ReturnType<typeof setTimeout>>();
   /** Names the writer of a stale write that another of the workspace's transcripts records. */
   private readonly namer: WriterNamer;
+  /** Finds a Codex session's write, before the watching began, over another session's write it never saw. */
+  private readonly blind: BlindWriteFinder;
 
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -221,6 +223,18 @@ export class LiveMonitor implements Disposable {
       ...(opts.namingDelayMs !== undefined ? { delayMs: opts.namingDelayMs } : {}),
     });
     this.subscriptions.push(this.namer);
+    this.blind = new BlindWriteFinder({
+      store: this.findings,
+      adapters,
+      transcripts: () => this.sessionList().map((x) => ({ file: x.file, session: x.sessionId, agent: x.agent, cwd: x.cwd })),
+      ...(opts.config ? { config: opts.config } : {}),
+      until: this.clock(),
+      busy: () => this.reading.size > 0,
+      onDidChangeTranscripts: this.onDidChangeSessions,
+      logger: scoped(this.logger, 'writers'),
+      ...(opts.namingDelayMs !== undefined ? { delayMs: opts.namingDelayMs } : {}),
+    });
+    this.subscriptions.push(this.blind);
   }
 
   get watchedRoots(): readonly WatchedRoot[] {
@@ -245,6 +259,7 @@ export class LiveMonitor implements Disposable {
       await this.watcher.idle();
     }
     await this.namer.idle();
+    await this.blind.idle();
   }
 
   sessionList(): SessionSummary[] {
@@ -691,7 +706,8 @@ export class LiveMonitor implements Disposable {
       return;
     }
     if (this.findings.inGeneration(file)) {
-      this.findings.endGeneration(file);
+      // What only other transcripts show (BlindWriteFinder) is not reported by a re-read.
+      this.findings.endGeneration(file, (f) => this.blind.owns(f.id));
     }
     const now = this.clock();
     if (s.tail.bytesRead !== s.summary.bytes) {
@@ -704,6 +720,7 @@ export class LiveMonitor implements Disposable {
     const wasFirst = s.fresh;
     s.fresh = false;
     if (wasFirst) {
+      this.blind.firstReadDone(file, s.summary.sessionId);
       this.firstReadDone.fire(file);
     }
     if (this.mayHibernate(s, now)) {
@@ -796,7 +813,7 @@ export class LiveMonitor implements Disposable {
     // A guard decision is reported by the guard service when it is made, before Gemini CLI has
     // the call in the document: the rewrites in between (the model's text, token counts) must
     // not take it back. The guard rule reports it again, on the call, once a version has it.
-    this.findings.endGeneration(file, (f) => f.rule === guardRule.meta.id);
+    this.findings.endGeneration(file, (f) => f.rule === guardRule.meta.id || this.blind.owns(f.id));
     s.summary.bytes = look.size;
     this.sessionsChanged.fire(s.summary);
     return true;
@@ -930,6 +947,10 @@ export class LiveMonitor implements Disposable {
       }
       const sum = s.summary;
       sum.agent = stream.agent ?? sum.agent;
+      if (s.fresh && sum.agent === 'codex') {
+        // Its history, for the writes only other transcripts show (BlindWriteFinder).
+        this.blind.observe(file, e);
+      }
       if (e.kind === 'session') {
         sum.sessionId = stream.engine.sessionId;
         sum.title = e.title ?? sum.title;

@@ -2,13 +2,13 @@ import * as nodePath from 'node:path';
 import { milder, emptyRuleConfig, type RuleConfig } from '../core/config/ruleConfig';
 import { resolveAgainst } from '../core/classify/paths';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
-import { blindWrites, WritesByPath, type TimedTranscript } from '../core/engine/blindAcross';
+import { blindWrites, WritesByPath, type TimedAccess, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
 import type { Event } from '../core/lib/event';
 import { groupBy } from '../core/lib/group';
 import { nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import { writeOps } from '../core/model/events';
+import { writeOps, type NormalizedEvent } from '../core/model/events';
 import type { Finding, Severity } from '../core/model/finding';
 import type { FormatAdapter } from '../core/parse/adapter';
 import { AccessLog } from './accessLog';
@@ -139,16 +139,7 @@ export async function findBlindWrites(
     read.set(t.file, { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses });
   }
   // The files Codex sessions wrote after seeing them: only their writes elsewhere matter.
-  const paths = new Set<string>();
-  for (const t of read.values()) {
-    const seen = new Set<string>();
-    for (const a of [...t.accesses].sort((x, y) => x.resultTime - y.resultTime)) {
-      if (writeOps.has(a.op) && seen.has(a.path)) {
-        paths.add(a.path);
-      }
-      seen.add(a.path);
-    }
-  }
+  const paths = writtenAfterSeen(read.values());
   if (paths.size === 0) {
     return [];
   }
@@ -164,6 +155,31 @@ export async function findBlindWrites(
       read.set(t.file, { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => paths.has(a.path)) });
     }
   }
+  return judgeAcross(subjects, read, cwdOf, level);
+}
+
+/** The paths that one of `transcripts` wrote after it had seen them (read or written) itself. */
+function writtenAfterSeen(transcripts: Iterable<TimedTranscript>): Set<string> {
+  const paths = new Set<string>();
+  for (const t of transcripts) {
+    const seen = new Set<string>();
+    for (const a of [...t.accesses].sort((x, y) => x.resultTime - y.resultTime)) {
+      if (writeOps.has(a.op) && seen.has(a.path)) {
+        paths.add(a.path);
+      }
+      seen.add(a.path);
+    }
+  }
+  return paths;
+}
+
+/** blindWrites of each subject against the transcripts of its working folder in `read` (the subjects among them). */
+function judgeAcross(
+  subjects: readonly { file: string; cwd?: string | undefined }[],
+  read: ReadonlyMap<string, TimedTranscript>,
+  cwdOf: ReadonlyMap<string, string | undefined>,
+  level: Severity,
+): Finding[] {
   const severity = (whole: boolean): Severity => (whole ? level : milder(level, 'warning'));
   // Only sessions of the same working folder: a check of many machines' sessions at once (a
   // folder of collected homes) holds the same absolute paths in unrelated sessions, whose times
@@ -176,7 +192,8 @@ export async function findBlindWrites(
   const indexes = new Map([...byFolder].map(([folder, list]) => [folder, new WritesByPath(list)]));
   return subjects.flatMap((t) => {
     const index = t.cwd !== undefined ? indexes.get(folderKey(t.cwd)) : undefined;
-    return index ? blindWrites(read.get(t.file)!, index, t.cwd, severity) : [];
+    const subject = read.get(t.file);
+    return index && subject ? blindWrites(subject, index, t.cwd, severity) : [];
   });
 }
 
@@ -378,6 +395,212 @@ export class WriterNamer implements Disposable {
   }
 
   /** Resolves when nothing waits to be named (tests). */
+  async idle(): Promise<void> {
+    while (this.running || this.timer !== undefined) {
+      await (this.running ?? new Promise((r) => setTimeout(r, 20)));
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+    }
+    for (const d of this.subscriptions) {
+      d.dispose();
+    }
+  }
+}
+
+export interface BlindWriteFinderOptions {
+  store: FindingStore;
+  /** Every transcript the host knows now (read or not yet), with its agent and working folder once read. */
+  transcripts: () => readonly { file: string; session: string; agent: AgentKind; cwd?: string | undefined }[];
+  adapters: readonly FormatAdapter[];
+  /** stale-write's level (off: nothing). */
+  config?: RuleConfig;
+  /**
+   * When the host began watching (ms since the epoch): only writes done before it are judged.
+   * The working-tree watcher sees every write after it as it happens, and judges it then.
+   */
+  until: number;
+  /** While true (transcripts still being read), the lookup waits: their folders are not known yet. */
+  busy: () => boolean;
+  /** Fires when a transcript appears or grows (its file), or when one goes (undefined). */
+  onDidChangeTranscripts: Event<{ file: string } | undefined>;
+  logger?: Logger;
+  delayMs?: number;
+}
+
+/**
+ * The live hosts' (`watch`, the extension) side of `findBlindWrites`, for what happened before
+ * they started watching. A Codex rollout records no file content, so a Codex session's write
+ * over another session's write it never saw shows only beside the other transcript; `check`
+ * sets them side by side (fifty-fourth set: two Codex sessions patching one EXECPLAN.md at the
+ * same time), and the working-tree watcher sees such a write only when it happens while it
+ * watches. So the sessions read at start-up (or found later) are set side by side here, once
+ * they are read, with `check`'s findings and ids.
+ *
+ * History does not change: each transcript is read for its accesses once (a Codex session's of
+ * the files it wrote, another's writes), up to `until`, and kept, so a session that appears
+ * later costs one read of its own, not the workspace's again. The findings are kept in the
+ * store beside the transcript's own (`owns`: its re-read does not report them); the transcript
+ * gone, they go with it.
+ */
+export class BlindWriteFinder implements Disposable {
+  /** Each transcript's accesses before `until`, once read: a Codex one's of the files it wrote, another's writes. */
+  private readonly history = new Map<string, TimedTranscript>();
+  /** The findings this added, by id, with their file. */
+  private readonly mine = new Map<string, string>();
+  /** The transcripts of the last lookup whose working folder was known then. */
+  private lookedAt = new Set<string>();
+  /** The accesses of Codex transcripts in their first read, collected from the monitor's own read (`observe`). */
+  private readonly collecting = new Map<string, AccessLog>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running: Promise<void> | undefined;
+  private disposed = false;
+  private readonly subscriptions: Disposable[];
+  private readonly logger: Logger;
+
+  constructor(private readonly opts: BlindWriteFinderOptions) {
+    this.logger = opts.logger ?? nullLogger;
+    this.subscriptions = [
+      opts.onDidChangeTranscripts((t) => {
+        // A transcript that grows adds nothing before `until`; one that appears or goes may,
+        // and so may one whose folder its first read made known.
+        if (t === undefined || !this.lookedAt.has(t.file)) {
+          this.schedule();
+        }
+      }),
+    ];
+    this.schedule();
+  }
+
+  /**
+   * An event of a Codex transcript's first read by the host: its accesses are collected there, as
+   * `check` collects them on its own read, so that the lookup does not read every rollout again.
+   */
+  observe(file: string, e: NormalizedEvent): void {
+    if (this.history.has(file)) {
+      return;
+    }
+    let log = this.collecting.get(file);
+    if (log === undefined) {
+      log = new AccessLog();
+      this.collecting.set(file, log);
+    }
+    log.observe(e);
+  }
+
+  /** The host's first read of `file` caught up: what `observe` collected is its history. */
+  firstReadDone(file: string, session: string): void {
+    const log = this.collecting.get(file);
+    if (log !== undefined) {
+      this.collecting.delete(file);
+      this.history.set(file, this.historyOf({ file, session }, log, (l) => l.ofWrittenFiles()));
+    }
+  }
+
+  /** Whether a finding is one of this lookup's (a re-read of its transcript does not report it). */
+  owns(id: string): boolean {
+    return this.mine.has(id);
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.disposed) {
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.running || this.opts.busy()) {
+        this.schedule();
+        return;
+      }
+      this.running = this.run()
+        .catch((err: unknown) => this.logger.warn(`looking for Codex writes over other sessions' writes failed: ${String(err)}`))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, this.opts.delayMs ?? 500);
+    this.timer.unref?.();
+  }
+
+  private async run(): Promise<void> {
+    const level = this.opts.config?.levels['stale-write'] ?? 'error';
+    const known = this.opts.transcripts();
+    const files = new Set(known.map((t) => t.file));
+    this.lookedAt = new Set(known.flatMap((t) => (t.cwd !== undefined ? [t.file] : [])));
+    this.lookedAt = new Set(known.flatMap((t) => (t.cwd !== undefined ? [t.file] : [])));
+    for (const m of [this.history, this.collecting]) {
+      for (const file of m.keys()) {
+        if (!files.has(file)) {
+          m.delete(file);
+        }
+      }
+    }
+    const subjects = known.filter((t) => t.agent === 'codex' && t.cwd !== undefined);
+    let found: Finding[] = [];
+    if (level !== 'off' && subjects.length > 0 && known.length > 1) {
+      for (const t of subjects) {
+        await this.learn(t, (log) => log.ofWrittenFiles());
+      }
+      const paths = writtenAfterSeen(subjects.flatMap((t) => this.history.get(t.file) ?? []));
+      if (paths.size > 0) {
+        const folders = new Set(subjects.map((t) => folderKey(t.cwd!)));
+        const read = new Map<string, TimedTranscript>();
+        for (const t of known) {
+          if (t.cwd === undefined || !folders.has(folderKey(t.cwd))) {
+            continue;
+          }
+          const codex = t.agent === 'codex';
+          const h = await this.learn(t, (log) => (codex ? log.ofWrittenFiles() : log.accesses.filter((a) => writeOps.has(a.op))));
+          if (h) {
+            read.set(t.file, codex ? h : { ...h, accesses: h.accesses.filter((a) => paths.has(a.path)) });
+          }
+        }
+        found = judgeAcross(subjects, read, new Map(known.map((t) => [t.file, t.cwd])), level);
+      }
+    }
+    if (this.disposed) {
+      return;
+    }
+    const now = new Set(found.map((f) => f.id));
+    for (const [id, file] of [...this.mine]) {
+      if (!now.has(id)) {
+        this.mine.delete(id);
+        if (this.opts.store.get(file, id)) {
+          this.opts.store.retract(id);
+        }
+      }
+    }
+    for (const f of found) {
+      // A transcript gone meanwhile keeps none (its findings went with it).
+      if (this.opts.transcripts().some((t) => t.file === f.file)) {
+        this.mine.set(f.id, f.file);
+        this.opts.store.add(f);
+      }
+    }
+    if (found.length > 0) {
+      this.logger.debug(`${found.length} Codex write(s) over another session's write found in the sessions' history`);
+    }
+  }
+
+  /** A transcript's accesses before `until` (`keep` of them), read once. */
+  private async learn(t: { file: string; session: string }, keep: (log: AccessLog) => TimedAccess[]): Promise<TimedTranscript | undefined> {
+    let h = this.history.get(t.file);
+    if (h === undefined) {
+      // Not collected on the host's first read (another agent's transcript, needed only now).
+      h = this.historyOf(t, await readLog(t.file, this.opts.adapters), keep);
+      this.history.set(t.file, h);
+    }
+    return h;
+  }
+
+  private historyOf(t: { file: string; session: string }, log: AccessLog, keep: (log: AccessLog) => TimedAccess[]): TimedTranscript {
+    return { file: t.file, session: t.session, parentSession: log.parentSession, accesses: keep(log).filter((a) => a.resultTime < this.opts.until) };
+  }
+
+  /** Resolves when nothing waits to be looked up (tests; `watch` before its summary). */
   async idle(): Promise<void> {
     while (this.running || this.timer !== undefined) {
       await (this.running ?? new Promise((r) => setTimeout(r, 20)));
