@@ -61,13 +61,16 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
   const cwd = await amplifierWorkingFolder(file);
   const log = opts.accessLog ? new AccessLog() : undefined;
   const outer = opts.observe;
-  const observe =
-    log && outer
-      ? (e: NormalizedEvent): void => {
+  // Only a Codex transcript's log is kept (see `log` below): another's accesses would be
+  // collected for every call of the file and dropped (3 % of checking a Claude Code file).
+  const observe = log
+    ? (e: NormalizedEvent): void => {
+        if (stream.agent === 'codex') {
           log.observe(e);
-          outer(e);
         }
-      : (log?.observe ?? outer);
+        outer?.(e);
+      }
+    : outer;
   const stream = new TranscriptStream({
     file,
     adapters: opts.adapters,
