@@ -29,6 +29,30 @@ export class AccessLog {
     return this.accesses.filter((a) => written.has(a.path));
   }
 
+  /**
+   * Keeps what judging the transcript's writes can still need: every access of a file it wrote
+   * (a write is judged by the session's views of its file before it), and of each other file
+   * only the latest view, which a write of it to come would be judged by. A live host keeps a
+   * Codex session's log for as long as it watches: without this, every read it ever made.
+   */
+  compact(): void {
+    const written = new Set(this.accesses.flatMap((a) => (writeOps.has(a.op) ? [a.path] : [])));
+    const latest = new Map<string, TimedAccess>();
+    for (const a of this.accesses) {
+      const l = latest.get(a.path);
+      if (!written.has(a.path) && (l === undefined || a.resultTime >= l.resultTime)) {
+        latest.set(a.path, a);
+      }
+    }
+    let n = 0;
+    for (const a of this.accesses) {
+      if (written.has(a.path) || latest.get(a.path) === a) {
+        this.accesses[n++] = a;
+      }
+    }
+    this.accesses.length = n;
+  }
+
   // Runs on every event of `check`'s read: times are parsed only where they are kept.
   readonly observe = (e: NormalizedEvent): void => {
     if (this.lines.size > 0 && this.lines.has(e.at.line) && !this.lineTimes.has(e.at.line)) {

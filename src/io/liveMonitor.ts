@@ -24,7 +24,7 @@ import { acquireReadBuffer, releaseReadBuffer } from './readBuffers';
 import { SessionWatcher, type SessionFileEvent, type WatchedRoot } from './sessionWatcher';
 import { FileTail } from './tail';
 import { BlindWriteFinder, WriterNamer } from './writersAcross';
-import { hashText, WorkTree } from './workTree';
+import { hashText, tooOldToExplain, WorkTree } from './workTree';
 
 /** What the sessions view and the status bar show about one transcript. */
 export interface SessionSummary {
@@ -155,6 +155,8 @@ export class LiveMonitor implements Disposable {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly logger: Logger;
   private readonly clock: () => number;
+  /** When this monitor was made: a transcript last written before is history when first read. */
+  private readonly startedAt: number;
   private readonly sessionsChanged = new Emitter<SessionSummary | undefined>();
   /** Fires when a session appears, grows, or goes (undefined: several changed). */
   readonly onDidChangeSessions = this.sessionsChanged.event;
@@ -186,6 +188,7 @@ export class LiveMonitor implements Disposable {
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
     this.clock = opts.clock ?? Date.now;
+    this.startedAt = this.clock();
     this.freeSlots = Math.max(1, opts.readConcurrency ?? 4);
     // A stalled call is reported by a tick before its session may sleep.
     const stalled = opts.config?.options['stalled-call']?.['minutes'];
@@ -228,7 +231,7 @@ export class LiveMonitor implements Disposable {
       adapters,
       transcripts: () => this.sessionList().map((x) => ({ file: x.file, session: x.sessionId, agent: x.agent, cwd: x.cwd })),
       ...(opts.config ? { config: opts.config } : {}),
-      until: this.clock(),
+      until: this.startedAt,
       busy: () => this.reading.size > 0,
       onDidChangeTranscripts: this.onDidChangeSessions,
       logger: scoped(this.logger, 'writers'),
@@ -356,9 +359,10 @@ export class LiveMonitor implements Disposable {
         if (s.waking) {
           return true;
         }
-        if (!s.history) {
+        if (!s.history && !s.stream) {
           // A document's versions each build a stream of their own (takeVersion).
-          s.stream ??= this.newStream(s.summary.file, s.summary.agent, s.gate, s.cwd);
+          s.stream = this.newStream(s.summary.file, s.summary.agent, s.gate, s.cwd);
+          this.blind.begin(s.summary.file);
         }
         await s.tail.poke();
         return false;
@@ -717,10 +721,10 @@ export class LiveMonitor implements Disposable {
       }
       this.sessionsChanged.fire(s.summary);
     }
+    this.blind.caughtUp(file, s.summary.agent);
     const wasFirst = s.fresh;
     s.fresh = false;
     if (wasFirst) {
-      this.blind.firstReadDone(file, s.summary.sessionId);
       this.firstReadDone.fire(file);
     }
     if (this.mayHibernate(s, now)) {
@@ -751,6 +755,7 @@ export class LiveMonitor implements Disposable {
           this.tree?.forgetSession(file);
           s.gate = { muted: false };
           s.stream = this.newStream(file, s.summary.agent, s.gate, s.cwd);
+          this.blind.begin(file);
           s.summary.bytes = 0;
         },
         gone: () => this.sessionGone(file),
@@ -902,6 +907,18 @@ export class LiveMonitor implements Disposable {
     return stream;
   }
 
+  /**
+   * Is a call of this time part of a history read at start-up (the first read of a transcript
+   * last written before the monitor began), made too long ago to explain a change seen now?
+   * Such a write's window, opened and closed as the history was read, named an old session as
+   * the writer of whatever changed the file in the seconds after. (Not by its time alone: what
+   * is read live is judged live, whatever time its transcript gives.)
+   */
+  private oldHistory(file: string, timestamp: string | undefined): boolean {
+    const s = this.sessions.get(file);
+    return s !== undefined && s.fresh && s.summary.lastActivity < this.startedAt && tooOldToExplain(timestamp, this.clock());
+  }
+
   /** Before the rules: the working tree learns when a session's write starts and ends. */
   private before(file: string, stream: TranscriptStream, gate: Gate, e: NormalizedEvent): void {
     this.lastLines.set(file, e.at.line);
@@ -911,6 +928,9 @@ export class LiveMonitor implements Disposable {
       return;
     }
     if (e.kind === 'call') {
+      if (this.oldHistory(file, e.timestamp)) {
+        return;
+      }
       for (const a of e.accesses) {
         if (a.op !== 'read') {
           tree.writeStarted(file, a.path, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
@@ -926,6 +946,10 @@ export class LiveMonitor implements Disposable {
       }
     } else if (e.kind === 'result') {
       const call = stream.engine.conversation.call(e.callId);
+      if (call && this.oldHistory(file, call.call.timestamp)) {
+        // Its window was never opened (above).
+        return;
+      }
       if (call?.call.rewrites) {
         tree.rewriteEnded(file, e.callId);
       }
@@ -947,8 +971,8 @@ export class LiveMonitor implements Disposable {
       }
       const sum = s.summary;
       sum.agent = stream.agent ?? sum.agent;
-      if (s.fresh && sum.agent === 'codex') {
-        // Its history, for the writes only other transcripts show (BlindWriteFinder).
+      if (sum.agent === 'codex' && !gate.muted) {
+        // For the writes only other transcripts show (BlindWriteFinder); not replayed ones.
         this.blind.observe(file, e);
       }
       if (e.kind === 'session') {

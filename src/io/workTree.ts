@@ -114,6 +114,15 @@ const maxHistory = 32;
 const maxTracked = 20_000;
 const maxInflightAge = 10 * 60_000;
 
+/** A call made this long before now (by its transcript's time) can no longer explain a change the watcher sees. */
+export function tooOldToExplain(timestamp: string | undefined, now: number): boolean {
+  if (timestamp === undefined) {
+    return false;
+  }
+  const t = Date.parse(timestamp);
+  return Number.isFinite(t) && now - t > maxInflightAge;
+}
+
 /** Windows kept per file: enough for every session that can plausibly be writing it at once. */
 const maxWindowsPerPath = 64;
 const alwaysIgnored = ['**/.git/**', '**/node_modules/**', '**/.hg/**', '**/.svn/**'];

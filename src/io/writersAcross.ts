@@ -2,7 +2,7 @@ import * as nodePath from 'node:path';
 import { milder, emptyRuleConfig, type RuleConfig } from '../core/config/ruleConfig';
 import { resolveAgainst } from '../core/classify/paths';
 import { attributeChange, type RecordedWrite } from '../core/engine/attributeAcross';
-import { blindWrites, WritesByPath, type TimedAccess, type TimedTranscript } from '../core/engine/blindAcross';
+import { blindWrites, WritesByPath, type TimedTranscript } from '../core/engine/blindAcross';
 import type { Disposable } from '../core/lib/disposable';
 import type { Event } from '../core/lib/event';
 import { groupBy } from '../core/lib/group';
@@ -173,12 +173,17 @@ function writtenAfterSeen(transcripts: Iterable<TimedTranscript>): Set<string> {
   return paths;
 }
 
-/** blindWrites of each subject against the transcripts of its working folder in `read` (the subjects among them). */
+/**
+ * blindWrites of each subject against the transcripts of its working folder in `read` (the
+ * subjects among them); a subject is judged as `own` has it where that holds it (all of its
+ * accesses, where `read` holds those that count as another's).
+ */
 function judgeAcross(
   subjects: readonly { file: string; cwd?: string | undefined }[],
   read: ReadonlyMap<string, TimedTranscript>,
   cwdOf: ReadonlyMap<string, string | undefined>,
   level: Severity,
+  own?: ReadonlyMap<string, TimedTranscript>,
 ): Finding[] {
   const severity = (whole: boolean): Severity => (whole ? level : milder(level, 'warning'));
   // Only sessions of the same working folder: a check of many machines' sessions at once (a
@@ -192,7 +197,7 @@ function judgeAcross(
   const indexes = new Map([...byFolder].map(([folder, list]) => [folder, new WritesByPath(list)]));
   return subjects.flatMap((t) => {
     const index = t.cwd !== undefined ? indexes.get(folderKey(t.cwd)) : undefined;
-    const subject = read.get(t.file);
+    const subject = own?.get(t.file) ?? read.get(t.file);
     return index && subject ? blindWrites(subject, index, t.cwd, severity) : [];
   });
 }
@@ -405,6 +410,9 @@ export class WriterNamer implements Disposable {
     this.disposed = true;
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
+      // Else `idle()` waited for a lookup that never comes, for ever, polling (LiveMonitor.start
+      // of a monitor closed during its start-up never ended, and kept it all in memory).
+      this.timer = undefined;
     }
     for (const d of this.subscriptions) {
       d.dispose();
@@ -420,42 +428,51 @@ export interface BlindWriteFinderOptions {
   /** stale-write's level (off: nothing). */
   config?: RuleConfig;
   /**
-   * When the host began watching (ms since the epoch): only writes done before it are judged.
-   * The working-tree watcher sees every write after it as it happens, and judges it then.
+   * When the host began watching (ms since the epoch). Another transcript's write done since is
+   * a change the working-tree watcher saw and judges the writes over it by; only those before it
+   * are looked up here.
    */
   until: number;
   /** While true (transcripts still being read), the lookup waits: their folders are not known yet. */
   busy: () => boolean;
-  /** Fires when a transcript appears or grows (its file), or when one goes (undefined). */
-  onDidChangeTranscripts: Event<{ file: string } | undefined>;
+  /** Fires when a transcript appears or grows (its file, and its working folder once known), or when one goes (undefined). */
+  onDidChangeTranscripts: Event<{ file: string; cwd?: string | undefined } | undefined>;
   logger?: Logger;
   delayMs?: number;
 }
 
 /**
- * The live hosts' (`watch`, the extension) side of `findBlindWrites`, for what happened before
- * they started watching. A Codex rollout records no file content, so a Codex session's write
- * over another session's write it never saw shows only beside the other transcript; `check`
- * sets them side by side (fifty-fourth set: two Codex sessions patching one EXECPLAN.md at the
- * same time), and the working-tree watcher sees such a write only when it happens while it
- * watches. So the sessions read at start-up (or found later) are set side by side here, once
- * they are read, with `check`'s findings and ids.
+ * The live hosts' (`watch`, the extension) side of `findBlindWrites`. A Codex rollout records no
+ * file content, so a Codex session's write over another session's write it never saw shows only
+ * beside the other transcript; `check` sets them side by side (fifty-fourth set: two Codex
+ * sessions patching one EXECPLAN.md at the same time). The working-tree watcher judges a write
+ * over a change it saw, made while it watches; a change made before (another session's write in
+ * the history read at start-up) it cannot know. So the Codex sessions' writes, those of their
+ * history and those they make while watched, are set beside the other transcripts' writes made
+ * before the watching began, as `check` sets them, with `check`'s findings and ids.
  *
- * History does not change: each transcript is read for its accesses once (a Codex session's of
- * the files it wrote, another's writes), up to `until`, and kept, so a session that appears
- * later costs one read of its own, not the workspace's again. The findings are kept in the
- * store beside the transcript's own (`owns`: its re-read does not report them); the transcript
- * gone, they go with it.
+ * A Codex transcript's accesses are collected from the host's own reads of it (`begin`,
+ * `observe`), as `check` collects them on its read, and compacted to what a write can still be
+ * judged by (AccessLog.compact); another transcript of a Codex session's folder is read once,
+ * for its writes before the watching began, only when a Codex session wrote a file it had seen.
+ * The lookup runs once the start-up reads are done, when a transcript appears or goes, and when
+ * a Codex session records a write. The findings are kept in the store beside the transcript's
+ * own (`owns`: a re-read of it does not report them); the transcript gone, they go with it. One
+ * the working tree gives for the same write (it saw another change in between) is not repeated.
  */
 export class BlindWriteFinder implements Disposable {
-  /** Each transcript's accesses before `until`, once read: a Codex one's of the files it wrote, another's writes. */
+  /** Each Codex transcript's accesses, from the host's reads of it. */
+  private readonly logs = new Map<string, AccessLog>();
+  /** Its size when it was last compacted: compacted again once it has doubled. */
+  private readonly compactedAt = new Map<string, number>();
+  /** Other transcripts' writes done before `until`, read once. */
   private readonly history = new Map<string, TimedTranscript>();
   /** The findings this added, by id, with their file. */
   private readonly mine = new Map<string, string>();
   /** The transcripts of the last lookup whose working folder was known then. */
   private lookedAt = new Set<string>();
-  /** The accesses of Codex transcripts in their first read, collected from the monitor's own read (`observe`). */
-  private readonly collecting = new Map<string, AccessLog>();
+  /** Every transcript of the last lookup (a folder or not). */
+  private knownAt = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private disposed = false;
@@ -466,38 +483,81 @@ export class BlindWriteFinder implements Disposable {
     this.logger = opts.logger ?? nullLogger;
     this.subscriptions = [
       opts.onDidChangeTranscripts((t) => {
-        // A transcript that grows adds nothing before `until`; one that appears or goes may,
-        // and so may one whose folder its first read made known.
-        if (t === undefined || !this.lookedAt.has(t.file)) {
+        // One that appears or goes may change what is found, and so may one whose folder its
+        // first read made known; one that grows, only by a Codex write (`observe`). One that
+        // still names no folder is set beside none: each of its appends is no reason to look again.
+        if (t === undefined || !this.knownAt.has(t.file) || (!this.lookedAt.has(t.file) && t.cwd !== undefined)) {
           this.schedule();
+        }
+      }),
+      opts.store.onDidChange((c) => {
+        // The working tree judged one of these writes itself (it saw a change in between): one
+        // write, one finding.
+        for (const f of c.added) {
+          if (!this.mine.has(f.id) && f.rule === 'stale-write') {
+            for (const [id, file] of this.mine) {
+              if (file === f.file && this.opts.store.get(file, id)?.callId === f.callId && f.callId !== undefined) {
+                this.mine.delete(id);
+                this.opts.store.retract(id);
+              }
+            }
+          }
         }
       }),
     ];
     this.schedule();
   }
 
-  /**
-   * An event of a Codex transcript's first read by the host: its accesses are collected there, as
-   * `check` collects them on its own read, so that the lookup does not read every rollout again.
-   */
-  observe(file: string, e: NormalizedEvent): void {
-    if (this.history.has(file)) {
-      return;
-    }
-    let log = this.collecting.get(file);
-    if (log === undefined) {
-      log = new AccessLog();
-      this.collecting.set(file, log);
-    }
-    log.observe(e);
+  private get off(): boolean {
+    return this.opts.config?.levels['stale-write'] === 'off';
   }
 
-  /** The host's first read of `file` caught up: what `observe` collected is its history. */
-  firstReadDone(file: string, session: string): void {
-    const log = this.collecting.get(file);
-    if (log !== undefined) {
-      this.collecting.delete(file);
-      this.history.set(file, this.historyOf({ file, session }, log, (l) => l.ofWrittenFiles()));
+  /**
+   * The host reads a Codex transcript from its start (its first read, a re-check, a rewrite):
+   * what was collected of an earlier read goes, and its events are collected from here.
+   */
+  begin(file: string): void {
+    this.logs.delete(file);
+    this.compactedAt.delete(file);
+    if (!this.off) {
+      this.logs.set(file, new AccessLog());
+    }
+  }
+
+  /** An event the host read from a Codex transcript (not one replayed to rebuild a sleeping session's state). */
+  observe(file: string, e: NormalizedEvent): void {
+    const log = this.logs.get(file);
+    if (log === undefined) {
+      return;
+    }
+    const before = log.accesses.length;
+    log.observe(e);
+    const after = log.accesses.length;
+    if (after === before) {
+      return;
+    }
+    if (after >= 2 * (this.compactedAt.get(file) ?? 256)) {
+      log.compact();
+      this.compactedAt.set(file, log.accesses.length);
+    }
+    // A write recorded once the start-up reads are done: judged now (while they run, the
+    // lookup after them judges it).
+    if (!this.opts.busy() && log.accesses.slice(before).some((a) => writeOps.has(a.op))) {
+      this.schedule();
+    }
+  }
+
+  /**
+   * The host's read of `file` from its start caught up with its end: what it holds of reads it no
+   * longer needs goes; nothing is kept of a transcript that is not a Codex rollout.
+   */
+  caughtUp(file: string, agent: AgentKind): void {
+    const log = this.logs.get(file);
+    if (agent !== 'codex') {
+      this.logs.delete(file);
+    } else if (log !== undefined) {
+      log.compact();
+      this.compactedAt.set(file, log.accesses.length);
     }
   }
 
@@ -529,9 +589,9 @@ export class BlindWriteFinder implements Disposable {
     const level = this.opts.config?.levels['stale-write'] ?? 'error';
     const known = this.opts.transcripts();
     const files = new Set(known.map((t) => t.file));
+    this.knownAt = files;
     this.lookedAt = new Set(known.flatMap((t) => (t.cwd !== undefined ? [t.file] : [])));
-    this.lookedAt = new Set(known.flatMap((t) => (t.cwd !== undefined ? [t.file] : [])));
-    for (const m of [this.history, this.collecting]) {
+    for (const m of [this.history, this.logs, this.compactedAt]) {
       for (const file of m.keys()) {
         if (!files.has(file)) {
           m.delete(file);
@@ -541,29 +601,43 @@ export class BlindWriteFinder implements Disposable {
     const subjects = known.filter((t) => t.agent === 'codex' && t.cwd !== undefined);
     let found: Finding[] = [];
     if (level !== 'off' && subjects.length > 0 && known.length > 1) {
+      const read = new Map<string, TimedTranscript>();
       for (const t of subjects) {
-        await this.learn(t, (log) => log.ofWrittenFiles());
+        // A rollout the host has no log of (not read from its start yet): read for it now.
+        const log = this.logs.get(t.file) ?? (await this.readWhole(t.file));
+        if (this.disposed) {
+          return;
+        }
+        read.set(t.file, { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.ofWrittenFiles() });
       }
-      const paths = writtenAfterSeen(subjects.flatMap((t) => this.history.get(t.file) ?? []));
+      const paths = writtenAfterSeen(read.values());
       if (paths.size > 0) {
         const folders = new Set(subjects.map((t) => folderKey(t.cwd!)));
-        const read = new Map<string, TimedTranscript>();
         for (const t of known) {
-          if (t.cwd === undefined || !folders.has(folderKey(t.cwd))) {
+          if (t.cwd === undefined || !folders.has(folderKey(t.cwd)) || read.has(t.file)) {
             continue;
           }
-          const codex = t.agent === 'codex';
-          const h = await this.learn(t, (log) => (codex ? log.ofWrittenFiles() : log.accesses.filter((a) => writeOps.has(a.op))));
-          if (h) {
-            read.set(t.file, codex ? h : { ...h, accesses: h.accesses.filter((a) => paths.has(a.path)) });
+          const h = await this.writesBefore(t);
+          if (this.disposed) {
+            // Closed (a settings change restarts the monitor): nobody would use the rest.
+            return;
           }
+          read.set(t.file, { ...h, accesses: h.accesses.filter((a) => paths.has(a.path)) });
         }
-        found = judgeAcross(subjects, read, new Map(known.map((t) => [t.file, t.cwd])), level);
+        // As another's, a Codex session's writes count only up to `until` (see the option); as
+        // its own, they are judged whenever they were made.
+        const others = new Map([...read].map(([file, t]) => [file, this.history.has(file) ? t : { ...t, accesses: t.accesses.filter((a) => a.resultTime < this.opts.until || !writeOps.has(a.op)) }]));
+        found = judgeAcross(subjects, others, new Map(known.map((t) => [t.file, t.cwd])), level, read);
       }
     }
     if (this.disposed) {
       return;
     }
+    this.settle(found);
+  }
+
+  /** The findings of this lookup in the store, those no longer found out of it. */
+  private settle(found: readonly Finding[]): void {
     const now = new Set(found.map((f) => f.id));
     for (const [id, file] of [...this.mine]) {
       if (!now.has(id)) {
@@ -573,31 +647,39 @@ export class BlindWriteFinder implements Disposable {
         }
       }
     }
+    const files = new Set(this.opts.transcripts().map((t) => t.file));
+    let added = 0;
     for (const f of found) {
-      // A transcript gone meanwhile keeps none (its findings went with it).
-      if (this.opts.transcripts().some((t) => t.file === f.file)) {
+      // A transcript gone meanwhile keeps none (its findings went with it); a write the working
+      // tree judged itself keeps its finding.
+      const judged = this.opts.store.forFile(f.file).some((g) => g.rule === 'stale-write' && g.callId === f.callId && g.id !== f.id && !this.mine.has(g.id));
+      if (files.has(f.file) && !judged) {
         this.mine.set(f.id, f.file);
         this.opts.store.add(f);
+        added++;
       }
     }
-    if (found.length > 0) {
-      this.logger.debug(`${found.length} Codex write(s) over another session's write found in the sessions' history`);
+    if (added > 0) {
+      this.logger.debug(`${added} Codex write(s) over another session's write found`);
     }
   }
 
-  /** A transcript's accesses before `until` (`keep` of them), read once. */
-  private async learn(t: { file: string; session: string }, keep: (log: AccessLog) => TimedAccess[]): Promise<TimedTranscript | undefined> {
+  /** A rollout read whole, for its accesses (its log, from here on). */
+  private async readWhole(file: string): Promise<AccessLog> {
+    const log = await readLog(file, this.opts.adapters);
+    log.compact();
+    return log;
+  }
+
+  /** Another transcript's writes done before `until`, read once. */
+  private async writesBefore(t: { file: string; session: string }): Promise<TimedTranscript> {
     let h = this.history.get(t.file);
     if (h === undefined) {
-      // Not collected on the host's first read (another agent's transcript, needed only now).
-      h = this.historyOf(t, await readLog(t.file, this.opts.adapters), keep);
+      const log = await readLog(t.file, this.opts.adapters);
+      h = { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => writeOps.has(a.op) && a.resultTime < this.opts.until) };
       this.history.set(t.file, h);
     }
     return h;
-  }
-
-  private historyOf(t: { file: string; session: string }, log: AccessLog, keep: (log: AccessLog) => TimedAccess[]): TimedTranscript {
-    return { file: t.file, session: t.session, parentSession: log.parentSession, accesses: keep(log).filter((a) => a.resultTime < this.opts.until) };
   }
 
   /** Resolves when nothing waits to be looked up (tests; `watch` before its summary). */
@@ -611,6 +693,9 @@ export class BlindWriteFinder implements Disposable {
     this.disposed = true;
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
+      // Else `idle()` waited for a lookup that never comes, for ever, polling (LiveMonitor.start
+      // of a monitor closed during its start-up never ended, and kept it all in memory).
+      this.timer = undefined;
     }
     for (const d of this.subscriptions) {
       d.dispose();

@@ -4,14 +4,17 @@
  * real chokidar, the real Codex CLI 0.171 rollouts of test/fixtures/generated/codex-0.171.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { Finding } from '../../../src/core/model/finding';
+import { ClaudeTranscript } from '../support/claude';
+import { adapters } from '../../../src/core/parse/registry';
+import { findBlindWrites } from '../../../src/io/writersAcross';
 import { cli } from '../support/cli';
 import { LiveEnv } from '../support/liveEnv';
 import { repoRoot } from '../support/repo';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 
 let env: LiveEnv;
 afterEach(async () => {
@@ -89,15 +92,25 @@ void describe("BlindWriteFinder: a Codex session's write over a write it never s
     assert.deepEqual(env.monitor!.findings.all().map(brief), checked(main));
   });
 
-  void test('a write after the watching began is not judged here (the working tree judges it as it happens)', async () => {
+  void test('another transcript’s write after the watching began is not looked up here (the working tree saw it, and judges the writes over it)', async () => {
     env = new LiveEnv();
     rollouts(env);
-    // Watching since 01:54:14: the sub-agent's patch (01:54:13) is history, the main session's
-    // write (01:54:15) is not.
-    const start = Date.parse('2026-12-02T01:54:14.000Z');
+    // Watching since 01:54:12: the sub-agent's patch (01:54:13) is a change the working tree saw.
+    const start = Date.parse('2026-12-02T01:54:12.000Z');
     await env.start({ watchTree: false, namingDelayMs: 50, clock: () => start });
     await env.monitor!.idle();
     assert.deepEqual(env.monitor!.findings.all().filter((f) => f.rule === 'stale-write').map(brief), []);
+  });
+
+  void test('the Codex session’s own write after the watching began, over another’s before it: found', async () => {
+    env = new LiveEnv();
+    const { main, child } = rollouts(env);
+    // Watching since 01:54:14: the sub-agent's patch (01:54:13) is history the working tree
+    // never saw; the main session's write (01:54:15) came after.
+    const start = Date.parse('2026-12-02T01:54:14.000Z');
+    await env.start({ watchTree: false, namingDelayMs: 50, clock: () => start });
+    await env.monitor!.idle();
+    assert.deepEqual(env.monitor!.findings.all().map(brief), checked(main, child));
   });
 
   void test('stale-write off: nothing', async () => {
@@ -106,5 +119,130 @@ void describe("BlindWriteFinder: a Codex session's write over a write it never s
     await env.start({ watchTree: false, namingDelayMs: 50, config: { levels: { 'stale-write': 'off' }, options: {} } });
     await env.monitor!.idle();
     assert.deepEqual(env.monitor!.findings.all().map(brief), []);
+  });
+});
+
+/** The finder inside a monitor, for what it keeps (memory) and reads. */
+interface FinderInsides {
+  history: Map<string, unknown>;
+  logs: Map<string, unknown>;
+}
+const insides = (e: LiveEnv): FinderInsides => (e.monitor as unknown as { blind: FinderInsides }).blind;
+
+void describe('BlindWriteFinder (review)', () => {
+  void test('the finding is check’s own: its id, message, severity and related locations', async () => {
+    env = new LiveEnv();
+    const { main, child } = rollouts(env);
+    // check's JSON names no id: its findBlindWrites, on the same files, does.
+    const session = (f: string): string => /([0-9a-f-]{36})\.jsonl$/.exec(f)![1]!;
+    const inCheck = await findBlindWrites(
+      [main, child].map((file) => ({ file, session: session(file), cwd: env.workspace, agent: 'codex' as const, findings: [] })),
+      adapters,
+    );
+    assert.equal(inCheck.length, 1);
+    await env.start({ watchTree: false, namingDelayMs: 50 });
+    await env.monitor!.idle();
+    const pick = (f: Finding): unknown => ({ id: f.id, message: f.message, severity: f.severity, line: f.line, related: f.related });
+    assert.deepEqual(env.monitor!.findings.all().map(pick), inCheck.map(pick));
+  });
+
+  void test('a Codex write after the watching began, over a change made before it: reported as check reports it', async () => {
+    env = new LiveEnv();
+    const { main, child } = rollouts(env);
+    // The sub-agent's patch (01:54:13) is done before the watching; the main session has read
+    // src/app.ts (01:54:03) and writes it over the patch only once the watching has begun.
+    const lines = readFileSync(main, 'utf8').split('\n');
+    writeFileSync(main, lines.slice(0, 29).join('\n') + '\n');
+    mkdirSync(path.join(env.workspace, 'src'), { recursive: true });
+    writeFileSync(path.join(env.workspace, 'src', 'app.ts'), 'export const host = "127.0.0.1";\n');
+    await env.start({ namingDelayMs: 50 });
+    await env.monitor!.idle();
+    assert.deepEqual(env.monitor!.findings.all().map(brief), []);
+    let t = Date.now();
+    const rest = lines.slice(29).map((l) => l.replace(/"timestamp":"[^"]*"/, () => `"timestamp":"${new Date(t++).toISOString()}"`));
+    // The patch's call, the file written on disk (the working tree sees it), then its result.
+    appendFileSync(main, rest[0] + '\n');
+    await sleep(100);
+    writeFileSync(path.join(env.workspace, 'src', 'app.ts'), 'export const host = "0.0.0.0";\n');
+    await sleep(100);
+    appendFileSync(main, rest.slice(1).join('\n'));
+    const inCheck = checked(main, child);
+    assert.equal(inCheck.length, 1, 'check reports it');
+    await waitFor(() => env.monitor!.findings.forFile(main).some((f) => f.rule === 'stale-write'), 5_000, 'the stale write, as check reports it');
+    await env.monitor!.idle();
+    assert.deepEqual(env.monitor!.findings.all().map(brief), inCheck);
+  });
+
+  void test('stale-write off: no Codex history is collected or kept', async () => {
+    env = new LiveEnv();
+    rollouts(env);
+    await env.start({ watchTree: false, namingDelayMs: 50, config: { levels: { 'stale-write': 'off' }, options: {} } });
+    await env.monitor!.idle();
+    assert.equal(insides(env).history.size + insides(env).logs.size, 0);
+  });
+
+  void test('closed while it reads the other transcripts: it stops reading them', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false, namingDelayMs: 50 });
+    // Many transcripts of the workspace, each with a few hundred writes: the lookup reads each.
+    mkdirSync(env.projectDir, { recursive: true });
+    const n = 60;
+    for (let i = 0; i < n; i++) {
+      const t = new ClaudeTranscript(`sess-${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`, env.workspace).user('go');
+      for (let k = 0; k < 150; k++) {
+        t.write(`m${k}`, `toolu_${i}_${k}`, path.join(env.workspace, `f${k}.txt`), `x${k}\n`.repeat(50), null);
+      }
+      writeFileSync(path.join(env.projectDir, `s${i}.jsonl`), t.text());
+    }
+    rollouts(env);
+    const f = insides(env);
+    await waitFor(() => f.history.size > 3, 30_000, 'the lookup reading the other transcripts');
+    const atClose = f.history.size;
+    assert.ok(atClose < n, `still reading (${atClose} of ${n + 2})`);
+    await env.monitor!.close();
+    await sleep(1_500);
+    assert.ok(f.history.size <= atClose + 1, `read ${f.history.size - atClose} more after the close`);
+  });
+
+  void test('a transcript with no working folder that grows: the lookup is not done again at each append', async () => {
+    env = new LiveEnv();
+    rollouts(env);
+    mkdirSync(env.projectDir, { recursive: true });
+    // A session whose records name no folder (a Gemini CLI session before its first checkpoint is another).
+    const t = new ClaudeTranscript('cccccccc-0000-4000-8000-000000000001', env.workspace);
+    (t as unknown as { cwd: string | undefined }).cwd = undefined;
+    const file = path.join(env.projectDir, 'nocwd.jsonl');
+    writeFileSync(file, t.user('go').text());
+    const runs: string[] = [];
+    const quiet = (): void => {};
+    await env.start({
+      watchTree: false,
+      namingDelayMs: 50,
+      logger: { trace: quiet, info: quiet, warn: quiet, error: quiet, debug: (m) => void (/over another session's write found/.test(String(m)) && runs.push(String(m))) },
+    });
+    await env.monitor!.idle();
+    assert.equal(env.monitor!.session(file)?.cwd, undefined);
+    const before = runs.length;
+    assert.ok(before >= 1);
+    for (let k = 0; k < 4; k++) {
+      const size = t.text().length;
+      t.say(`m${k}`, `more ${k}`);
+      appendFileSync(file, t.text().slice(size));
+      await waitFor(() => (env.monitor!.session(file)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5_000, 'the append read');
+      await sleep(150);
+    }
+    await env.monitor!.idle();
+    assert.equal(runs.length - before, 0, 'looked up again at each append');
+  });
+
+  void test('closed during its start-up reads (the extension restarting on a settings change): start ends', async () => {
+    env = new LiveEnv();
+    rollouts(env);
+    // The start-up reads schedule a lookup (500 ms on); the monitor is closed before it runs.
+    const started = env.start({ watchTree: false }).then(() => 'started');
+    await waitFor(() => env.monitor && env.monitor.sessionList().some((s) => s.bytes > 0), 15_000, 'a rollout read');
+    await env.monitor!.close();
+    const r = await Promise.race([started, sleep(3_000).then(() => 'start() still waiting 3 s after the close')]);
+    assert.equal(r, 'started');
   });
 });
