@@ -18,6 +18,9 @@ const maxResetsPassed = 256;
 /** Resumed turns remembered (the newest): a late result comes within a few turns of its call. */
 const maxResumesKept = 64;
 
+/** Late results hung from their calls with nothing after them yet, remembered (the newest). */
+const maxLeavesKept = 64;
+
 export const misplacedResult = defineRule({
   meta: {
     id: 'misplaced-result',
@@ -63,24 +66,91 @@ export const misplacedResult = defineRule({
       return undefined;
     };
     /**
-     * Claude Code's own "No response requested." turns: written when a session is resumed, before
-     * any request (see TextEvent.unsent). Bounded: only the newest are asked about.
+     * Claude Code's own turns, which it never sends: "No response requested." when a session is
+     * resumed (see TextEvent.unsent), an API error it reports. Bounded: only the newest are asked about.
      */
     const resumedAt = new Set<MessageRecord>();
+    /**
+     * Late results Claude Code hung from their own calls, by their uuids, with their findings. A
+     * result so hung is a branch of its own, and whether a request carries it after the later
+     * turns depends on what comes next (Claude Code 2.1.19, a Task's result written five minutes
+     * late, run here against a scripted API): the process that wrote it appends it to its own
+     * list, and sends that list with the next prompt the person types, the result after the
+     * later turns (the finding); the tool loop it runs meanwhile sends its own list, without it;
+     * on resume Claude Code sends the branch of the newest record, with the result after its call
+     * or without it. So each is reported at the next prompt typed, or at the end of the file if
+     * nothing went on from elsewhere after it (the next request, continued or resumed, then goes
+     * on from it); a reset in between drops it. The call's missing result, sent meanwhile, is
+     * missing-result's.
+     */
+    const leaves = new Map<string, { finding: Parameters<typeof ctx.report>[0]; passed: boolean }>();
+    /** The leaves' uuids and those of the records hung from them (Claude Code's interrupt note). */
+    const leafBranch = new Set<string>();
+    // Live, a watched file has no end: each is reported while nothing went on from elsewhere
+    // after it, withdrawn when something does, and reported again at the next prompt typed.
+    const live = ctx.mode === 'live';
+    const dropLeaves = (): void => {
+      leaves.clear();
+      leafBranch.clear();
+    };
+    /** A record (`uuid`, hung from `parentUuid`; `prompt`: typed by the person) came after the late results held. */
+    const next = (uuid: string | undefined, parentUuid: string | null | undefined, prompt: boolean): void => {
+      if (leaves.size === 0) {
+        return;
+      }
+      if (prompt) {
+        for (const l of leaves.values()) {
+          ctx.report(l.finding);
+        }
+        dropLeaves();
+        return;
+      }
+      if (uuid === undefined) {
+        return;
+      }
+      if (typeof parentUuid === 'string' && leafBranch.has(parentUuid)) {
+        leafBranch.add(uuid);
+        return;
+      }
+      for (const l of leaves.values()) {
+        if (!l.passed && live) {
+          ctx.retract(l.finding.key!);
+        }
+        l.passed = true;
+      }
+    };
     return {
       onRetry(e) {
         branches.addRetry(e);
       },
+      onEnd() {
+        // Nothing went on from elsewhere after them: the next request, continued or resumed, goes on from them.
+        if (!live) {
+          for (const l of leaves.values()) {
+            if (!l.passed) {
+              ctx.report(l.finding);
+            }
+          }
+        }
+        dropLeaves();
+      },
       onReset(e) {
+        dropLeaves();
         resets.set(ctx.conversation.epoch, e);
         branches.reset();
       },
       onCall(rec) {
         branches.addCall(rec);
+        next(rec.call.uuid, rec.call.parentUuid, false);
       },
       onText(e, msg) {
         branches.addText(e);
-        if (e.unsent === true) {
+        next(e.uuid, e.parentUuid, e.role === 'user' && e.prompt);
+        // Claude Code's own turns (model `<synthetic>`): "No response requested." when a session
+        // is resumed, "API Error: 400 …" after a request failed. It sends neither: such a turn
+        // does not come between a call and its result in any request (2.1.19, run here: the next
+        // request put the result right after its call).
+        if (e.unsent === true || e.synthetic === true) {
           if (resumedAt.size >= maxResumesKept) {
             resumedAt.delete(resumedAt.values().next().value!);
           }
@@ -90,6 +160,10 @@ export const misplacedResult = defineRule({
       onResult(rec) {
         branches.addResult(rec);
         const call = rec.call;
+        const hungFromCall = call !== undefined && call.call.uuid !== undefined && rec.result.uuid !== undefined && rec.result.parentUuid === call.call.uuid;
+        if (!hungFromCall || Conversation.answeredInPlace(call, rec)) {
+          next(rec.result.uuid, rec.result.parentUuid, false);
+        }
         if (!call) {
           return;
         }
@@ -130,6 +204,13 @@ export const misplacedResult = defineRule({
           // the call, else the first message after the slot where the result belonged (the
           // slot itself may hold sibling results or a placeholder, which is not "in between").
           const slot = ctx.conversation.messages[call.message.index + 1];
+          // Claude Code's own turn (never sent) between the slot and the result's message: the
+          // two user messages go as one, results first (2.1.19, run here: an "API Error: 400"
+          // turn, then the late result, which the next request put right after its call).
+          const unsentBetween = ctx.conversation.messages[call.message.index + 2];
+          if (slot?.role === 'user' && rec.message.index === call.message.index + 3 && unsentBetween !== undefined && resumedAt.has(unsentBetween)) {
+            return;
+          }
           const between = slot?.role === 'assistant' ? slot : (slot?.promptAt ? slot : ctx.conversation.messages[call.message.index + 2]);
           const betweenLine = (between?.role === 'user' ? between.promptAt?.line : undefined) ?? between?.at.line ?? 0;
           // A message on another branch, or hung from a block of the call's message written
@@ -145,7 +226,7 @@ export const misplacedResult = defineRule({
           if (betweenLine >= runningFrom || !cameBetween || (between !== undefined && resumedAt.has(between))) {
             return;
           }
-          ctx.report({
+          const finding = {
             ...common,
             messageId: 'late',
             data: {
@@ -154,7 +235,19 @@ export const misplacedResult = defineRule({
               betweenLine,
             },
             related: [...common.related, ...(between ? [{ at: between.at, message: 'the message in between' }] : [])],
-          });
+          };
+          if (hungFromCall) {
+            if (leaves.size >= maxLeavesKept) {
+              leaves.delete(leaves.keys().next().value!);
+            }
+            leaves.set(rec.result.uuid!, { finding, passed: false });
+            leafBranch.add(rec.result.uuid!);
+            if (live) {
+              ctx.report(finding);
+            }
+            return;
+          }
+          ctx.report(finding);
           return;
         }
         const textAt = rec.message.textAt;

@@ -9,6 +9,7 @@ import { parseSettings, ruleConfigFromSettings } from '../../../src/core/config/
 import { adapters } from '../../../src/core/parse/registry';
 import { inputHash } from '../../../src/core/lib/hash';
 import { allRules } from '../../../src/core/rules/all';
+import { misplacedResult } from '../../../src/core/rules/misplaced-result';
 import { missingResult } from '../../../src/core/rules/missing-result';
 import { stalledCall } from '../../../src/core/rules/stalled-call';
 import { HookLedger } from '../../../src/io/guard/ledger';
@@ -587,6 +588,31 @@ void describe('stalled-call', () => {
     const settings = parseSettings((key) => (key === 'stalledCallMinutes' ? 2 : undefined)).settings;
     assert.deepEqual(counts(ruleConfigFromSettings(settings), ['14:01:50', '14:02:10']), [0, 1], 'two minutes, as set');
     assert.deepEqual(counts(undefined, ['14:02:10', '14:09:00', '14:10:05']), [0, 0, 1], 'ten minutes by default');
+  });
+
+  void test('misplaced-result, live: a late result hung from its call is reported at once, withdrawn when the session goes on elsewhere, reported again at the next prompt typed (as check finds)', () => {
+    const interrupted = '[Request interrupted by user for tool use]';
+    const t = new ClaudeTranscript().user('go').call('m1', 'toolu_A', 'Task', { prompt: 'a' }).call('m1', 'toolu_B', 'Task', { prompt: 'b' }).linkedResult('toolu_B', interrupted);
+    t.user('now wait').call('m2', 'toolu_C', 'Bash', { command: 'sleep 40' }).linkedResult('toolu_A', interrupted);
+    const { findings, stream } = liveStream('/tmp/s.jsonl', [misplacedResult], Date.parse('2026-02-12T14:10:00.000Z'));
+    const enc = new TextEncoder();
+    stream.push(enc.encode(t.text()));
+    const shown = (): string[] => [...findings.values()].map((x) => `${x.rule}@${x.line}`);
+    const atEnd = run(t.text(), { rules: [misplacedResult] }).findings.map((x) => `${x.rule}@${x.line}`);
+    assert.deepEqual(atEnd, ['misplaced-result@7'], 'check, when the file ends at the late result');
+    assert.deepEqual(shown(), atEnd, 'live, at once');
+    // The sleep's result, hung from its own call, and the session goes on from there.
+    const before = t.lines.length;
+    t.linkedResult('toolu_C', 'slept').say('m3', 'Done waiting.');
+    stream.push(enc.encode(t.lines.slice(before).map((l) => l + '\n').join('')));
+    assert.deepEqual(shown(), [], 'withdrawn: no request carries it');
+    assert.deepEqual(run(t.text(), { rules: [misplacedResult] }).findings, [], 'as check finds');
+    // A prompt typed in that process: its request carries the late result after the later turns.
+    const more = t.lines.length;
+    t.user('and now?');
+    stream.push(enc.encode(t.lines.slice(more).map((l) => l + '\n').join('')));
+    assert.deepEqual(shown(), atEnd, 'reported again');
+    assert.deepEqual(run(t.text(), { rules: [misplacedResult] }).findings.map((x) => `${x.rule}@${x.line}`), atEnd, 'as check finds');
   });
 
   void test('a call whose turn ended or was aborted is not stalled: nothing waits for it (as check finds)', () => {

@@ -336,10 +336,50 @@ function lateResultOfFirstProcess(): string {
   return t.user('continue').say('m3', 'Looking around.').linkedResult(B, 'ken').say('m4', 'The name is set.').text();
 }
 
+/**
+ * Claude Code 2.1.19 (Mkid095/vps-system 7cbd9c93 and 78ac65ee, fifty-fourth set; run here
+ * against a scripted API): two `Task` calls in one message, the person pressed Esc, one result
+ * came, then a prompt and a `sleep`; minutes later the other Task's result, hung from its call.
+ * `then`: what came next. `elsewhere` (the real files): the sleep's result, hung from its own
+ * call, and the tool loop went on from that, with requests of its own that do not hold the late
+ * result (on resume it is a dead branch). A prompt typed after that (`elsewhere, then a prompt`)
+ * or after "[Request interrupted by user for tool use]" hung from it (`from it`): the process
+ * sends its own list, the late result after the later turns. `nothing`: the file ends there, and
+ * the next request, continued or resumed, goes on from it.
+ */
+function lateTaskResult(then: 'elsewhere' | 'elsewhere, then a prompt' | 'from it' | 'nothing'): string {
+  const interrupted = '[Request interrupted by user for tool use]';
+  const t = cc().call('m1', A, 'Task', { prompt: 'explore a' }).call('m1', B, 'Task', { prompt: 'explore b' }).linkedResult(B, interrupted);
+  t.user('now wait').call('m2', C, 'Bash', { command: 'sleep 40' }).linkedResult(A, interrupted);
+  if (then.startsWith('elsewhere')) {
+    t.linkedResult(C, 'slept').say('m3', 'Done waiting.');
+    if (then !== 'elsewhere') {
+      t.user('and now?');
+    }
+  } else if (then === 'from it') {
+    t.user(interrupted).user('third');
+  }
+  return t.text();
+}
+
+/**
+ * Claude Code 2.1.19, run here against a scripted API that refuses a request with a call and no
+ * result: it wrote its own "API Error: 400 …" turn (model `<synthetic>`), then the late result;
+ * the next request put the result right after its call (the error turn is never sent).
+ */
+function apiErrorBeforeResult(): string {
+  const t = cc().call('m1', A, 'Task', { prompt: 'explore a' }).call('m1', B, 'Task', { prompt: 'explore b' }).linkedResult(B, 'stopped');
+  t.user('second');
+  ownNote(t, 'e1-synthetic', 'API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation.', true);
+  return t.result(A, 'done').user('third').text();
+}
+
 ruleTester(misplacedResult, {
   valid: [
     { name: 'Claude Code: the history written again from a new root', input: replayedHistory },
     { name: 'Claude Code 2.1.23: a result the first process wrote after the session was resumed in another process', input: lateResultOfFirstProcess() },
+    { name: 'Claude Code 2.1.19: a late Task result hung from its call, and the session went on from another record (never sent)', input: lateTaskResult('elsewhere') },
+    { name: "Claude Code's own API error turn between a call and its result (never sent)", input: apiErrorBeforeResult() },
     { name: 'parallel calls answered', input: healthyParallel },
     { name: 'streamed blocks', input: streamedBlocks },
     { name: 'interrupt note after the results', input: interrupted },
@@ -371,13 +411,33 @@ ruleTester(misplacedResult, {
       errors: [{ messageId: 'afterText', line: 5 }],
     },
     {
-      // The same shape with the prompt hung from the call itself: it came between the call and its result.
+      // The same shape with the prompt hung from the call itself: it came between the call and
+      // its result, and the session went on from the result (the next request carried both).
       name: 'Claude Code: the prompt in between hangs from the call',
       input: (() => {
         const t = cc().say('m1', 'Executing in order').call('m1', A, 'mcp__linear__save_comment', { body: 'x' });
-        return t.user('PING').say('m2', 'PONG').from(t.uuidAt(3)).result(A, 'late').text();
+        return t.user('PING').say('m2', 'PONG').from(t.uuidAt(3)).result(A, 'late').user('and now?').text();
       })(),
       errors: [{ messageId: 'late', line: 6 }],
+    },
+    {
+      // Claude Code 2.1.19, run here against a scripted API: a parallel Task's result written
+      // late, hung from its call, then "[Request interrupted by user for tool use]" hung from it
+      // and a prompt typed after that: the next request put the result after the later turn.
+      name: 'Claude Code 2.1.19: a late Task result hung from its call, that the session then went on from',
+      input: lateTaskResult('from it'),
+      errors: [{ messageId: 'late', line: 7 }],
+    },
+    {
+      // The process that wrote it sends its own list with the next prompt typed: the result after the later turns.
+      name: 'Claude Code 2.1.19: a late Task result hung from its call, the session went on elsewhere, then a prompt was typed',
+      input: lateTaskResult('elsewhere, then a prompt'),
+      errors: [{ messageId: 'late', line: 7 }],
+    },
+    {
+      name: 'Claude Code 2.1.19: a late Task result hung from its call, at the end of the file',
+      input: lateTaskResult('nothing'),
+      errors: [{ messageId: 'late', line: 7 }],
     },
     {
       name: 'result after the next assistant turn',
