@@ -910,9 +910,7 @@ export class LiveMonitor implements Disposable {
   /**
    * Is a call of this time part of a history read at start-up (the first read of a transcript
    * last written before the monitor began), made too long ago to explain a change seen now?
-   * Such a write's window, opened and closed as the history was read, named an old session as
-   * the writer of whatever changed the file in the seconds after. (Not by its time alone: what
-   * is read live is judged live, whatever time its transcript gives.)
+   * (Not by its time alone: what is read live is judged live, whatever time its transcript gives.)
    */
   private oldHistory(file: string, timestamp: string | undefined): boolean {
     const s = this.sessions.get(file);
@@ -928,9 +926,6 @@ export class LiveMonitor implements Disposable {
       return;
     }
     if (e.kind === 'call') {
-      if (this.oldHistory(file, e.timestamp)) {
-        return;
-      }
       for (const a of e.accesses) {
         if (a.op !== 'read') {
           tree.writeStarted(file, a.path, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
@@ -947,7 +942,9 @@ export class LiveMonitor implements Disposable {
     } else if (e.kind === 'result') {
       const call = stream.engine.conversation.call(e.callId);
       if (call && this.oldHistory(file, call.call.timestamp)) {
-        // Its window was never opened (above).
+        // Done long ago: its window goes rather than ending now. (A call of that history with
+        // no result keeps its window: it may still be running, a long build, at start-up.)
+        tree.forgetWrite(file, e.callId);
         return;
       }
       if (call?.call.rewrites) {

@@ -306,6 +306,21 @@ export class WorkTree implements WorkTreeView {
     this.sweeps.push({ session, sessionId: meta.sessionId, line: meta.line, callId, dir, start: now, end: undefined });
   }
 
+  /**
+   * A write (or a rewrite of folders) of a session's history, read at start-up, that ended long
+   * ago: its window, opened as the history was read, goes. Ended now, it would take a change of
+   * the seconds after for that old session's (a formatter's, another session's write).
+   */
+  forgetWrite(session: string, callId: string): void {
+    for (const [path, list] of this.inflight) {
+      const kept = list.filter((w) => !(w.session === session && w.callId === callId));
+      if (kept.length !== list.length) {
+        this.inflight.set(path, kept);
+      }
+    }
+    this.sweeps = this.sweeps.filter((w) => !(w.session === session && w.callId === callId));
+  }
+
   rewriteEnded(session: string, callId: string): void {
     for (const w of this.sweeps) {
       if (w.session === session && w.callId === callId && w.end === undefined) {
