@@ -215,6 +215,58 @@ function folderKey(cwd: string): string {
   return !root && (end === 0x2f || end === 0x5c) ? p.slice(0, -1) : p;
 }
 
+/**
+ * A lookup run in the background: asked for any number of times, it runs once, `delayMs`
+ * later, and not while the host still reads transcripts (`busy`) or a run is under way (then
+ * once that is done). The live hosts' lookups across transcripts (WriterNamer,
+ * BlindWriteFinder) each own one.
+ */
+class DeferredRun implements Disposable {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running: Promise<void> | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly run: () => Promise<void>,
+    private readonly busy: () => boolean,
+    private readonly delayMs: number,
+  ) {}
+
+  schedule(): void {
+    if (this.timer !== undefined || this.disposed) {
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.running || this.busy()) {
+        this.schedule();
+        return;
+      }
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+      });
+    }, this.delayMs);
+    this.timer.unref?.();
+  }
+
+  /** Resolves when nothing waits to run (tests; `watch` before its summary). */
+  async idle(): Promise<void> {
+    while (this.running || this.timer !== undefined) {
+      await (this.running ?? new Promise((r) => setTimeout(r, 20)));
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      // Else `idle()` waited for a run that never comes, for ever, polling (LiveMonitor.start
+      // of a monitor closed during its start-up never ended, and kept it all in memory).
+      this.timer = undefined;
+    }
+  }
+}
+
 export interface WriterNamerOptions {
   store: FindingStore;
   /** Every transcript the host knows now (read or not yet). */
@@ -262,14 +314,14 @@ export class WriterNamer implements Disposable {
   private readonly unnamed = new Map<string, Finding>();
   /** The transcripts of the last lookup. */
   private lookedIn = new Set<string>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private running: Promise<void> | undefined;
+  private readonly lookup: DeferredRun;
   private disposed = false;
   private readonly subscriptions: Disposable[];
   private readonly logger: Logger;
 
   constructor(private readonly opts: WriterNamerOptions) {
     this.logger = opts.logger ?? nullLogger;
+    this.lookup = new DeferredRun(() => this.run(), opts.busy, opts.delayMs ?? 500);
     this.subscriptions = [
       opts.store.onDidChange((c) => {
         for (const f of c.removed) {
@@ -302,20 +354,7 @@ export class WriterNamer implements Disposable {
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.disposed) {
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.running || this.opts.busy()) {
-        this.schedule();
-        return;
-      }
-      this.running = this.run().finally(() => {
-        this.running = undefined;
-      });
-    }, this.opts.delayMs ?? 500);
-    this.timer.unref?.();
+    this.lookup.schedule();
   }
 
   /**
@@ -400,20 +439,13 @@ export class WriterNamer implements Disposable {
   }
 
   /** Resolves when nothing waits to be named (tests). */
-  async idle(): Promise<void> {
-    while (this.running || this.timer !== undefined) {
-      await (this.running ?? new Promise((r) => setTimeout(r, 20)));
-    }
+  idle(): Promise<void> {
+    return this.lookup.idle();
   }
 
   dispose(): void {
     this.disposed = true;
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      // Else `idle()` waited for a lookup that never comes, for ever, polling (LiveMonitor.start
-      // of a monitor closed during its start-up never ended, and kept it all in memory).
-      this.timer = undefined;
-    }
+    this.lookup.dispose();
     for (const d of this.subscriptions) {
       d.dispose();
     }
@@ -473,14 +505,18 @@ export class BlindWriteFinder implements Disposable {
   private lookedAt = new Set<string>();
   /** Every transcript of the last lookup (a folder or not). */
   private knownAt = new Set<string>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private running: Promise<void> | undefined;
+  private readonly lookup: DeferredRun;
   private disposed = false;
   private readonly subscriptions: Disposable[];
   private readonly logger: Logger;
 
   constructor(private readonly opts: BlindWriteFinderOptions) {
     this.logger = opts.logger ?? nullLogger;
+    this.lookup = new DeferredRun(
+      () => this.run().catch((err: unknown) => this.logger.warn(`looking for Codex writes over other sessions' writes failed: ${String(err)}`)),
+      opts.busy,
+      opts.delayMs ?? 500,
+    );
     this.subscriptions = [
       opts.onDidChangeTranscripts((t) => {
         // One that appears or goes may change what is found, and so may one whose folder its
@@ -567,22 +603,7 @@ export class BlindWriteFinder implements Disposable {
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.disposed) {
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.running || this.opts.busy()) {
-        this.schedule();
-        return;
-      }
-      this.running = this.run()
-        .catch((err: unknown) => this.logger.warn(`looking for Codex writes over other sessions' writes failed: ${String(err)}`))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.opts.delayMs ?? 500);
-    this.timer.unref?.();
+    this.lookup.schedule();
   }
 
   private async run(): Promise<void> {
@@ -683,20 +704,13 @@ export class BlindWriteFinder implements Disposable {
   }
 
   /** Resolves when nothing waits to be looked up (tests; `watch` before its summary). */
-  async idle(): Promise<void> {
-    while (this.running || this.timer !== undefined) {
-      await (this.running ?? new Promise((r) => setTimeout(r, 20)));
-    }
+  idle(): Promise<void> {
+    return this.lookup.idle();
   }
 
   dispose(): void {
     this.disposed = true;
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      // Else `idle()` waited for a lookup that never comes, for ever, polling (LiveMonitor.start
-      // of a monitor closed during its start-up never ended, and kept it all in memory).
-      this.timer = undefined;
-    }
+    this.lookup.dispose();
     for (const d of this.subscriptions) {
       d.dispose();
     }
