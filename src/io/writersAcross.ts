@@ -103,12 +103,13 @@ async function readWrites(
 }
 
 /** A transcript read again, without rules, for its AccessLog; one that cannot be read shows nothing. */
-async function readLog(file: string, adapters: readonly FormatAdapter[], lines?: ReadonlySet<number>): Promise<AccessLog> {
+async function readLog(file: string, adapters: readonly FormatAdapter[], lines?: ReadonlySet<number>, failed?: () => void): Promise<AccessLog> {
   const log = new AccessLog(lines);
   try {
     await checkFile(file, { adapters, rules: [], observe: log.observe });
   } catch {
     // Read once already; if it cannot be read again (gone, moved), it shows nothing.
+    failed?.();
   }
   return log;
 }
@@ -696,9 +697,13 @@ export class BlindWriteFinder implements Disposable {
   private async writesBefore(t: { file: string; session: string }): Promise<TimedTranscript> {
     let h = this.history.get(t.file);
     if (h === undefined) {
-      const log = await readLog(t.file, this.opts.adapters);
+      let failed = false;
+      const log = await readLog(t.file, this.opts.adapters, undefined, () => (failed = true));
       h = { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => writeOps.has(a.op) && a.resultTime < this.opts.until) };
-      this.history.set(t.file, h);
+      if (!failed) {
+        // (One that could not be read now, being replaced, is read again at the next lookup.)
+        this.history.set(t.file, h);
+      }
     }
     return h;
   }

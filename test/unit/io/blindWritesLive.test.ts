@@ -10,7 +10,9 @@ import { afterEach, describe, test } from 'node:test';
 import type { Finding } from '../../../src/core/model/finding';
 import { ClaudeTranscript } from '../support/claude';
 import { adapters } from '../../../src/core/parse/registry';
-import { findBlindWrites } from '../../../src/io/writersAcross';
+import { BlindWriteFinder, findBlindWrites } from '../../../src/io/writersAcross';
+import { FindingStore } from '../../../src/io/findingStore';
+import { Emitter } from '../../../src/core/lib/event';
 import { cli } from '../support/cli';
 import { LiveEnv } from '../support/liveEnv';
 import { repoRoot } from '../support/repo';
@@ -246,3 +248,39 @@ void describe('BlindWriteFinder (review)', () => {
     assert.equal(r, 'started');
   });
 });
+
+void describe('BlindWriteFinder on its own', () => {
+  void test('another transcript that could not be read at one lookup is read again at the next', async () => {
+    env = new LiveEnv();
+    const { main } = rollouts(env, 'main');
+    // A Claude Code session of the same folder edited src/app.ts at 01:54:10, between the main
+    // session's read and its write; its file cannot be read at the first lookup (not there yet).
+    const target = path.join(env.workspace, 'src', 'app.ts');
+    mkdirSync(env.projectDir, { recursive: true });
+    const other = path.join(env.projectDir, 'sess-c.jsonl');
+    const list = [
+      { file: main, session: '01a23475-76e5-7330-b74d-04c348ae6e29', agent: 'codex' as const, cwd: env.workspace },
+      { file: other, session: 'sess-c', agent: 'claude-code' as const, cwd: env.workspace },
+    ];
+    const store = new FindingStore();
+    const changed = new Emitter<{ file: string; cwd?: string | undefined } | undefined>();
+    const finder = new BlindWriteFinder({ store, adapters, transcripts: () => list, until: Date.now(), busy: () => false, onDidChangeTranscripts: changed.event, delayMs: 10 });
+    try {
+      await finder.idle();
+      assert.deepEqual(store.all().map(brief), [], 'nothing while it cannot be read');
+      const c = new ClaudeTranscript('sess-c', env.workspace).at(Date.parse('2026-12-02T01:54:10.000Z')).user('go');
+      writeFileSync(other, c.edit('n1', 'toolu_CE', target, 'export const port = 3000;\n', '3000', '3001').text());
+      changed.fire(undefined);
+      await sleep(50);
+      await finder.idle();
+      assert.deepEqual(
+        store.all().map((f) => `${f.rule}@${path.basename(f.file)}:${f.line}`),
+        [`stale-write@${path.basename(main)}:31`],
+        'read at the next lookup',
+      );
+    } finally {
+      finder.dispose();
+    }
+  });
+});
+
