@@ -944,7 +944,12 @@ export class LiveMonitor implements Disposable {
       if (call && this.oldHistory(file, call.call.timestamp)) {
         // Done long ago: its window goes rather than ending now. (A call of that history with
         // no result keeps its window: it may still be running, a long build, at start-up.)
-        tree.forgetWrite(file, e.callId);
+        tree.forgetWrite(
+          file,
+          e.callId,
+          call.call.accesses.flatMap((a) => (a.op !== 'read' ? [a.path] : [])),
+          call.call.rewrites !== undefined,
+        );
         return;
       }
       if (call?.call.rewrites) {

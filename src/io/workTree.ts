@@ -311,14 +311,17 @@ export class WorkTree implements WorkTreeView {
    * ago: its window, opened as the history was read, goes. Ended now, it would take a change of
    * the seconds after for that old session's (a formatter's, another session's write).
    */
-  forgetWrite(session: string, callId: string): void {
-    for (const [path, list] of this.inflight) {
-      const kept = list.filter((w) => !(w.session === session && w.callId === callId));
-      if (kept.length !== list.length) {
+  forgetWrite(session: string, callId: string, paths: readonly string[], rewrites: boolean): void {
+    for (const path of paths) {
+      const list = this.inflight.get(path);
+      const kept = list?.filter((w) => !(w.session === session && w.callId === callId));
+      if (list && kept && kept.length !== list.length) {
         this.inflight.set(path, kept);
       }
     }
-    this.sweeps = this.sweeps.filter((w) => !(w.session === session && w.callId === callId));
+    if (rewrites) {
+      this.sweeps = this.sweeps.filter((w) => !(w.session === session && w.callId === callId));
+    }
   }
 
   rewriteEnded(session: string, callId: string): void {
