@@ -157,6 +157,9 @@ export class LiveMonitor implements Disposable {
   private readonly clock: () => number;
   /** When this monitor was made: a transcript last written before is history when first read. */
   private readonly startedAt: number;
+  /** start() was called; and when its first reads of the transcripts had caught up. */
+  private starting = false;
+  private caughtUpAt: number | undefined;
   private readonly sessionsChanged = new Emitter<SessionSummary | undefined>();
   /** Fires when a session appears, grows, or goes (undefined: several changed). */
   readonly onDidChangeSessions = this.sessionsChanged.event;
@@ -231,8 +234,11 @@ export class LiveMonitor implements Disposable {
       adapters,
       transcripts: () => this.sessionList().map((x) => ({ file: x.file, session: x.sessionId, agent: x.agent, cwd: x.cwd })),
       ...(opts.config ? { config: opts.config } : {}),
-      until: this.startedAt,
-      busy: () => this.reading.size > 0,
+      // The working tree tracks a file from the first access of it this monitor reads, so it
+      // saw no change made before (in the history) or while the start-up reads ran: another
+      // transcript's write until those reads caught up is only in that transcript.
+      until: () => this.caughtUpAt ?? this.clock(),
+      busy: () => this.reading.size > 0 || (this.starting && this.caughtUpAt === undefined),
       onDidChangeTranscripts: this.onDidChangeSessions,
       logger: scoped(this.logger, 'writers'),
       ...(opts.namingDelayMs !== undefined ? { delayMs: opts.namingDelayMs } : {}),
@@ -246,7 +252,10 @@ export class LiveMonitor implements Disposable {
 
   /** Starts everything; resolves when existing sessions have been read once. */
   async start(): Promise<void> {
+    this.starting = true;
     await Promise.all([this.watcher.start(), this.tree?.start()]);
+    await this.readsDone();
+    this.caughtUpAt = this.clock();
     await this.idle();
     this.tickTimer = setInterval(() => this.tick(), this.opts.tickMs ?? 15_000);
     this.tickTimer.unref?.();
@@ -256,13 +265,18 @@ export class LiveMonitor implements Disposable {
 
   /** Resolves when every pending read has caught up (tests; `watch` before printing its summary). */
   async idle(): Promise<void> {
+    await this.readsDone();
+    await this.namer.idle();
+    await this.blind.idle();
+  }
+
+  /** Resolves when every transcript read started has caught up. */
+  private async readsDone(): Promise<void> {
     await this.watcher.idle();
     while (this.reading.size > 0) {
       await Promise.all([...this.reading]);
       await this.watcher.idle();
     }
-    await this.namer.idle();
-    await this.blind.idle();
   }
 
   sessionList(): SessionSummary[] {

@@ -461,11 +461,12 @@ export interface BlindWriteFinderOptions {
   /** stale-write's level (off: nothing). */
   config?: RuleConfig;
   /**
-   * When the host began watching (ms since the epoch). Another transcript's write done since is
-   * a change the working-tree watcher saw and judges the writes over it by; only those before it
-   * are looked up here.
+   * From when (ms since the epoch) the working-tree watcher sees the changes of the files the
+   * host's transcripts touched: the host's start-up reads caught up. Another transcript's write
+   * done since is a change the working tree saw and judges the writes over it by; only those
+   * before it are looked up here. Read at each lookup; the first runs once it is fixed (`busy`).
    */
-  until: number;
+  until: () => number;
   /** While true (transcripts still being read), the lookup waits: their folders are not known yet. */
   busy: () => boolean;
   /** Fires when a transcript appears or grows (its file, and its working folder once known), or when one goes (undefined). */
@@ -482,7 +483,8 @@ export interface BlindWriteFinderOptions {
  * over a change it saw, made while it watches; a change made before (another session's write in
  * the history read at start-up) it cannot know. So the Codex sessions' writes, those of their
  * history and those they make while watched, are set beside the other transcripts' writes made
- * before the watching began, as `check` sets them, with `check`'s findings and ids.
+ * before the host's start-up reads caught up (see `until`), as `check` sets them, with `check`'s
+ * findings and ids.
  *
  * A Codex transcript's accesses are collected from the host's own reads of it (`begin`,
  * `observe`), as `check` collects them on its read, and compacted to what a write can still be
@@ -648,7 +650,8 @@ export class BlindWriteFinder implements Disposable {
         }
         // As another's, a Codex session's writes count only up to `until` (see the option); as
         // its own, they are judged whenever they were made.
-        const others = new Map([...read].map(([file, t]) => [file, this.history.has(file) ? t : { ...t, accesses: t.accesses.filter((a) => a.resultTime < this.opts.until || !writeOps.has(a.op)) }]));
+        const until = this.opts.until();
+        const others = new Map([...read].map(([file, t]) => [file, this.history.has(file) ? t : { ...t, accesses: t.accesses.filter((a) => a.resultTime < until || !writeOps.has(a.op)) }]));
         found = judgeAcross(subjects, others, new Map(known.map((t) => [t.file, t.cwd])), level, read);
       }
     }
@@ -699,7 +702,7 @@ export class BlindWriteFinder implements Disposable {
     if (h === undefined) {
       let failed = false;
       const log = await readLog(t.file, this.opts.adapters, undefined, () => (failed = true));
-      h = { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => writeOps.has(a.op) && a.resultTime < this.opts.until) };
+      h = { file: t.file, session: t.session, parentSession: log.parentSession, accesses: log.accesses.filter((a) => writeOps.has(a.op) && a.resultTime < this.opts.until()) };
       if (!failed) {
         // (One that could not be read now, being replaced, is read again at the next lookup.)
         this.history.set(t.file, h);

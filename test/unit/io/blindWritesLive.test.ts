@@ -104,6 +104,19 @@ void describe("BlindWriteFinder: a Codex session's write over a write it never s
     assert.deepEqual(env.monitor!.findings.all().filter((f) => f.rule === 'stale-write').map(brief), []);
   });
 
+  void test('another transcript’s write while the start-up reads ran: found (the working tree tracks a file only from when a read transcript touches it)', async () => {
+    env = new LiveEnv();
+    const { main, child } = rollouts(env);
+    // The monitor was made at 01:54:12 and its start-up reads caught up at 01:54:14: the
+    // sub-agent's patch (01:54:13) came in between, before the working tree tracked the file.
+    const made = Date.parse('2026-12-02T01:54:12.000Z');
+    const caughtUp = Date.parse('2026-12-02T01:54:14.000Z');
+    let calls = 0;
+    await env.start({ watchTree: false, namingDelayMs: 50, clock: () => (calls++ === 0 ? made : caughtUp) });
+    await env.monitor!.idle();
+    assert.deepEqual(env.monitor!.findings.all().map(brief), checked(main, child));
+  });
+
   void test('the Codex session’s own write after the watching began, over another’s before it: found', async () => {
     env = new LiveEnv();
     const { main, child } = rollouts(env);
@@ -264,7 +277,7 @@ void describe('BlindWriteFinder on its own', () => {
     ];
     const store = new FindingStore();
     const changed = new Emitter<{ file: string; cwd?: string | undefined } | undefined>();
-    const finder = new BlindWriteFinder({ store, adapters, transcripts: () => list, until: Date.now(), busy: () => false, onDidChangeTranscripts: changed.event, delayMs: 10 });
+    const finder = new BlindWriteFinder({ store, adapters, transcripts: () => list, until: () => Date.now(), busy: () => false, onDidChangeTranscripts: changed.event, delayMs: 10 });
     try {
       await finder.idle();
       assert.deepEqual(store.all().map(brief), [], 'nothing while it cannot be read');
