@@ -27,6 +27,9 @@ Options:
   --dry-run           print the change as a diff and write nothing
   --fail-closed       (install) the hook denies writes when no guard service answers
   -h, --help          show this help
+
+Exit status: 0 done; 1 (status) a hook is installed but its script is missing, so the
+agents write unchecked; 2 usage error, or a settings file that cannot be read or parsed.
 `;
 
 export interface HooksOptions {
@@ -135,6 +138,7 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
 async function status(workspace: string, agents: readonly InstallAgent[], io: CliIo, opts: HooksOptions): Promise<number> {
   const script = opts.hookScript ?? hookScriptPath();
   let unreadable = false;
+  let broken = false;
   for (const agent of agents) {
     const spec = hookSpecs[agent];
     const file = nodePath.join(workspace, ...spec.file.split('/'));
@@ -153,6 +157,8 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
         break;
       case 'missing-script':
         line = `installed, but its script ${state.script} is missing: the agents write unchecked (run 'agent-guard hooks install' to repair it)`;
+        // A script reading only the exit code must not take this for installed.
+        broken = true;
         break;
       case 'versioned':
       case 'other':
@@ -177,7 +183,7 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
   } else {
     io.stdout.write(`guard service: not running for ${workspace} (start the Agent Session Guard extension or 'agent-guard watch'); hooks allow every write until it runs\n`);
   }
-  return unreadable ? exitCodes.usage : exitCodes.ok;
+  return unreadable ? exitCodes.usage : broken ? exitCodes.findings : exitCodes.ok;
 }
 
 function parseAgents(list: string | undefined): InstallAgent[] {

@@ -25,7 +25,7 @@ export function unifiedDiff(name: string, before: string | undefined, after: str
     const aTo = Math.min(a.length, last.aStart + last.aCount + context);
     const bFrom = first.bStart - (first.aStart - aFrom);
     const bTo = Math.min(b.length, last.bStart + last.bCount + (aTo - (last.aStart + last.aCount)));
-    out.push(`@@ -${aFrom + 1},${aTo - aFrom} +${bFrom + 1},${bTo - bFrom} @@`);
+    out.push(`@@ -${range(aFrom, aTo - aFrom)} +${range(bFrom, bTo - bFrom)} @@`);
     let ai = aFrom;
     for (let k = i; k <= j; k++) {
       const h = hunks[k]!;
@@ -57,4 +57,12 @@ function lines(text: string | undefined): string[] {
     l.pop();
   }
   return l;
+}
+
+/**
+ * A hunk's range, `start,count` with 1-based lines. An empty range names the line before it (0
+ * at the top of a file), as diff writes it: GNU patch skipped a new file's `-1,0` hunk.
+ */
+function range(from: number, count: number): string {
+  return `${count === 0 ? from : from + 1},${count}`;
 }

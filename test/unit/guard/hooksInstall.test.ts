@@ -256,7 +256,10 @@ void describe('settings file edits', () => {
     const before = originals['trailingComment'];
     const diff = unifiedDiff('.claude/settings.local.json', before, install(before));
     assert.match(diff, /^--- a\/\.claude\/settings\.local\.json\n\+\+\+ b\/\.claude\/settings\.local\.json\n@@ -1,3 \+1,\d+ @@\n \{\n- {2}"a": 1 \/\/ last\n\+ {2}"a": 1, \/\/ last\n\+ {2}"hooks": \{\n/);
-    assert.match(unifiedDiff('x.json', undefined, '{}\n'), /^--- \/dev\/null\n\+\+\+ b\/x\.json\n@@ -1,0 \+1,1 @@\n\+\{\}\n$/);
+    // An empty range names the line before it, 0 at the top (GNU patch skipped `-1,0`).
+    assert.match(unifiedDiff('x.json', undefined, '{}\n'), /^--- \/dev\/null\n\+\+\+ b\/x\.json\n@@ -0,0 \+1,1 @@\n\+\{\}\n$/);
+    assert.match(unifiedDiff('x.json', '{}\n', ''), /\n@@ -1,1 \+0,0 @@\n-\{\}\n$/);
+    assert.match(unifiedDiff('x.json', 'a\nb\n', 'a\nc\nb\n'), /\n@@ -1,2 \+1,3 @@\n a\n\+c\n b\n$/);
   });
 });
 
@@ -310,9 +313,10 @@ void describe('agent-guard hooks', () => {
     assert.match(st.out.join(''), /\.gemini\/settings\.json +installed \(BeforeTool, AfterTool\)/);
     assert.match(st.out.join(''), /guard service: not running for /);
 
-    // An entry whose script is gone (an old install's path): the agents run it and write unchecked.
+    // An entry whose script is gone (an old install's path): the agents run it and write
+    // unchecked, so a script reading only the exit code must not take it for installed.
     const gone = io(ws);
-    assert.equal(await runHooks(['status'], gone.io, { hookScript: path.join(tmp, 'elsewhere', 'hook.js') }), 0);
+    assert.equal(await runHooks(['status'], gone.io, { hookScript: path.join(tmp, 'elsewhere', 'hook.js') }), 1);
     assert.match(gone.out.join(''), /\.claude\/settings\.local\.json +installed, but its script .* is missing: the agents write unchecked \(run 'agent-guard hooks install' to repair it\)/);
 
     const un = io(ws);
@@ -428,7 +432,7 @@ void describe('hook command quoting', () => {
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [entry] }], PostToolUse: [{ matcher: 'Read|Edit|Write|MultiEdit|NotebookEdit', hooks: [entry] }] } }, null, 2),
     );
     const r = io(ws);
-    assert.equal(await runHooks(['status', '--agents', 'claude'], r.io, { hookScript: bad }), 0);
+    assert.equal(await runHooks(['status', '--agents', 'claude'], r.io, { hookScript: bad }), 1);
     assert.match(r.out.join(''), /\.claude\/settings\.local\.json +installed, but its script .*pkg\$HOME.* is missing: the agents write unchecked/);
   });
 });
