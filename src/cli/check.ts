@@ -13,7 +13,7 @@ import { adapters } from '../core/parse/registry';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, maxFolderDepth, type Found } from '../io/discovery';
 import { allRoots } from '../core/discovery/locations';
-import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, strictTokens, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
 import { renderSarif } from './output/sarif';
 import { displayFile, paletteFor, printable, renderText } from './output/text';
@@ -42,22 +42,20 @@ transcript found in any PATH given.
 `;
 
 export async function runCheck(argv: string[], io: CliIo): Promise<number> {
+  const options = {
+    format: { type: 'string', default: 'text' },
+    workspace: { type: 'string' },
+    rule: { type: 'string', multiple: true },
+    jobs: { type: 'string', short: 'j' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   let args;
   try {
-    args = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string', default: 'text' },
-        workspace: { type: 'string' },
-        rule: { type: 'string', multiple: true },
-        jobs: { type: 'string', short: 'j' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    args = parseArgs({ args: argv, allowPositionals: true, options, tokens: true });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
+  strictTokens(args.tokens, options);
   if (args.values.help) {
     io.stdout.write(checkUsage);
     return exitCodes.ok;
@@ -140,8 +138,13 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
       continue;
     }
     // A folder may hold JSONL that is not a transcript: only files named on the command
-    // line are reported as being of an unknown format.
-    if (o.result.agent === undefined && !explicitFiles.has(o.file)) {
+    // line are reported as being of an unknown format. A Gemini CLI session document that does
+    // not parse was cut off mid-rewrite, wherever it was found (in a copy of ~/.gemini's chats
+    // no path names the agent). A file named that holds nothing at all is no transcript either:
+    // "1 transcript checked" of an empty file passed for one found clean.
+    const named = explicitFiles.has(o.file);
+    const nothing = !o.result.hasContent && o.result.findings.length === 0;
+    if (o.result.agent === undefined && o.result.unreadableDocument !== true && (!named || nothing)) {
       notTranscripts.add(realOf(o.file));
       continue;
     }
@@ -181,13 +184,21 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     warnings,
     infos: findings.length - errors - warnings,
     problems: [...found.problems.map((p) => ({ path: p.path, message: p.message })), ...nothingFound],
+    notSearched: found.tooDeep,
   };
   switch (format) {
     case 'json':
       io.stdout.write(renderJson(findings, summary));
       break;
     case 'sarif':
-      io.stdout.write(renderSarif(findings, allRules, version, summary.problems, io.cwd));
+      io.stdout.write(renderSarif(
+          findings,
+          allRules,
+          version,
+          summary.problems,
+          io.cwd,
+          found.tooDeep.map((path) => ({ path, message: `${path}: not searched: folders more than ${maxFolderDepth} levels below the folder named are not searched` })),
+        ));
       break;
     case 'text':
       io.stdout.write(renderText(findings, paletteFor(io.stdout, io.env), io.cwd, results.length, found.problems.length, nothingFound.length));
@@ -208,17 +219,18 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     // Files it did hold, that were not transcripts, are counted: "looked for *.jsonl" about a
     // folder of .jsonl files read as if none had been found.
     const n = t.files.length;
-    const why =
-      n === 0
+    const why = explicitFiles.has(t.path)
+      ? 'the file is empty'
+      : n === 0
         ? `looked for *.jsonl and Gemini CLI's chats/session-*.json`
         : `${n === 1 ? 'the one file' : `the ${n} files`} named like one ${n === 1 ? 'is' : 'are'} empty or in no format agent-guard reads`;
-    io.stderr.write(`agent-guard: no transcripts found in ${displayFile(t.path, io.cwd) || '.'} (${why})\n`);
+    io.stderr.write(`agent-guard: no transcripts found in ${displayFile(t.path, io.cwd)} (${why})\n`);
   }
   if (workspaceSessions === 0) {
     // Said, not failed: a project may have no session yet. But a wrong HOME or
     // CLAUDE_CONFIG_DIR in CI looks exactly like this, so say where it looked.
     const where = allRoots({ home: io.home, env: io.env }).flatMap((r) => r.roots.map((d) => displayFile(d, io.cwd)));
-    io.stderr.write(`agent-guard: no sessions of ${displayFile(nodePath.resolve(io.cwd, args.values.workspace ?? '.'), io.cwd) || '.'} found (looked in ${where.join(', ')})\n`);
+    io.stderr.write(`agent-guard: no sessions of ${displayFile(nodePath.resolve(io.cwd, args.values.workspace ?? '.'), io.cwd)} found (looked in ${where.join(', ')})\n`);
   }
   if (found.problems.length > 0 || noneFound) {
     return exitCodes.usage;

@@ -8,7 +8,7 @@ import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
 import { plannedText, readSettings, writeSettings } from '../io/settingsFile';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
-import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, strictTokens, type CliIo } from './io';
 import { printable } from './output/text';
 
 export const hooksUsage = `Usage: agent-guard hooks install|uninstall|status [options]
@@ -38,22 +38,20 @@ export interface HooksOptions {
 }
 
 export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {}): Promise<number> {
+  const options = {
+    workspace: { type: 'string' },
+    agents: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    'fail-closed': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   let args;
   try {
-    args = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        workspace: { type: 'string' },
-        agents: { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        'fail-closed': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    args = parseArgs({ args: argv, allowPositionals: true, options, tokens: true });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
+  strictTokens(args.tokens, options);
   if (args.values.help) {
     io.stdout.write(hooksUsage);
     return exitCodes.ok;

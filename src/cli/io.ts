@@ -47,3 +47,35 @@ export function currentFolder(env: Readonly<Record<string, string | undefined>>)
     return pwd !== undefined && nodePath.isAbsolute(pwd) ? pwd : undefined;
   }
 }
+
+/** The parts of a `parseArgs` token (node:util, `tokens: true`) that `strictTokens` reads. */
+type ArgToken = { kind: 'option'; name: string; value?: string | undefined } | { kind: 'positional'; value: string } | { kind: 'option-terminator' };
+
+/**
+ * What `parseArgs` lets through and a command must not: an option that takes one value given
+ * twice (parseArgs keeps the last, so `check --workspace a --workspace b` checked only b and
+ * passed where a had errors), and an empty value or path (`check "$UNSET"` resolved '' to the
+ * current folder and checked it; `hooks install --workspace ''` wrote the current folder's
+ * settings).
+ */
+export function strictTokens(tokens: readonly ArgToken[], options: Readonly<Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>): void {
+  const given = new Map<string, string | undefined>();
+  for (const t of tokens) {
+    if (t.kind === 'positional' && t.value === '') {
+      throw new UsageError('an empty argument was given where a path was expected (an unset shell variable?)');
+    }
+    if (t.kind !== 'option') {
+      continue;
+    }
+    const spec = options[t.name];
+    if (spec?.type === 'string' && t.value === '') {
+      throw new UsageError(`--${t.name} was given an empty value`);
+    }
+    if (spec?.type === 'string' && spec.multiple !== true) {
+      if (given.has(t.name)) {
+        throw new UsageError(`--${t.name} was given twice ('${given.get(t.name) ?? ''}' and '${t.value ?? ''}'): give it once`);
+      }
+      given.set(t.name, t.value);
+    }
+  }
+}

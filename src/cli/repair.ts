@@ -7,7 +7,7 @@ import { applyRepairPlan } from '../core/repair/apply';
 import { editLine, summarize, type RepairPlan } from '../core/repair/plan';
 import { planRepair } from '../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired, type Liveness } from '../io/repairFile';
-import { exitCodes, UsageError, type CliIo } from './io';
+import { exitCodes, UsageError, strictTokens, type CliIo } from './io';
 import { displayFile, paletteFor, printable, type Palette } from './output/text';
 
 export const repairUsage = `Usage: agent-guard repair [options] FILE
@@ -45,24 +45,22 @@ or a repair that was refused.
 const defaultLiveSeconds = 120;
 
 export async function runRepair(argv: string[], io: CliIo): Promise<number> {
+  const options = {
+    write: { type: 'boolean', default: false },
+    force: { type: 'boolean', default: false },
+    'close-open-calls': { type: 'boolean', default: false },
+    'backup-dir': { type: 'string' },
+    'live-seconds': { type: 'string' },
+    format: { type: 'string', default: 'text' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   let args;
   try {
-    args = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        write: { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-        'close-open-calls': { type: 'boolean', default: false },
-        'backup-dir': { type: 'string' },
-        'live-seconds': { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    args = parseArgs({ args: argv, allowPositionals: true, options, tokens: true });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
+  strictTokens(args.tokens, options);
   const v = args.values;
   if (v.help) {
     io.stdout.write(repairUsage);

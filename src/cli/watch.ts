@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { encodeClaudeProject } from '../core/discovery/locations';
@@ -12,7 +13,7 @@ import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
-import { exitCodes, isDirectory, UsageError, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, strictTokens, type CliIo } from './io';
 import { watchFindingToJson, watchGoneToJson } from './output/json';
 import { displayFile, paletteFor, printable, renderFindingLine, renderGoneLine } from './output/text';
 import { version } from './version';
@@ -52,26 +53,24 @@ export interface WatchHandle {
 
 /** Starts watching; `runWatch` keeps the process alive until SIGINT, SIGTERM or SIGHUP. */
 export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle | number> {
+  const options = {
+    workspace: { type: 'string' },
+    format: { type: 'string', default: 'text' },
+    folder: { type: 'string', multiple: true },
+    rule: { type: 'string', multiple: true },
+    'no-tree': { type: 'boolean' },
+    'no-guard': { type: 'boolean' },
+    guard: { type: 'string', multiple: true },
+    verbose: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   let args;
   try {
-    args = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: {
-        workspace: { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        folder: { type: 'string', multiple: true },
-        rule: { type: 'string', multiple: true },
-        'no-tree': { type: 'boolean' },
-        'no-guard': { type: 'boolean' },
-        guard: { type: 'string', multiple: true },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    args = parseArgs({ args: argv, allowPositionals: false, options, tokens: true });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
+  strictTokens(args.tokens, options);
   if (args.values.help) {
     io.stdout.write(watchUsage);
     return exitCodes.ok;
@@ -84,6 +83,13 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   // As in \`check\`: a mistyped folder must not start a watch (and a guard service) on nothing.
   if (!isDirectory(workspace)) {
     throw new UsageError(`the workspace ${workspace} is not a folder`);
+  }
+  const folders = (args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f));
+  for (const f of folders) {
+    // A folder not there yet is waited for; a file in its place would be, for ever.
+    if (existsSync(f) && !isDirectory(f)) {
+      throw new UsageError(`--folder expects a folder of transcripts: ${f} is a file (give the folder it is in)`);
+    }
   }
   const config = ruleConfigFromFlags(args.values.rule ?? []);
   const p = paletteFor(io.stdout, io.env);
@@ -100,7 +106,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     config,
     logger,
     watchTree: args.values['no-tree'] !== true,
-    extraFolders: (args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f)),
+    extraFolders: folders,
     ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
   });
   const print = (f: Finding): void => {
@@ -190,7 +196,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
       }
     }
   }
-  info.write(`agent-guard watching ${displayFile(workspace, io.cwd) || '.'}${args.values['no-tree'] ? '' : ' (and its working tree)'}\n`);
+  info.write(`agent-guard watching ${displayFile(workspace, io.cwd)}${args.values['no-tree'] ? '' : ' (and its working tree)'}\n`);
   const counts = new Map<string, number>();
   for (const s of monitor.sessionList()) {
     counts.set(s.agent, (counts.get(s.agent) ?? 0) + 1);
@@ -198,7 +204,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
   // A --folder is watched as a root of its own, which the watcher files under Claude Code while
   // it tells each transcript's agent by the file: listed as what the user named, not as a Claude
   // Code folder (a folder of Codex rollouts was listed as one).
-  const extraFolders = new Set((args.values.folder ?? []).map((f) => nodePath.resolve(io.cwd, f)));
+  const extraFolders = new Set(folders);
   for (const r of monitor.watchedRoots) {
     const label = extraFolders.has(r.path) ? 'folder' : agentLabels[r.agent];
     const where = r.agent === 'claude-code' && !extraFolders.has(r.path) && nodePath.basename(r.path) === 'projects' ? nodePath.join(r.path, encodeClaudeProject(workspace)) : r.path;

@@ -42,6 +42,8 @@ export interface CheckedFile {
   findings: Finding[];
   /** The file had at least one JSON object line. */
   hasContent: boolean;
+  /** The file is one JSON document (a Gemini CLI legacy session) that does not parse. */
+  unreadableDocument?: true;
   /** Another session's calls answered at the start of the file (see ForeignResultEvent). */
   carriedIn: string[];
   /** The session's working folder, where the transcript (or the files beside it) names it. */
@@ -97,6 +99,7 @@ export async function checkFile(file: string, opts: CheckFileOptions): Promise<C
     findings: [...findings.values()].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)),
     hasContent: stream.engine.sessionInfo !== undefined || stream.agent !== undefined,
     carriedIn: stream.engine.carriedIn,
+    ...(stream.unreadableDocument ? { unreadableDocument: true as const } : {}),
     ...(workingFolder !== undefined ? { cwd: workingFolder } : {}),
     ...(log && stream.agent === 'codex' ? { log: { parentSession: log.parentSession, accesses: log.ofWrittenFiles() } } : {}),
   };

@@ -9,6 +9,8 @@ export interface CheckSummary {
   warnings: number;
   infos: number;
   problems: { path: string; message: string }[];
+  /** Folders not searched: more than maxFolderDepth levels below a folder named. */
+  notSearched: string[];
 }
 
 export function renderJson(findings: readonly Finding[], summary: CheckSummary): string {

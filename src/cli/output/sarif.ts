@@ -8,6 +8,8 @@ const level: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', 
  * SARIF 2.1.0 log (https://docs.oasis-open.org/sarif/sarif/v2.1.0/): one run, one result per finding.
  * `problems`: paths that could not be read. They go into the run's invocation, so that a log
  * uploaded to code scanning does not pass for a complete run (`check` exits 2 on them).
+ * `notSearched`: folders left out by design (too deep below the folder named), as warnings: the
+ * run did what it says, but a reader of the log alone should know what it did not look at.
  * `srcRoot` (the working folder): files under it are named relative to `%SRCROOT%`, which names
  * it. GitHub code scanning annotates a file only by its path in the repository, and an absolute
  * file:// URI, which holds the checkout's folder on the CI machine, matches none. Files outside
@@ -19,6 +21,7 @@ export function renderSarif(
   version: string,
   problems: readonly { path: string; message: string }[] = [],
   srcRoot?: string,
+  notSearched: readonly { path: string; message: string }[] = [],
 ): string {
   const ruleIndex = new Map(rules.map((r, i) => [r.meta.id, i]));
   const extraRules = [...new Set(findings.map((f) => f.rule).filter((id) => !ruleIndex.has(id)))];
@@ -61,10 +64,13 @@ export function renderSarif(
         invocations: [
           {
             executionSuccessful: problems.length === 0,
-            ...(problems.length > 0
+            ...(problems.length + notSearched.length > 0
               ? {
-                  toolExecutionNotifications: problems.map((p) => ({
-                    level: 'error',
+                  toolExecutionNotifications: [
+                    ...problems.map((p) => ({ p, level: 'error' })),
+                    ...notSearched.map((p) => ({ p, level: 'warning' })),
+                  ].map(({ p, level }) => ({
+                    level,
                     message: { text: p.message },
                     locations: [{ physicalLocation: { artifactLocation: artifact(p.path) } }],
                   })),
@@ -94,7 +100,7 @@ export function renderSarif(
                 })),
               }
             : {}),
-          partialFingerprints: { agentGuardFindingId: f.id },
+          partialFingerprints: { agentGuardFindingId: fingerprint(f, artifact(f.file).uri) },
           properties: { agent: f.agent, session: f.session },
         })),
         columnKind: 'utf16CodeUnits',
@@ -102,4 +108,14 @@ export function renderSarif(
     ],
   };
   return JSON.stringify(log, null, 2) + '\n';
+}
+
+/**
+ * The finding's id (rule, file, the rule's own key) with the file named as the log names it:
+ * relative to %SRCROOT% when under it. The id holds the absolute path, so the same finding got
+ * another fingerprint on another machine or checkout folder, and code scanning took it for new.
+ */
+function fingerprint(f: Finding, uri: string): string {
+  const prefix = `${f.rule}|${f.file}|`;
+  return f.id.startsWith(prefix) ? `${f.rule}|${uri}|${f.id.slice(prefix.length)}` : f.id;
 }

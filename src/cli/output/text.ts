@@ -59,7 +59,11 @@ export function severityLabel(s: Severity, p: Palette): string {
 
 export function displayFile(file: string, cwd: string): string {
   const rel = nodePath.relative(cwd, file);
-  return printable(rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : file);
+  if (rel === '') {
+    // The current folder itself (`check .`, `watch`).
+    return '.';
+  }
+  return printable(!rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : file);
 }
 
 /**

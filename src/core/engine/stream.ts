@@ -77,6 +77,11 @@ export class TranscriptStream {
     return this.parser.agent;
   }
 
+  /** The transcript is one JSON document that does not parse (see TranscriptParser.unreadableDocument). */
+  get unreadableDocument(): boolean {
+    return this.parser.unreadableDocument;
+  }
+
   get consumedBytes(): number {
     return this.parser.consumedBytes;
   }

@@ -283,6 +283,8 @@ export interface MalformedEvent {
   detail: string;
   /** A truncated last line at end of input: the writer may still be writing it. */
   atEnd?: boolean;
+  /** The file is one JSON document (Gemini CLI's legacy session) that does not parse: nothing in it was read. */
+  document?: boolean;
 }
 
 /** Amplifier `events.jsonl` and other execution lifecycle markers. */

@@ -57,6 +57,8 @@ export class TranscriptParser {
   private heldBroken: MalformedEvent[] = [];
   private brokenCount = 0;
   private sawContent = false;
+  /** A whole-document transcript that is not valid JSON (a writer cut off mid-rewrite, most likely). */
+  unreadableDocument = false;
   /** The bytes of a whole-document transcript, until `end()` (undefined: a JSONL transcript). */
   private document: Uint8Array[] | undefined;
   private documentBytes = 0;
@@ -271,7 +273,8 @@ export class TranscriptParser {
           atEnd: true,
         });
       } else if (errorAt) {
-        this.broken({ kind: 'malformed', at: errorAt(message), reason: 'invalid-json', detail: `the file is not one valid JSON document: ${message}` });
+        this.unreadableDocument = true;
+        this.broken({ kind: 'malformed', at: errorAt(message), reason: 'invalid-json', detail: message, document: true });
       } else {
         this.broken({ kind: 'malformed', at: lineSpan(raw), reason: 'invalid-json', detail: `not valid JSON: ${message}` });
       }

@@ -17,13 +17,15 @@ export const unparseableLine = defineRule({
       encoding: 'Line {{line}} {{detail}}.',
       truncated: 'Line {{line}}: {{detail}}.',
       session: 'This transcript is malformed: {{detail}}.',
+      document: 'The file is not one valid JSON document ({{detail}}; line {{line}}), so nothing in it could be checked. A writer cut off while rewriting it leaves it so.',
     },
   },
   create(ctx) {
     return {
       onMalformed(e) {
-        const messageId =
-          e.reason === 'truncated'
+        const messageId = e.document
+          ? 'document'
+          : e.reason === 'truncated'
             ? 'truncated'
             : e.reason === 'invalid-utf8'
               ? 'encoding'

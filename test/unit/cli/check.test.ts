@@ -96,6 +96,22 @@ void describe('agent-guard check', () => {
     assert.equal(new URL('a%20b%231/r%25x.jsonl', base).href, pathToFileURL(inside).href);
   });
 
+  void test('--format sarif: a finding has the same fingerprint in two checkouts of one repository', () => {
+    const prints = ['checkout-1', 'checkout 2'].map((dir) => {
+      const root = path.join(tmp, dir);
+      mkdirSync(path.join(root, 'sessions'), { recursive: true });
+      cpSync(codexBroken, path.join(root, 'sessions', 'r.jsonl'));
+      const r = cli(['check', '--format', 'sarif', 'sessions'], { cwd: root });
+      assert.equal(r.code, 1, r.stderr);
+      const run = (JSON.parse(r.stdout) as { runs: { results: { ruleId: string; partialFingerprints: Record<string, string> }[] }[] }).runs[0]!;
+      return run.results.map((x) => x.partialFingerprints['agentGuardFindingId']!);
+    });
+    assert.equal(prints[0]!.length, 2);
+    assert.deepEqual(prints[1], prints[0]);
+    assert.match(prints[0]![0]!, /^missing-result\|sessions\/r\.jsonl\|/);
+    assert.ok(!prints[0]!.some((p) => p.includes(tmp)), 'no folder of the machine in it');
+  });
+
   void test('--format sarif: a path that could not be read makes the run unsuccessful, with a notification on it', () => {
     const missing = path.join(tmp, 'nope.jsonl');
     const r = cli(['check', '--format', 'sarif', missing, codexBroken]);
@@ -278,6 +294,90 @@ void describe('agent-guard check', () => {
     assert.match(r.stdout, /no problems \(1 transcript checked\)/);
     const cut = path.join(top, ...levels.slice(0, 12), 'l13');
     assert.equal(r.stderr, `agent-guard: did not search ${cut} and 1 other folder: folders more than 12 levels below the folder named are not searched (name a deeper folder to check it)\n`);
+    // A log read alone says it too: JSON lists the folders, SARIF warns of each (the run did
+    // what it says, so it stays successful).
+    const other = path.join(top, ...levels.slice(0, 12), 'other');
+    const json = cli(['check', '--format', 'json', top]);
+    assert.equal(json.code, 0, json.stderr);
+    const out = JSON.parse(json.stdout) as { problems: unknown[]; notSearched: string[] };
+    assert.deepEqual(out.problems, []);
+    assert.deepEqual([...out.notSearched].sort(), [cut, other].sort());
+    const sarif = cli(['check', '--format', 'sarif', top]);
+    assert.equal(sarif.code, 0, sarif.stderr);
+    const inv = (JSON.parse(sarif.stdout) as { runs: { invocations: { executionSuccessful: boolean; toolExecutionNotifications: { level: string; message: { text: string } }[] }[] }[] }).runs[0]!.invocations[0]!;
+    assert.equal(inv.executionSuccessful, true);
+    assert.deepEqual(
+      inv.toolExecutionNotifications.map((n) => `${n.level} ${n.message.text}`).sort(),
+      [cut, other].sort().map((d) => `warning ${d}: not searched: folders more than 12 levels below the folder named are not searched`),
+    );
+  });
+
+  void test('a file named that is empty holds no transcript: exit 2 when no path given held one', () => {
+    const dir = path.join(tmp, 'named-empty');
+    mkdirSync(dir, { recursive: true });
+    const empty = path.join(dir, 'e.jsonl');
+    writeFileSync(empty, '');
+    const r = cli(['check', empty]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '✖ no transcripts found in the path given (see below)\n');
+    assert.match(r.stderr, /^agent-guard: no transcripts found in .*e\.jsonl \(the file is empty\)\n$/);
+    // Beside a transcript: named, and the findings decide.
+    const mixed = cli(['check', empty, healthy]);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    assert.match(mixed.stdout, /no problems \(1 transcript checked\)/);
+    assert.match(mixed.stderr, /\(the file is empty\)\n$/);
+    // A file named that is not empty but in no known format is still reported as such.
+    writeFileSync(path.join(dir, 'u.jsonl'), '{"a":1}\n');
+    assert.equal(cli(['check', path.join(dir, 'u.jsonl')]).code, 1);
+  });
+
+  void test('a Gemini CLI session document cut off mid-rewrite is reported in a folder scan wherever the folder is', () => {
+    // A copy of a chats folder (a CI artifact): no ~/.gemini/tmp in its path to name the agent.
+    const dir = path.join(tmp, 'artifact');
+    mkdirSync(path.join(dir, 'chats'), { recursive: true });
+    const doc = JSON.stringify({ sessionId: 's1', projectHash: '7e89', startTime: '2026-01-15T20:51:48.582Z', messages: [{ id: 'm1', type: 'user', content: 'list the files' }] }, null, 2);
+    writeFileSync(path.join(dir, 'chats', 'session-2026-01-15T20-51-s1.json'), doc.slice(0, doc.length / 2));
+    cpSync(healthy, path.join(dir, 'x.jsonl'));
+    // Valid JSON of another shape under that name is not a transcript: left out, as before.
+    writeFileSync(path.join(dir, 'chats', 'session-other.json'), '{"chat": []}\n');
+    const r = cli(['check', '--format', 'json', dir]);
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { files: { file: string }[]; findings: { rule: string; line: number; message: string }[] };
+    assert.deepEqual(out.files.map((f) => path.basename(f.file)).sort(), ['session-2026-01-15T20-51-s1.json', 'x.jsonl']);
+    assert.equal(out.findings.length, 1);
+    assert.equal(out.findings[0]!.rule, 'unparseable-line');
+    assert.match(out.findings[0]!.message, /^The file is not one valid JSON document \(.*; line \d+\), so nothing in it could be checked\./);
+  });
+
+  void test('arguments: an empty path or value, or a one-value option given twice, is a usage error', () => {
+    for (const args of [
+      ['check', ''],
+      ['check', '--workspace', ''],
+      ['check', '--workspace', tmp, '--workspace', path.join(tmp, 'x')],
+      ['check', '--format', 'json', '--format', 'sarif', healthy],
+      ['watch', '--workspace', ''],
+      ['watch', '--workspace', tmp, '--workspace', tmp],
+      ['hooks', 'status', '--workspace', ''],
+      ['repair', ''],
+    ]) {
+      const r = cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^agent-guard: (an empty argument was given where a path was expected|--\w+ was given an empty value|--\w+ was given twice \('.*' and '.*'\): give it once)[^\n]*\n/, args.join(' '));
+      assert.equal(r.stdout, '', args.join(' '));
+    }
+    const file = cli(['watch', '--folder', healthy]);
+    assert.equal(file.code, 2);
+    assert.match(file.stderr, /^agent-guard: --folder expects a folder of transcripts: .*tool_heavy\.jsonl is a file \(give the folder it is in\)\n/);
+    // Repeatable ones stay repeatable.
+    assert.equal(cli(['check', '--rule', 'missing-result=off', '--rule', 'orphan-result=off', codexBroken]).code, 0);
+  });
+
+  void test('the current folder is shown as "."', () => {
+    const dir = path.join(tmp, 'dot');
+    mkdirSync(dir, { recursive: true });
+    const r = cli(['check', '.'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^agent-guard: no transcripts found in \. \(looked for/);
   });
 
   void test('a folder without permission: a clear error, the rest still checked', () => {
