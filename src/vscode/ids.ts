@@ -31,6 +31,8 @@ export const viewIds = {
 export const contextKeys = {
   ready: 'agentGuard.ready',
   noSessions: 'agentGuard.noSessions',
+  /** Some folder's agent settings hold the guard hooks: the walkthrough's hooks step is done. */
+  hooksInstalled: 'agentGuard.hooksInstalled',
 } as const;
 
 export const productName = 'Agent Session Guard';

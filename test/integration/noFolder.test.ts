@@ -6,7 +6,31 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
-import { uiCheck } from './support/ui';
+import { uiCheck, waitFor, type UiCheck } from './support/ui';
+
+/** The driver clicks the element once found (test/e2e/driver.mjs). */
+interface ClickCheck extends UiCheck {
+  click?: boolean;
+}
+
+type Show = (message: string, ...rest: unknown[]) => Thenable<string | undefined>;
+
+/** Runs `body` with the extension's information messages recorded (and answered with nothing). */
+async function withMessages<T>(body: (shown: string[]) => Promise<T>): Promise<T> {
+  const window = vscode.window as { showInformationMessage: Show };
+  const show = window.showInformationMessage;
+  const shown: string[] = [];
+  window.showInformationMessage = (message, ...rest) => {
+    const options = rest.find((r): r is vscode.MessageOptions => typeof r === 'object' && r !== null);
+    shown.push([message, options?.detail].filter(Boolean).join('\n'));
+    return Promise.resolve(undefined);
+  };
+  try {
+    return await body(shown);
+  } finally {
+    window.showInformationMessage = show;
+  }
+}
 
 suite('no folder open', () => {
   let api: AgentGuardApi;
@@ -29,5 +53,32 @@ suite('no folder open', () => {
   test('the sessions view offers to open a folder', async () => {
     await vscode.commands.executeCommand('agentGuard.sessions.focus');
     await uiCheck({ id: 'no-folder-view', selector: '.welcome-view-content', text: 'Open Folder', screenshot: 'no-folder-view.png' });
+  });
+
+  test('the walkthrough’s Install the Guard Hooks… says to open a folder first, and leaves its step undone', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    try {
+      await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'agent-session-guard.agent-session-guard#agentGuard.start', false);
+      await withMessages(async (shown) => {
+        const title: ClickCheck = { id: 'no-folder-hooks-step', selector: '.getting-started-step .step-title', text: 'Guard writes before they land', click: true };
+        await uiCheck(title);
+        // The button as the user clicks it: the walkthrough ticked its step on the command alone.
+        const button: ClickCheck = { id: 'no-folder-hooks-button', selector: '.getting-started-step.expanded .monaco-button', text: 'Install the Guard Hooks', click: true };
+        await uiCheck(button);
+        const message = await waitFor(() => shown.find((m) => /open a folder/i.test(m)), 8000, `the message to open a folder (shown: ${JSON.stringify(shown)})`);
+        assert.match(message, /^No folder is open\b.*Open a folder first to install the guard hooks/);
+      });
+      await uiCheck({ id: 'no-folder-hooks-undone', selector: 'button.getting-started-step[aria-checked="false"]', text: 'Guard writes before they land', steadyMs: 1500, screenshot: 'no-folder-hooks-undone.png' });
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  test('removing the guard hooks says to open a folder first', async () => {
+    await withMessages(async (shown) => {
+      assert.equal(await vscode.commands.executeCommand('agentGuard.uninstallHooks'), 'no-folder');
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0]!, /^No folder is open\b.*Open a folder first to remove the guard hooks/);
+    });
   });
 });

@@ -2,6 +2,7 @@
 // The walkthrough as VS Code renders it: it has a step for the guard hooks (the feature the
 // README leads with, which it used to leave out), and its CI step gives a command that works
 // without the CLI on the PATH.
+import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { uiCheck, type UiCheck } from './support/ui';
 
@@ -25,6 +26,19 @@ suite('walkthrough', () => {
       await showStep('walkthrough-hooks', 'Guard writes before they land', 'Install the Guard Hooks');
       await showStep('walkthrough-ci', 'Check sessions in CI', 'node dist/cli.js check');
     } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  test('its hooks step is done once a folder has the hooks (not by running the command)', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    try {
+      assert.equal(await vscode.commands.executeCommand('agentGuard.installHooks', { confirm: false }), 'written');
+      // After the install: its preview of the change takes the walkthrough's place.
+      await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'agent-session-guard.agent-session-guard#agentGuard.start', false);
+      await uiCheck({ id: 'walkthrough-hooks-done', selector: 'button.getting-started-step[aria-checked="true"]', text: 'Guard writes before they land', screenshot: 'walkthrough-hooks-done.png' });
+    } finally {
+      await vscode.commands.executeCommand('agentGuard.uninstallHooks', { confirm: false });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   });

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
 import type { DirtyBuffers } from '../../io/guard/service';
 import { readSettings } from '../config';
-import { commandIds, productName } from '../ids';
+import { commandIds, contextKeys, productName } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
@@ -84,10 +84,41 @@ export class GuardHost extends Disposable {
     );
     // Each folder's own value: it is written into the hook command installed there.
     const failClosed = (folder: vscode.WorkspaceFolder): boolean => readSettings(log, folder.uri)['guard.failClosed'];
-    this.register(vscode.commands.registerCommand(commandIds.installHooks, async (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => changeHooks('install', this.preview, await this.hookScript, failClosed, log, opts ?? {})));
-    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, async (opts?: { confirm?: boolean }) => changeHooks('uninstall', this.preview, await this.hookScript, failClosed, log, opts ?? {})));
+    const change = async (action: 'install' | 'uninstall', opts: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => {
+      const outcome = await changeHooks(action, this.preview, await this.hookScript, failClosed, log, opts);
+      if (outcome === 'written') {
+        void this.updateHooksContext();
+      }
+      return outcome;
+    };
+    this.register(vscode.commands.registerCommand(commandIds.installHooks, (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => change('install', opts ?? {})));
+    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, (opts?: { confirm?: boolean }) => change('uninstall', opts ?? {})));
     this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
     this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
+    void this.updateHooksContext();
+  }
+
+  /** Orders the updates of the context key: only the newest one sets it. */
+  private hooksContextRun = 0;
+
+  /**
+   * Sets the context key that completes the walkthrough's hooks step: the step is done once
+   * some folder has the hooks, not once the command ran (it may have written nothing).
+   */
+  private async updateHooksContext(): Promise<void> {
+    const run = ++this.hooksContextRun;
+    const script = await this.hookScript;
+    let installed = false;
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      const states = await hooksStatus(f.uri.fsPath, script);
+      if (states.some((s) => s.state.kind !== 'not-installed' && s.state.kind !== 'unreadable')) {
+        installed = true;
+        break;
+      }
+    }
+    if (run === this.hooksContextRun && !this.isDisposed) {
+      await vscode.commands.executeCommand('setContext', contextKeys.hooksInstalled, installed);
+    }
   }
 
   /**

@@ -64,6 +64,19 @@ async function pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
 }
 
 /**
+ * The hooks live in a folder's own agent settings: in a window without one there is nothing to
+ * change, and the user is told so (the walkthrough's button runs the command whatever the window).
+ */
+export function tellOpenFolderFirst(action: 'install' | 'uninstall' | 'status'): void {
+  const what = action === 'install' ? 'install' : action === 'uninstall' ? 'remove' : 'see';
+  void notify.info(`No folder is open: the guard hooks live in a workspace folder's agent settings. Open a folder first to ${what} the guard hooks.`, 'Open Folder…').then((choice) => {
+    if (choice === 'Open Folder…') {
+      void vscode.commands.executeCommand('workbench.action.files.openFolder');
+    }
+  });
+}
+
+/**
  * Install or remove the guard hooks: the change is shown as a diff first and written only
  * after the user confirms. Other entries, comments and formatting are kept byte for byte.
  */
@@ -74,10 +87,14 @@ export async function changeHooks(
   failClosed: (folder: vscode.WorkspaceFolder) => boolean,
   log: Logger,
   opts: { confirm?: boolean; folder?: vscode.WorkspaceFolder } = {},
-): Promise<'written' | 'nothing' | 'cancelled'> {
+): Promise<'written' | 'nothing' | 'cancelled' | 'no-folder'> {
+  if (!opts.folder && (vscode.workspace.workspaceFolders ?? []).length === 0) {
+    tellOpenFolderFirst(action);
+    return 'no-folder';
+  }
   const folder = opts.folder ?? (await pickFolder());
   if (!folder) {
-    return 'nothing';
+    return 'cancelled';
   }
   const { changes, problems } = await plan(folder.uri.fsPath, action, hookScript, failClosed(folder));
   for (const p of problems) {

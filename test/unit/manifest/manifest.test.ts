@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { defaultSettings, folderSettings, settingKeys, settingsPrefix } from '../../../src/core/config/settings';
 import { severities } from '../../../src/core/model/finding';
 import { allRules } from '../../../src/core/rules/all';
-import { commandIds, productName, viewIds } from '../../../src/vscode/ids';
+import { commandIds, contextKeys, productName, viewIds } from '../../../src/vscode/ids';
 import { repoRoot } from '../support/repo';
 
 interface Manifest {
@@ -103,6 +103,8 @@ void test('every walkthrough step is completed by doing what it says, not only b
       const [kind, target] = [e.slice(0, e.indexOf(':')), e.slice(e.indexOf(':') + 1)];
       if (kind === 'onCommand') {
         assert.ok(step.description.includes(`](command:${target})`), `${step.id}: completes on ${target}, which its description does not link`);
+      } else if (kind === 'onContext') {
+        assert.ok((Object.values(contextKeys) as string[]).includes(target), `${step.id}: completes on ${target}, which the extension never sets`);
       } else if (kind === 'onLink') {
         assert.ok(step.description.includes(`](${target})`), `${step.id}: completes on a link its description does not have`);
       }
@@ -114,7 +116,9 @@ void test('the walkthrough installs the guard hooks', () => {
   const steps = manifest.contributes.walkthroughs.flatMap((w) => w.steps);
   const hooks = steps.find((s) => s.description.includes(`](command:${commandIds.installHooks})`));
   assert.ok(hooks, 'no step links Install the Guard Hooks…');
-  assert.deepEqual(hooks.completionEvents, [`onCommand:${commandIds.installHooks}`]);
+  // Done once some folder has the hooks, not once the button ran: without a folder, or
+  // cancelled at the preview, it writes nothing.
+  assert.deepEqual(hooks.completionEvents, [`onContext:${contextKeys.hooksInstalled}`]);
 });
 
 void test('the walkthrough does not tell users to run agent-guard as if installing the extension put it on the PATH', () => {
