@@ -14,6 +14,7 @@ import { takeAgentsVersion } from '../../src/vscode/guard/editorGuard';
 import { noticeBatchMaxMs } from '../../src/vscode/guard/notices';
 import { QuarantineStore } from '../../src/vscode/guard/quarantine';
 import { hookEnv, runHook } from './support/hooks';
+import { withMessages } from './support/messages';
 import { workspaceDir } from './support/transcripts';
 import { uiCheck, waitFor } from './support/ui';
 
@@ -530,6 +531,23 @@ suite('guard', () => {
     assert.ok(fs.readFileSync(shim, 'utf8').includes(JSON.stringify(path.join(extensionRoot(), 'dist', 'hook.js'))), 'the shim loads this version’s hook');
     assert.equal(await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false }), 'written');
     assert.equal(fs.readFileSync(settings, 'utf8'), mine, 'uninstall restores the original bytes');
+  });
+
+  test('Show Guard Hooks Status offers only what applies: Install… with nothing installed, Remove… with everything', async () => {
+    try {
+      await withMessages(async (shown, buttons) => {
+        const before = await hookStatus();
+        assert.ok(before.length > 0 && before.every((s) => s.state.kind === 'not-installed'), JSON.stringify(before));
+        await vscode.commands.executeCommand('agentGuard.hooksStatus');
+        assert.match(shown.at(-1)!, /not installed/);
+        assert.deepEqual(buttons.at(-1), ['Install…']);
+        assert.equal(await vscode.commands.executeCommand<string>('agentGuard.installHooks', { confirm: false }), 'written');
+        await vscode.commands.executeCommand('agentGuard.hooksStatus');
+        assert.deepEqual(buttons.at(-1), ['Remove…']);
+      });
+    } finally {
+      await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false });
+    }
   });
 
   test('a settings file that is there but cannot be read is reported and left as it is, not taken for none', async () => {

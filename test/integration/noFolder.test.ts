@@ -6,30 +6,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
+import { withMessages } from './support/messages';
 import { uiCheck, waitFor, type UiCheck } from './support/ui';
 
 /** The driver clicks the element once found (test/e2e/driver.mjs). */
 interface ClickCheck extends UiCheck {
   click?: boolean;
-}
-
-type Show = (message: string, ...rest: unknown[]) => Thenable<string | undefined>;
-
-/** Runs `body` with the extension's information messages recorded (and answered with nothing). */
-async function withMessages<T>(body: (shown: string[]) => Promise<T>): Promise<T> {
-  const window = vscode.window as { showInformationMessage: Show };
-  const show = window.showInformationMessage;
-  const shown: string[] = [];
-  window.showInformationMessage = (message, ...rest) => {
-    const options = rest.find((r): r is vscode.MessageOptions => typeof r === 'object' && r !== null);
-    shown.push([message, options?.detail].filter(Boolean).join('\n'));
-    return Promise.resolve(undefined);
-  };
-  try {
-    return await body(shown);
-  } finally {
-    window.showInformationMessage = show;
-  }
 }
 
 suite('no folder open', () => {
@@ -79,6 +61,15 @@ suite('no folder open', () => {
       assert.equal(await vscode.commands.executeCommand('agentGuard.uninstallHooks'), 'no-folder');
       assert.equal(shown.length, 1, JSON.stringify(shown));
       assert.match(shown[0]!, /^No folder is open\b.*Open a folder first to remove the guard hooks/);
+    });
+  });
+
+  test('Show Guard Hooks Status says a folder must be open, and offers no action', async () => {
+    await withMessages(async (shown, buttons) => {
+      assert.deepEqual(await vscode.commands.executeCommand('agentGuard.hooksStatus'), []);
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0]!, /^No folder is open\b.*Open a folder first to see the guard hooks/);
+      assert.deepEqual(buttons[0], ['Open Folder…']);
     });
   });
 });

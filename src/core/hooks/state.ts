@@ -74,6 +74,27 @@ export function needsRepair(s: HookState): s is Extract<HookState, { kind: 'miss
   return s.kind === 'missing-script' || s.kind === 'versioned';
 }
 
+/** An action the hooks status offers: each only where it would change something. */
+export type HookStatusAction = 'Repair…' | 'Install…' | 'Remove…';
+
+/**
+ * What the status of a window's hook settings offers: Repair… for a broken entry of ours (it
+ * installs, so it stands for Install… too), Install… where an agent has none, Remove… where
+ * some entry of ours is. A file that cannot be read offers nothing: neither would touch it.
+ */
+export function hookStatusActions(states: readonly HookState[]): HookStatusAction[] {
+  const actions: HookStatusAction[] = [];
+  if (states.some(needsRepair)) {
+    actions.push('Repair…');
+  } else if (states.some((s) => s.kind === 'not-installed')) {
+    actions.push('Install…');
+  }
+  if (states.some((s) => s.kind !== 'not-installed' && s.kind !== 'unreadable')) {
+    actions.push('Remove…');
+  }
+  return actions;
+}
+
 export function describeHookState(s: HookState): string {
   switch (s.kind) {
     case 'not-installed':

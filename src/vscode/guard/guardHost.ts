@@ -7,8 +7,8 @@ import { commandIds, contextKeys, productName } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
-import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair } from './hooksCommands';
-import { describeHookState, needsRepair, type HookState } from '../../core/hooks/state';
+import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair, tellOpenFolderFirst } from './hooksCommands';
+import { describeHookState, hookStatusActions, type HookState } from '../../core/hooks/state';
 import { writeHookShim } from './hookShim';
 import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
 import { QuarantineStore, quarantineScheme } from './quarantine';
@@ -198,9 +198,12 @@ export class GuardHost extends Disposable {
     if (!show) {
       return all;
     }
+    if ((vscode.workspace.workspaceFolders ?? []).length === 0) {
+      tellOpenFolderFirst('status');
+      return all;
+    }
     const lines = all.map((s) => `${s.folder}: ${s.file} — ${describeHookState(s.state)}`);
-    const repair = all.some((s) => needsRepair(s.state));
-    const choice = await notify.info(`${productName} hooks`, { modal: true, detail: lines.join('\n') }, repair ? 'Repair…' : 'Install…', 'Remove…');
+    const choice = await notify.info(`${productName} hooks`, { modal: true, detail: lines.join('\n') }, ...hookStatusActions(all.map((s) => s.state)));
     if (choice === 'Install…' || choice === 'Repair…') {
       await vscode.commands.executeCommand(commandIds.installHooks);
     } else if (choice === 'Remove…') {
