@@ -72,4 +72,13 @@ suite('no folder open', () => {
       assert.deepEqual(buttons[0], ['Open Folder…']);
     });
   });
+
+  test('Show Watched Session Folders says no folder is open (not that no agent is on)', async () => {
+    await withMessages(async (shown) => {
+      assert.deepEqual(await vscode.commands.executeCommand('agentGuard.showWatchedFolders'), []);
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0]!, /\nnone: no folder is open\b/);
+      assert.doesNotMatch(shown[0]!, /agent is turned on/);
+    });
+  });
 });

@@ -90,9 +90,12 @@ export const openSettings = () => async (): Promise<void> => {
 export const showWatchedFolders = (s: Services) => async (opts?: unknown): Promise<string[]> => {
   const lines = (s.scope()?.watchedRoots() ?? []).map((r) => `${agentLabels[r.agent]}: ${r.path}${r.exists ? '' : ' (not there yet)'}`);
   if (!(typeof opts === 'object' && opts !== null && (opts as { show?: unknown }).show === false)) {
+    // The session folders are those of the workspace's folders: without one, none is watched
+    // whatever agents are turned on.
+    const none = (vscode.workspace.workspaceFolders ?? []).length === 0 ? 'none: no folder is open. Sessions are looked for only for the workspace folders.' : 'none: no agent is turned on in the settings.';
     await notify.info(`${productName} looks for agent sessions in:`, {
       modal: true,
-      detail: lines.length > 0 ? lines.join('\n') : 'no folder: no agent is turned on in the settings.',
+      detail: lines.length > 0 ? lines.join('\n') : none,
     });
   }
   return lines;
