@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
+import { withMessages } from './support/messages';
 import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
 import { uiCheck, waitFor } from './support/ui';
 
@@ -114,5 +115,35 @@ suite('workspace files', () => {
   test('the sessions view lists the session under its agent (checked in the browser)', async () => {
     await vscode.commands.executeCommand('workbench.view.extension.agentGuard');
     await uiCheck({ id: 'sessions-view', selector: '.monaco-list-row', text: 'Make the greeting friendlier', screenshot: 'sessions-view.png' });
+  });
+
+  test('run without a finding, Open the File It Wrote and Show Diff pick among the findings about a file; a dismissed pick says nothing', async () => {
+    // A finding about no file: a result whose call is nowhere.
+    const orphans = path.join(claudeProjectDir(), 'b2c3d4e5-0000-4000-8000-000000000099.jsonl');
+    const o = new ClaudeTranscript('b2c3d4e5-0000-4000-8000-000000000099', workspaceDir()).user('Go on').result('toolu_NOWHERE', 'done').say('msg_1', 'Done.');
+    await appendLines(orphans, o.lines, 10);
+    const window = vscode.window as { showQuickPick: unknown };
+    const showQuickPick = window.showQuickPick;
+    try {
+      await waitFor(() => api.findings().some((f) => f.file === orphans && f.subject === undefined), 8000, 'a finding about no file');
+      const offered: { rule: string; subject?: unknown }[][] = [];
+      window.showQuickPick = (items: readonly { finding: { rule: string; subject?: unknown } }[]) => {
+        offered.push(items.map((i) => i.finding));
+        return Promise.resolve(undefined);
+      };
+      await withMessages(async (shown) => {
+        assert.equal(await vscode.commands.executeCommand('agentGuard.openWorkspaceFile'), undefined);
+        await vscode.commands.executeCommand('agentGuard.showReadDiff');
+        assert.deepEqual(shown, [], 'dismissing the pick says nothing');
+      });
+      assert.equal(offered.length, 2, 'both commands ask which finding');
+      for (const findings of offered) {
+        assert.ok(findings.some((f) => f.rule === 'stale-write'), JSON.stringify(findings));
+        assert.deepEqual(findings.filter((f) => f.subject === undefined), [], 'only findings about a file');
+      }
+    } finally {
+      window.showQuickPick = showQuickPick;
+      fs.rmSync(orphans, { force: true });
+    }
   });
 });

@@ -49,10 +49,15 @@ async function statBeforeOpen(file: string): Promise<JumpProblem | undefined> {
   }
 }
 
-async function pickFinding(s: Services): Promise<Finding | undefined> {
-  const all = s.scope()?.findings() ?? [];
+/**
+ * Asks for a finding when a command is run without one (from the palette or a keybinding).
+ * `aboutFile`: only the findings about a workspace file, for the commands that open that file.
+ * Undefined when there is none (said so) or the pick was dismissed (nothing to say).
+ */
+export async function pickFinding(s: Services, opts: { aboutFile?: boolean } = {}): Promise<Finding | undefined> {
+  const all = (s.scope()?.findings() ?? []).filter((f) => !opts.aboutFile || f.subject !== undefined);
   if (all.length === 0) {
-    void notify.info(`${productName} has no findings.`);
+    void notify.info(`${productName} has no findings${opts.aboutFile ? ' about a workspace file' : ''}.`);
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -84,8 +89,11 @@ export const openCall = (s: Services) => async (arg?: unknown): Promise<vscode.T
 };
 
 export const openWorkspaceFile = (s: Services) => async (arg?: unknown): Promise<vscode.TextEditor | undefined> => {
-  const f = asFinding(arg) ?? (await pickFinding(s));
-  if (!f?.subject) {
+  const f = asFinding(arg) ?? (await pickFinding(s, { aboutFile: true }));
+  if (!f) {
+    return undefined;
+  }
+  if (!f.subject) {
     void notify.info('This finding is not about a workspace file.');
     return undefined;
   }

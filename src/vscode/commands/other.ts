@@ -6,6 +6,7 @@ import { SnapshotProvider } from '../snapshots';
 import { productName, viewIds } from '../ids';
 import type { Services } from '../services';
 import { asFinding } from './findingArg';
+import { pickFinding } from './open';
 import { notify } from '../notify';
 
 export const copyFinding = () => async (arg?: unknown): Promise<string | undefined> => {
@@ -21,9 +22,12 @@ export const copyFinding = () => async (arg?: unknown): Promise<string | undefin
 
 /** `vscode.diff` between what the session last saw of the file and the file now. */
 export const showReadDiff = (s: Services) => async (arg?: unknown): Promise<void> => {
-  const f = asFinding(arg);
-  const target = f?.subject?.path;
-  if (!f || !target) {
+  const f = asFinding(arg) ?? (await pickFinding(s, { aboutFile: true }));
+  if (!f) {
+    return;
+  }
+  const target = f.subject?.path;
+  if (!target) {
     void notify.info('This finding is not about a workspace file.');
     return;
   }
