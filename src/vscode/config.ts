@@ -1,16 +1,19 @@
 import * as vscode from 'vscode';
-import { parseSettings, settingKeys, settingsPrefix, viewOnlySettings, type Settings } from '../core/config/settings';
+import { folderSettings, parseSettings, settingKeys, settingsPrefix, viewOnlySettings, type Settings } from '../core/config/settings';
 import type { Logger } from '../core/lib/logger';
 
 /**
  * Reads the settings through the core's schema: an invalid value falls back to its default
  * and is logged with the setting's name. Nothing is cached here; callers re-read on change.
- * `scope`: a folder for its own values; null (the window's: user and workspace values) says so
- * to VS Code, which otherwise logs a warning for each folder-scoped setting read without one.
+ * `folder`: that folder's own values of the `folderSettings` (`"scope": "resource"`), the
+ * window's of the others. Each is read in its own scope: VS Code logs a warning for a
+ * window-scoped setting read for a resource, and for a resource-scoped one read without (null
+ * says that the window's value is meant).
  */
-export function readSettings(log: Logger, scope: vscode.ConfigurationScope | null = null): Settings {
-  const config = vscode.workspace.getConfiguration(settingsPrefix, scope);
-  const { settings, problems } = parseSettings((key) => config.get(key));
+export function readSettings(log: Logger, folder?: vscode.Uri): Settings {
+  const window = vscode.workspace.getConfiguration(settingsPrefix, null);
+  const own = folder ? vscode.workspace.getConfiguration(settingsPrefix, folder) : window;
+  const { settings, problems } = parseSettings((key) => (folderSettings.has(key) ? own : window).get(key));
   for (const p of problems) {
     log.warn(`[config] ${p.key}: ${p.message} — using the default instead`);
   }
