@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { AgentGuardError, errnoCode } from '../core/lib/errors';
 import { agentLabels } from '../core/model/agent';
 import { applyRepairPlan } from '../core/repair/apply';
-import { editLine, summarize, type RepairPlan } from '../core/repair/plan';
+import { changesFor, editLine, summarize, type RepairPlan } from '../core/repair/plan';
 import { planRepair } from '../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired, type Liveness } from '../io/repairFile';
 import { exitCodes, UsageError, strictTokens, type CliIo } from './io';
@@ -190,8 +190,7 @@ function renderPlan(plan: RepairPlan, p: Palette, cwd: string, shown: string): s
       ...(s.relinked > 0 || plan.agent === 'claude-code' ? [`${s.relinked} re-linked`] : []),
       ...(s.rewritten > 0 ? [`${s.rewritten} rewritten`] : []),
     ];
-    const problems = plan.findings.length;
-    out.push(`${plan.edits.length} change${plan.edits.length === 1 ? '' : 's'} for ${problems} pairing problem${problems === 1 ? '' : 's'}: lines ${parts.join(', ')}.`);
+    out.push(`${changesFor(plan)}: lines ${parts.join(', ')}.`);
   }
   return out.join('\n') + '\n';
 }

@@ -102,6 +102,28 @@ export function editLine(e: RepairEdit): number {
   return e.kind === 'insert' ? e.after : e.line;
 }
 
+/**
+ * How many of the transcript's pairing problems the plan repairs: those the repaired
+ * transcript no longer has. A problem left (for a person, or on purpose) is not one of them.
+ */
+export function repairedProblems(plan: Pick<RepairPlan, 'findings' | 'remaining'>): number {
+  return Math.max(0, plan.findings.length - plan.remaining.length);
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * "3 changes for 2 of the 3 pairing problems": what the changes answer, each count with its
+ * own plural; both `agent-guard repair` and the extension's dialog say it so.
+ */
+export function changesFor(plan: Pick<RepairPlan, 'edits' | 'findings' | 'remaining'>): string {
+  const total = plan.findings.length;
+  const repaired = repairedProblems(plan);
+  return `${count(plan.edits.length, 'change')} for ${repaired === total ? count(total, 'pairing problem') : `${repaired} of the ${count(total, 'pairing problem')}`}`;
+}
+
 /** How many lines each kind of change touches. */
 export interface RepairSummary {
   dropped: number;

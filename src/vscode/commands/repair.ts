@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { AgentGuardError } from '../../core/lib/errors';
 import { applyRepairPlan } from '../../core/repair/apply';
-import { editLine, summarize } from '../../core/repair/plan';
+import { changesFor, editLine, summarize } from '../../core/repair/plan';
 import { planRepair } from '../../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired } from '../../io/repairFile';
 import { agentLabels } from '../../core/model/agent';
@@ -116,7 +116,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
 
   const sum = summarize(plan.edits);
   const detail = [
-    `${plan.edits.length} changes for ${plan.findings.length} pairing problems: ${sum.dropped} dropped, ${sum.moved} moved, ${sum.added} added, ${sum.relinked} re-linked.`,
+    `${changesFor(plan)}: ${sum.dropped} dropped, ${sum.moved} moved, ${sum.added} added, ${sum.relinked} re-linked.`,
     ...[...plan.edits].sort((a, b) => editLine(a) - editLine(b)).slice(0, 12).map((e) => `line ${editLine(e)}: ${e.reason}`),
     plan.edits.length > 12 ? `… and ${plan.edits.length - 12} more (see the diff)` : '',
     'The original is saved beside it first, byte for byte. No tool output is ever invented.',
