@@ -71,6 +71,11 @@ export const headerSchema = z.object({
   file: text(1_000),
   /** The host follows the session as it grows. */
   live: z.boolean(),
+  /**
+   * Why the session is not checked now (its agent is turned off in the settings): its findings
+   * are not known, which an empty list of findings must not pass for "none".
+   */
+  unchecked: z.optional(text(400)),
   stats: z.object({ events: index, turns: index, messages: index, calls: index, lines: index }),
 });
 export type Header = z.infer<typeof headerSchema>;

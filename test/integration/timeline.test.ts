@@ -224,4 +224,21 @@ suite('session timeline', () => {
     };
     await uiCheck(check);
   });
+
+  test('with its agent turned off, an open timeline says the session is not checked, not that it has no findings', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('agentGuard.showTimeline', { kind: 'session', session: { file } });
+    await uiCheck({ id: 'timeline-agent-on', frame, selector: '.stats', text: 'errors' });
+    const config = vscode.workspace.getConfiguration('agentGuard');
+    try {
+      await config.update('agents.claudeCode', false, vscode.ConfigurationTarget.Global);
+      await waitFor(() => !api.findings().some((f) => f.file === file), 15_000, 'the session no longer checked');
+      await uiCheck({ id: 'timeline-agent-off', frame, selector: '.stats', text: 'not checked: Claude Code is turned off in the settings (agentGuard.agents.claudeCode)', screenshot: 'timeline-agent-off.png' });
+    } finally {
+      await config.update('agents.claudeCode', undefined, vscode.ConfigurationTarget.Global);
+    }
+    // Turned on again: checked again, and the timeline shows its findings.
+    await findingsOf(api, file, ['missing-result', 'misplaced-result', 'stale-write']);
+    await uiCheck({ id: 'timeline-agent-on-again', frame, selector: '.stats', text: 'errors', steadyMs: 500 });
+  });
 });

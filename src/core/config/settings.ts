@@ -85,12 +85,20 @@ export function parseSettings(read: (key: SettingKey) => unknown): { settings: S
   return { settings: out as Settings, problems };
 }
 
+/** The setting that turns each agent's sessions on or off. */
+export const agentSettingKeys = {
+  'claude-code': 'agents.claudeCode',
+  codex: 'agents.codex',
+  gemini: 'agents.gemini',
+  amplifier: 'agents.amplifier',
+} as const satisfies Record<AgentKind, SettingKey>;
+
 export function enabledAgents(s: Settings): Record<AgentKind, boolean> {
   return {
-    'claude-code': s['agents.claudeCode'],
-    codex: s['agents.codex'],
-    gemini: s['agents.gemini'],
-    amplifier: s['agents.amplifier'],
+    'claude-code': s[agentSettingKeys['claude-code']],
+    codex: s[agentSettingKeys.codex],
+    gemini: s[agentSettingKeys.gemini],
+    amplifier: s[agentSettingKeys.amplifier],
   };
 }
 

@@ -15,6 +15,8 @@ import { readEvents } from './source';
 import { Coalescer } from '../../core/lib/coalescer';
 import { sessionTitle, tabTitle } from '../../core/model/sessionTitle';
 import { samePath } from '../../core/classify/paths';
+import { agentSettingKeys, enabledAgents, settingsPrefix } from '../../core/config/settings';
+import { agentLabels } from '../../core/model/agent';
 
 export const timelineViewType = 'agentGuard.timeline';
 
@@ -358,8 +360,21 @@ class TimelinePanel extends Disposable {
       ...(h.cwd !== undefined ? { cwd: h.cwd.slice(0, 4000) } : {}),
       file: nodePath.basename(this.file),
       live: this.follow !== undefined,
+      ...this.unchecked(h),
       stats: { ...h.stats },
     };
+  }
+
+  /**
+   * A session of an agent turned off in the settings: no monitor follows it, so it has no
+   * findings now. The timeline still shows the transcript (the user opened it), and says why
+   * it shows no findings, instead of "no findings".
+   */
+  private unchecked(h: TimelineHeader): { unchecked?: string } {
+    if (h.agent === 'unknown' || !this.scope || enabledAgents(this.scope.settings)[h.agent]) {
+      return {};
+    }
+    return { unchecked: `not checked: ${agentLabels[h.agent]} is turned off in the settings (${settingsPrefix}.${agentSettingKeys[h.agent]})` };
   }
 
   private post(message: HostMessage): void {

@@ -278,7 +278,9 @@ export class TimelineView {
     }
     const parts = [plural(s.turns, 'turn'), plural(s.messages, 'message'), plural(s.calls, 'call'), plural(s.lines, 'line')];
     const found = (['error', 'warning', 'info'] as const).filter((k) => bySeverity[k] > 0).map((k) => plural(bySeverity[k], k));
-    this.statsEl.textContent = [...parts, ...(found.length > 0 ? found : ['no findings'])].join(' · ');
+    // A session not checked now has no findings to count: "no findings" would say it is clean.
+    const verdict = this.header?.unchecked ?? (found.length > 0 ? found.join(' · ') : 'no findings');
+    this.statsEl.textContent = [...parts, verdict].join(' · ');
   }
 
   // ---- rendering --------------------------------------------------------------------
