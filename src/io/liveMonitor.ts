@@ -1,8 +1,9 @@
 import { constants as fsConstants, existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { RuleConfig } from '../core/config/ruleConfig';
+import { displayPath } from '../core/classify/paths';
 import { agentForPath, type Environment } from '../core/discovery/locations';
-import type { FindingSink } from '../core/engine/engine';
+import { findingId, type FindingSink } from '../core/engine/engine';
 import type { HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
 import type { Disposable } from '../core/lib/disposable';
@@ -15,7 +16,7 @@ import type { NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
 import { isDocumentTranscript } from '../core/parse/transcript';
 import { allRules } from '../core/rules/all';
-import { guardRule } from '../core/rules/guard';
+import { guardFinding, guardRule } from '../core/rules/guard';
 import { DocumentHistory } from './documentHistory';
 import { DocumentTail, type DocumentLook } from './documentTail';
 import { amplifierWorkingFolder } from './amplifierFolder';
@@ -723,6 +724,9 @@ export class LiveMonitor implements Disposable {
       // could not read again, as if the transcript no longer held them.
       return;
     }
+    if (s.fresh || this.findings.inGeneration(file)) {
+      this.reportUnplacedDecisions(s);
+    }
     if (this.findings.inGeneration(file)) {
       // What only other transcripts show (BlindWriteFinder) is not reported by a re-read.
       this.findings.endGeneration(file, (f) => this.blind.owns(f.id));
@@ -746,6 +750,47 @@ export class LiveMonitor implements Disposable {
     }
   }
 
+  /**
+   * After a read of a transcript from its start (the first, a re-check, the file truncated or
+   * replaced, a repair): the guard's decisions on calls of this transcript that it does not
+   * hold, from the hook ledger. The guard service reported each when it decided, on the last
+   * line read then, and the guard rule moves it onto its call once the call's line is read; but
+   * a call can never reach the transcript (a denied call the agent did not record, a hook run by
+   * hand), or be cut from it. No rule can report such a decision from the transcript's lines,
+   * so the generation the re-read ran in took it back for good (and a new monitor, after a
+   * settings change, never had it). It stays where it was while its line is still there, else
+   * goes on the last line, as the service places it.
+   */
+  private reportUnplacedDecisions(s: LiveSession): void {
+    const conversation = s.stream?.engine.conversation;
+    const filed = this.opts.hookLedger?.decisionsIn?.(s.summary.file) ?? [];
+    // (No stream: nothing was read, so nothing tells which calls the transcript holds.)
+    if (!conversation || filed.length === 0 || this.opts.config?.levels[guardRule.meta.id] === 'off') {
+      return;
+    }
+    const file = s.summary.file;
+    const last = this.lastLines.get(file) ?? 1;
+    for (const { record, callId } of filed) {
+      if (callId !== undefined && conversation.call(callId)) {
+        // Reported on its call by the guard rule, during this very read.
+        continue;
+      }
+      const had = this.findings.get(file, findingId(guardRule.meta.id, file, record.key));
+      this.findings.add(
+        had && had.line <= last
+          ? had
+          : guardFinding(record, {
+              file,
+              line: last,
+              agent: s.summary.agent,
+              session: s.summary.sessionId,
+              ...(callId !== undefined ? { callId } : {}),
+              displayPath: displayPath(record.path, s.summary.cwd),
+            }),
+      );
+    }
+  }
+
   private newTail(file: string): FileTail | DocumentTail {
     const onError = (e: unknown): void => this.logger.warn(`[monitor] cannot read ${file}: ${describeError(e)}`);
     if (isDocumentTranscript(file)) {
@@ -766,6 +811,8 @@ export class LiveMonitor implements Disposable {
           }
           this.logger.info(`[monitor] ${file} was ${reason}; reading it again`);
           this.findings.beginGeneration(file);
+          // Lines count from the new start (the guard places a decision on the last one read).
+          this.lastLines.delete(file);
           this.tree?.forgetSession(file);
           s.gate = { muted: false };
           s.stream = this.newStream(file, s.summary.agent, s.gate, s.cwd);

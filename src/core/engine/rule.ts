@@ -124,6 +124,19 @@ export interface HookLedgerView {
    * Absent where no guard runs (`check`).
    */
   decisionsFor?(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[];
+  /**
+   * Every objection the guard made to a call of one transcript (the hook named it), with the
+   * call it is about: the hook's call id, else the transcript call an id-less one was matched to
+   * (none yet: undefined). The guard service reports one whose call the transcript does not
+   * hold on a line of its own; a read of the transcript from its start reports it again from here.
+   */
+  decisionsIn?(transcript: string): readonly FiledGuardDecision[];
+}
+
+/** One objection of the guard, filed under the transcript of the call it was about. */
+export interface FiledGuardDecision {
+  record: GuardDecisionRecord;
+  callId: string | undefined;
 }
 
 /** One objection of the guard to one path of a call, as the guard rule reports it. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { appendFile, readFile, rename } from 'node:fs/promises';
-import type { GuardDecisionRecord, HookLedgerView } from '../../core/engine/rule';
+import type { FiledGuardDecision, GuardDecisionRecord, HookLedgerView } from '../../core/engine/rule';
 import type { GuardHit, HookAgent, Verdict } from '../../core/guard/types';
 import { errnoCode } from '../../core/lib/errors';
 import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
@@ -78,6 +78,8 @@ export class HookLedger implements HookLedgerView {
   private readonly entries: LedgerEntry[] = [];
   private readonly calls = new Map<string, Map<string, { tool: string; inputHash: string; at: number }>>();
   private readonly decisions = new Map<string, DecisionEntry[]>();
+  /** The same decisions, by the transcript the hook named (see decisionsIn). */
+  private readonly decisionsByTranscript = new Map<string, DecisionEntry[]>();
   private readonly byTranscript = new Map<string, string>();
   /** Per session, the tools and input hashes the hook saw before a call ran. */
   private readonly tools = new Map<string, Set<string>>();
@@ -310,7 +312,16 @@ export class HookLedger implements HookLedgerView {
         list = [];
         this.decisions.set(e.sessionId, list);
       }
-      list.push({ record, seq: e.seq, toolUseId: e.toolUseId, inputHash: e.inputHash, transcript: e.transcriptPath, matchedCallId: undefined });
+      const entry: DecisionEntry = { record, seq: e.seq, toolUseId: e.toolUseId, inputHash: e.inputHash, transcript: e.transcriptPath, matchedCallId: undefined };
+      list.push(entry);
+      if (e.transcriptPath !== undefined) {
+        let filed = this.decisionsByTranscript.get(e.transcriptPath);
+        if (!filed) {
+          filed = [];
+          this.decisionsByTranscript.set(e.transcriptPath, filed);
+        }
+        filed.push(entry);
+      }
     }
     return recs;
   }
@@ -371,6 +382,10 @@ export class HookLedger implements HookLedgerView {
     }
     return group.map((d) => d.record);
   }
+
+  decisionsIn(transcript: string): readonly FiledGuardDecision[] {
+    return (this.decisionsByTranscript.get(transcript) ?? []).map((d) => ({ record: d.record, callId: d.toolUseId ?? d.matchedCallId }));
+  }
 }
 
 /**
@@ -427,6 +442,10 @@ export class ServedLedgerView implements HookLedgerView {
 
   decisionsFor(session: { sessionId: string; transcript: string }, call: { callId: string; tool: string; inputHash?: string }): readonly GuardDecisionRecord[] {
     return this.ledger?.decisionsFor?.(session, call) ?? [];
+  }
+
+  decisionsIn(transcript: string): readonly FiledGuardDecision[] {
+    return this.ledger?.decisionsIn?.(transcript) ?? [];
   }
 }
 

@@ -334,7 +334,7 @@ export class GuardService implements Disposable {
         return;
       }
       const store = this.opts.monitor.findings;
-      // Only moved, never brought back: a re-check may have dropped it meanwhile.
+      // Only moved, never brought back: Clear Findings may have dropped it meanwhile.
       const present = new Set(store.forFile(u.file).map((f) => f.id));
       for (const f of u.findings.filter((x) => present.has(x.id))) {
         store.add({ ...f, line: at.line, endLine: at.line });

@@ -125,6 +125,31 @@ void describe('hook ledger', () => {
     );
   });
 
+  void test('decisionsIn: each objection filed under the transcript the hook named, with its call (an id-less one once matched); read back from the file too', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-ledger-'));
+    try {
+      const ledgerFile = path.join(dir, 'l.jsonl');
+      const l = await HookLedger.open(ledgerFile);
+      const args = { file_path: file, content: 'x' };
+      const deny = (reason: string) => ({ action: 'deny' as const, hits: [{ decision: 'unread-write' as const, action: 'deny' as const, path: file, reason }] });
+      const base = { kind: 'pre' as const, at: 5, tool: 'Write', inputHash: inputHash(args), paths: [{ path: file, op: 'write' as const }] };
+      l.record({ ...base, agent: 'claude', sessionId: 'c1', transcriptPath: '/t/c1.jsonl', toolUseId: 'toolu_1', seq: l.nextSeq(), verdict: deny('claude') });
+      l.record({ ...base, agent: 'claude', sessionId: 'c1', transcriptPath: '/t/c1.jsonl', toolUseId: 'toolu_2', seq: l.nextSeq(), verdict: { action: 'allow', hits: [] } });
+      l.record({ ...base, agent: 'gemini', sessionId: 'g1', transcriptPath: '/t/g1.jsonl', seq: l.nextSeq(), verdict: deny('gemini') });
+      l.record({ ...base, agent: 'claude', sessionId: 'c9', seq: l.nextSeq(), verdict: deny('no transcript') });
+      const filed = (v: HookLedger, transcript: string) => v.decisionsIn(transcript).map((d) => `${d.callId ?? '-'}:${d.record.reason}`);
+      assert.deepEqual(filed(l, '/t/c1.jsonl'), ['toolu_1:claude']);
+      assert.deepEqual(filed(l, '/t/g1.jsonl'), ['-:gemini']);
+      l.decisionsFor({ sessionId: 'g1', transcript: '/t/g1.jsonl' }, { callId: 'write_file-1', tool: 'write_file', inputHash: inputHash(args) });
+      assert.deepEqual(filed(l, '/t/g1.jsonl'), ['write_file-1:gemini']);
+      assert.deepEqual(filed(l, '/t/other.jsonl'), []);
+      await l.flush();
+      assert.deepEqual(filed(await HookLedger.load(ledgerFile), '/t/c1.jsonl'), ['toolu_1:claude']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   void test('hooks without call ids (Gemini): matched by input hash, each decision to one call', () => {
     const l = HookLedger.memory();
     const args = { file_path: file, content: 'x' };
