@@ -1,39 +1,20 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { enabledAgents, ruleConfigFromSettings, type Settings } from '../core/config/settings';
-import { resolveSessionFolder } from '../core/discovery/locations';
+import type { Settings } from '../core/config/settings';
 import { AgentGuardError } from '../core/lib/errors';
-import { describeError, scoped, type Logger } from '../core/lib/logger';
-import type { GuardPolicy } from '../core/guard/types';
+import { describeError, type Logger } from '../core/lib/logger';
 import type { Finding } from '../core/model/finding';
 import type { FindingChange } from '../io/findingStore';
-import { HookLedger, ServedLedgerView } from '../io/guard/ledger';
-import { GuardService, servedLedgerView, type DirtyBuffers } from '../io/guard/service';
-import { ensureGuardDir, guardDir, ledgerPathFor } from '../io/guard/socketPath';
-import { GuardStandby } from '../io/guard/standby';
-import { LiveMonitor, type SessionSummary } from '../io/liveMonitor';
+import { type HookLedger, ServedLedgerView } from '../io/guard/ledger';
+import { type GuardService, servedLedgerView } from '../io/guard/service';
+import { ensureGuardDir, guardDir } from '../io/guard/socketPath';
+import type { LiveMonitor, SessionSummary } from '../io/liveMonitor';
 import type { WatchedRoot } from '../io/sessionWatcher';
+import { newFolderMonitor, newFolderStandby, openFolderLedger, startFolderGuard, type FolderContext, type FolderHost } from './folderParts';
 import { Disposable } from './lifecycle';
 import { pathOf } from './uriPath';
 
-/** The guard decisions' levels, from the settings (one key per decision). */
-export function guardPolicy(s: Settings): GuardPolicy {
-  return {
-    'stale-write': s['guard.staleWrite'],
-    'dirty-buffer': s['guard.dirtyBuffer'],
-    'unread-write': s['guard.unreadWrite'],
-    'concurrent-write': s['guard.concurrentWrite'],
-  };
-}
-
-export interface MonitorHooks {
-  /** Did the user save this file from an editor around `at` (ms)? */
-  isUserSave(path: string, at: number, hash: string | null): boolean;
-  /** A notebook save of this file still being read back (see WorkTreeOptions.userSavePending). */
-  userSavePending(path: string): Promise<void> | undefined;
-  /** The editors' unsaved buffers (the guard denies writes to them). */
-  dirtyBuffers: DirtyBuffers;
-  version: string;
+export interface MonitorHooks extends FolderHost {
   /** The settings as a folder sees them: its own values of the `folderSettings` override the window's. */
   folderSettings(folder: string): Settings;
 }
@@ -98,6 +79,7 @@ export class MonitorScope extends Disposable {
 
   private async startFolder(folder: string): Promise<void> {
     const settings = this.hooks.folderSettings(folder);
+    const context: FolderContext = { folder, settings, log: this.log, host: this.hooks, environment: { home: os.homedir(), env: process.env } };
     let ledger: HookLedger | undefined;
     const dir = guardDir();
     // Served by the scope this one replaces: its service moves here once the monitor is ready.
@@ -107,7 +89,7 @@ export class MonitorScope extends Disposable {
       if (problem) {
         this.log.warn(`[guard] not started for ${folder}: ${problem.dir} ${problem.problem}`);
       } else {
-        ledger = handed ?? (await HookLedger.open(ledgerPathFor(folder, dir), scoped(this.log, 'guard')));
+        ledger = handed ?? (await openFolderLedger(context, dir));
       }
     }
     // Only the host serving the workspace keeps the ledger current (see ServedLedgerView). The
@@ -116,19 +98,7 @@ export class MonitorScope extends Disposable {
     if (this.isDisposed) {
       return;
     }
-    const monitor = new LiveMonitor({
-      workspace: folder,
-      environment: { home: os.homedir(), env: process.env },
-      agents: enabledAgents(settings),
-      extraFolders: settings.sessionFolders.map((f) => resolveSessionFolder(f, { home: os.homedir(), workspace: folder })),
-      config: ruleConfigFromSettings(settings),
-      logger: scoped(this.log, 'monitor'),
-      watchTree: settings.watchWorkingTree,
-      treeIgnore: settings.ignoredPaths,
-      isUserSave: (p, at, hash) => this.hooks.isUserSave(p, at, hash),
-      userSavePending: (p) => this.hooks.userSavePending(p),
-      ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
-    });
+    const monitor = newFolderMonitor(context, rulesLedger);
     this.monitors.set(folder, monitor);
     const a = monitor.findings.onDidChange((c) => this.findingsChanged.fire(c));
     const b = monitor.onDidChangeSessions(() => this.sessionsChanged.fire());
@@ -143,17 +113,7 @@ export class MonitorScope extends Disposable {
     if (!ledger || this.isDisposed) {
       return;
     }
-    const start = (l: HookLedger): Promise<GuardService> =>
-      GuardService.start({
-        workspace: folder,
-        monitor,
-        ledger: l,
-        dirtyBuffers: this.hooks.dirtyBuffers,
-        policy: guardPolicy(settings),
-        logger: scoped(this.log, 'guard'),
-        version: this.hooks.version,
-        dir,
-      });
+    const start = (l: HookLedger): Promise<GuardService> => startFolderGuard(context, monitor, l, dir);
     if (ledger === handed) {
       await this.predecessor?.handOver(folder);
     }
@@ -172,16 +132,10 @@ export class MonitorScope extends Disposable {
         this.log.info(`[guard] will take the guard service of ${folder} over when the host serving it stops`);
         // Owned by the scope: disposing it stops the waiting, and a service bound meanwhile is closed.
         this.register(
-          new GuardStandby({
-            workspace: folder,
-            dir,
-            logger: scoped(this.log, 'guard'),
-            start,
-            onServe: (service, fresh) => {
-              rulesLedger.serve(fresh);
-              this.serve(folder, service, fresh);
-              this.log.info(`[guard] the host serving ${folder} stopped; this window took its guard service over`);
-            },
+          newFolderStandby(context, dir, start, (service, fresh) => {
+            rulesLedger.serve(fresh);
+            this.serve(folder, service, fresh);
+            this.log.info(`[guard] the host serving ${folder} stopped; this window took its guard service over`);
           }),
         );
       }
