@@ -959,7 +959,8 @@ export class LiveMonitor implements Disposable {
       ...(agentForPath(file) === agent ? { agent } : {}),
       clock: this.clock,
       services,
-      logger: this.logger,
+      // The engine's lines (a rule that threw) carry no tag of their own.
+      logger: scoped(this.logger, 'monitor'),
       fallbackSessionId: sessionIdFromPath(file, agent),
       ...(cwd !== undefined ? { cwd } : {}),
       before: (e) => this.before(file, stream, gate, e),

@@ -8,7 +8,7 @@ import { enabledAgents, ruleConfigFromSettings, type Settings } from '../core/co
 import { resolveSessionFolder, type Environment } from '../core/discovery/locations';
 import type { HookLedgerView } from '../core/engine/rule';
 import type { GuardPolicy } from '../core/guard/types';
-import { scoped, type Logger } from '../core/lib/logger';
+import type { Logger } from '../core/lib/logger';
 import { HookLedger } from '../io/guard/ledger';
 import { GuardService, type DirtyBuffers } from '../io/guard/service';
 import { ledgerPathFor } from '../io/guard/socketPath';
@@ -41,7 +41,12 @@ export interface FolderContext {
   folder: string;
   /** The settings as the folder sees them (its own values of the folder settings). */
   settings: Settings;
-  /** The window's log (one LogOutputChannel). */
+  /**
+   * The window's log (one LogOutputChannel), given to every part as it is: each tags its own
+   * lines (`[monitor] …`, `[guard] …`, `[tree] …`; the monitor tags its own parts' `[sessions] …`,
+   * `[writers] …`), as `agent-guard watch` shows them. Scoped again here, every line carried
+   * its tag twice.
+   */
   log: Logger;
   host: FolderHost;
   /** Where the agents keep their sessions: the user's home and environment. */
@@ -50,7 +55,7 @@ export interface FolderContext {
 
 /** The folder's hook ledger, from its file in the per-user guard directory `dir`. */
 export function openFolderLedger(c: FolderContext, dir: string): Promise<HookLedger> {
-  return HookLedger.open(ledgerPathFor(c.folder, dir), scoped(c.log, 'guard'));
+  return HookLedger.open(ledgerPathFor(c.folder, dir), c.log);
 }
 
 /** The folder's live monitor (not started); its rules see `hookLedger` (see ServedLedgerView). */
@@ -62,7 +67,7 @@ export function newFolderMonitor(c: FolderContext, hookLedger: HookLedgerView | 
     agents: enabledAgents(settings),
     extraFolders: settings.sessionFolders.map((f) => resolveSessionFolder(f, { home: c.environment.home, workspace: folder })),
     config: ruleConfigFromSettings(settings),
-    logger: scoped(c.log, 'monitor'),
+    logger: c.log,
     watchTree: settings.watchWorkingTree,
     treeIgnore: settings.ignoredPaths,
     isUserSave: (p, at, hash) => host.isUserSave(p, at, hash),
@@ -79,7 +84,7 @@ export function startFolderGuard(c: FolderContext, monitor: LiveMonitor, ledger:
     ledger,
     dirtyBuffers: c.host.dirtyBuffers,
     policy: guardPolicy(c.settings),
-    logger: scoped(c.log, 'guard'),
+    logger: c.log,
     version: c.host.version,
     dir,
   });
@@ -87,5 +92,5 @@ export function startFolderGuard(c: FolderContext, monitor: LiveMonitor, ledger:
 
 /** Waits for the host that serves the folder's hooks to stop, then takes its guard service over. */
 export function newFolderStandby(c: FolderContext, dir: string, start: GuardStandbyOptions['start'], onServe: GuardStandbyOptions['onServe']): GuardStandby {
-  return new GuardStandby({ workspace: c.folder, dir, logger: scoped(c.log, 'guard'), start, onServe });
+  return new GuardStandby({ workspace: c.folder, dir, logger: c.log, start, onServe });
 }

@@ -18,7 +18,10 @@ export const nullLogger: Logger = {
   error() {},
 };
 
-/** Prefixes every entry with a component tag, e.g. `[tail]`. */
+/**
+ * Prefixes every entry with a component tag, e.g. `[tail]`: for a part whose lines carry none.
+ * The parts in src/io that tag their own (`[monitor] …`, `[guard] …`) get a host's log as it is.
+ */
 export function scoped(logger: Logger, component: string): Logger {
   const p = `[${component}] `;
   return {
