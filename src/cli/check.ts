@@ -28,8 +28,9 @@ A PATH is a transcript file or a folder searched for transcripts.
 Options:
   --format text|json|sarif   output format (default: text)
   --workspace DIR            check the sessions of this workspace in the agents' own folders
-                             (~/.claude, ~/.codex, ~/.gemini, ~/.amplifier; CLAUDE_CONFIG_DIR,
-                             CODEX_HOME, GEMINI_CLI_HOME are honoured)
+                             (~/.claude and ~/.config/claude, ~/.codex, ~/.gemini, ~/.amplifier;
+                             CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME, CODEX_HOME, GEMINI_CLI_HOME and
+                             AMPLIFIER_HOME are honoured)
   --rule ID=LEVEL            set a rule's severity: error, warning, info or off (repeatable)
   -j, --jobs N               check up to N files at once, each in its own thread
                              (default: about 3 for every 4 CPU cores, at least 1 and at most 8,
