@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
-import { describeHookState, hookState, type HookState } from '../core/hooks/state';
+import { describeHookState, hookState, installedFailClosed, type HookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
 import { plannedText, readSettings, writeSettings } from '../io/settingsFile';
@@ -151,7 +151,8 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
     let line: string;
     switch (state.kind) {
       case 'current':
-        line = `installed (${findOurHooks(before).map((o) => o.event).join(', ')})`;
+        // Which way it fails is in the command: say it, as a reinstall is what changes it.
+        line = `installed (${findOurHooks(before).map((o) => o.event).join(', ')}; ${installedFailClosed(before) ? 'denies' : 'allows'} writes when no guard service answers)`;
         break;
       case 'missing-script':
         line = `installed, but its script ${state.script} is missing: the agents write unchecked (run 'agent-guard hooks install' to repair it)`;

@@ -550,6 +550,36 @@ suite('guard', () => {
     }
   });
 
+  test('guard.failClosed changed with the hooks installed: installing them again is offered, and does it', async () => {
+    const settings = path.join(workspaceDir(), '.claude', 'settings.local.json');
+    const config = vscode.workspace.getConfiguration('agentGuard', vscode.workspace.workspaceFolders![0]!.uri);
+    try {
+      await withMessages(async (shown, buttons) => {
+        assert.equal(await vscode.commands.executeCommand<string>('agentGuard.installHooks', { confirm: false }), 'written');
+        assert.doesNotMatch(fs.readFileSync(settings, 'utf8'), /--fail-closed/);
+        await config.update('guard.failClosed', true, vscode.ConfigurationTarget.WorkspaceFolder);
+        await waitFor(() => shown.some((m) => m.startsWith('The guard hooks installed in')), 10_000, 'the offer to install the hooks again');
+        const i = shown.findIndex((m) => m.startsWith('The guard hooks installed in'));
+        assert.match(shown[i]!, /\.claude\/settings\.local\.json.* still allow writes when no guard service answers/);
+        assert.deepEqual(buttons[i], ['Preview and Update…']);
+        // What the button runs, for the folder, here without its preview.
+        assert.equal(await vscode.commands.executeCommand<string>('agentGuard.installHooks', { confirm: false }), 'written');
+        assert.match(fs.readFileSync(settings, 'utf8'), /--agent claude --fail-closed/);
+        // The hooks now as the setting says: a change of something else offers nothing.
+        const before = shown.length;
+        await config.update('guard.staleWrite', 'warn', vscode.ConfigurationTarget.WorkspaceFolder);
+        await api.ready();
+        await new Promise((r) => setTimeout(r, 500));
+        assert.equal(shown.slice(before).filter((m) => m.startsWith('The guard hooks installed in')).length, 0);
+      });
+    } finally {
+      await config.update('guard.failClosed', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      await config.update('guard.staleWrite', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      await vscode.commands.executeCommand<string>('agentGuard.uninstallHooks', { confirm: false });
+      await api.ready();
+    }
+  });
+
   test('a settings file that is there but cannot be read is reported and left as it is, not taken for none', async () => {
     // A folder where Gemini CLI's settings file should be: unreadable whoever runs the test.
     const gemini = path.join(workspaceDir(), '.gemini', 'settings.json');

@@ -112,3 +112,17 @@ export function describeHookState(s: HookState): string {
   }
   return s satisfies never;
 }
+
+/**
+ * Do the hook entries of ours in a settings file deny a write when no guard service answers
+ * (`--fail-closed`)? Undefined when none is there (or the file is not JSON with comments).
+ */
+export function installedFailClosed(text: string | undefined): boolean | undefined {
+  let ours: ReturnType<typeof findOurHooks>;
+  try {
+    ours = findOurHooks(text);
+  } catch {
+    return undefined;
+  }
+  return ours.length === 0 ? undefined : ours.some((o) => o.command.split(/\s+/).includes('--fail-closed'));
+}

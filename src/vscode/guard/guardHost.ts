@@ -3,11 +3,12 @@ import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
 import type { DirtyBuffers } from '../../io/guard/service';
 import { readSettings } from '../config';
+import { settingsPrefix } from '../../core/config/settings';
 import { commandIds, contextKeys, productName } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { EditorGuard, offerChoice, takeAgentsVersion } from './editorGuard';
-import { changeHooks, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair, tellOpenFolderFirst } from './hooksCommands';
+import { changeHooks, failModeDiffers, hooksPreviewScheme, hooksStatus, HooksPreview, offerHooks, offerRepair, tellOpenFolderFirst } from './hooksCommands';
 import { describeHookState, hookStatusActions, type HookState } from '../../core/hooks/state';
 import { writeHookShim } from './hookShim';
 import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
@@ -18,6 +19,9 @@ import { sameFile } from '../../io/discovery';
 import { pathOf } from '../uriPath';
 import { notify } from '../notify';
 import type { UserSaves } from '../userSaves';
+
+/** The button of the offer to install the hooks again after `guard.failClosed` changed. */
+const updateHooksChoice = 'Preview and Update…';
 
 /**
  * The extension's side of the guard: the editor's dirty buffers for the guard services, the
@@ -95,7 +99,36 @@ export class GuardHost extends Disposable {
     this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, (opts?: { confirm?: boolean }) => change('uninstall', opts ?? {})));
     this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
     this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        for (const folder of vscode.workspace.workspaceFolders ?? []) {
+          if (e.affectsConfiguration(`${settingsPrefix}.guard.failClosed`, folder.uri)) {
+            void this.offerFailModeUpdate(folder, failClosed(folder));
+          }
+        }
+      }),
+    );
     void this.updateHooksContext();
+  }
+
+  /**
+   * `guard.failClosed` is written into the hook command when the hooks are installed: the hook
+   * runs without the extension, so it cannot read the setting. Changed while hooks are installed,
+   * it does nothing until they are installed again, which is offered here (with its preview).
+   */
+  private async offerFailModeUpdate(folder: vscode.WorkspaceFolder, wanted: boolean): Promise<void> {
+    const files = await failModeDiffers(folder.uri.fsPath, wanted);
+    if (files.length === 0 || this.isDisposed) {
+      return;
+    }
+    const where = (vscode.workspace.workspaceFolders ?? []).length > 1 ? ` of ${folder.name}` : '';
+    const choice = await notify.info(
+      `The guard hooks installed in ${files.join(', ')}${where} still ${wanted ? 'allow' : 'deny'} writes when no guard service answers: the setting applies once they are installed again. Update them?`,
+      updateHooksChoice,
+    );
+    if (choice === updateHooksChoice) {
+      await vscode.commands.executeCommand(commandIds.installHooks, { folder });
+    }
   }
 
   /** Orders the updates of the context key: only the newest one sets it. */

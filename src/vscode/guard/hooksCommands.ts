@@ -6,7 +6,7 @@ import { AgentGuardError } from '../../core/lib/errors';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
-import { hookState, needsRepair, type HookState } from '../../core/hooks/state';
+import { hookState, installedFailClosed, needsRepair, type HookState } from '../../core/hooks/state';
 import { plannedText, readSettings, writeSettings } from '../../io/settingsFile';
 import { productName } from '../ids';
 import { notify } from '../notify';
@@ -163,6 +163,30 @@ export async function hooksStatus(workspace: string, script: string): Promise<{ 
       state = { kind: 'unreadable', error: e instanceof Error ? e.message : String(e) };
     }
     out.push({ agent, file: spec.file, state });
+  }
+  return out;
+}
+
+/**
+ * The settings files of a folder whose installed hooks fail otherwise when no guard service
+ * answers than `failClosed` says: the setting is written into the hook command when the hooks
+ * are installed, so a change of it applies only once they are installed again.
+ */
+export async function failModeDiffers(workspace: string, failClosed: boolean): Promise<string[]> {
+  const out: string[] = [];
+  for (const agent of installAgents) {
+    const spec = hookSpecs[agent];
+    let text: string | undefined;
+    try {
+      text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
+    } catch {
+      // Unreadable: the status says so, and installing would not touch it.
+      continue;
+    }
+    const installed = installedFailClosed(text);
+    if (installed !== undefined && installed !== failClosed) {
+      out.push(spec.file);
+    }
   }
   return out;
 }

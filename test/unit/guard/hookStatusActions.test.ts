@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hookStatusActions, type HookState } from '../../../src/core/hooks/state';
+import { hookStatusActions, installedFailClosed, type HookState } from '../../../src/core/hooks/state';
+import { hookCommand } from '../../../src/core/hooks/install';
 
 const none: HookState = { kind: 'not-installed' };
 const current: HookState = { kind: 'current' };
@@ -35,4 +36,13 @@ void test('a file that cannot be read offers nothing for itself', () => {
 
 void test('no folder: nothing to offer', () => {
   assert.deepEqual(hookStatusActions([]), []);
+});
+
+void test('installedFailClosed: whether our hook entries deny when no service answers', () => {
+  const file = (command: string): string => JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command }] }] } });
+  assert.equal(installedFailClosed(file(hookCommand('/x/hook.js', 'claude'))), false);
+  assert.equal(installedFailClosed(file(hookCommand('/x/hook.js', 'claude', { failClosed: true }))), true);
+  assert.equal(installedFailClosed(file('node other.js --fail-closed')), undefined, 'not ours');
+  assert.equal(installedFailClosed(undefined), undefined);
+  assert.equal(installedFailClosed('{ not json'), undefined);
 });

@@ -309,8 +309,16 @@ void describe('agent-guard hooks', () => {
 
     const st = io(ws);
     assert.equal(await runHooks(['status'], st.io, { hookScript: script }), 0);
-    assert.match(st.out.join(''), /\.claude\/settings\.local\.json +installed \(PreToolUse, PostToolUse\)/);
-    assert.match(st.out.join(''), /\.gemini\/settings\.json +installed \(BeforeTool, AfterTool\)/);
+    assert.match(st.out.join(''), /\.claude\/settings\.local\.json +installed \(PreToolUse, PostToolUse; allows writes when no guard service answers\)/);
+    assert.match(st.out.join(''), /\.gemini\/settings\.json +installed \(BeforeTool, AfterTool; allows writes when no guard service answers\)/);
+    // Installed again with --fail-closed: rewritten, and the status says which way it fails.
+    const closed = io(ws);
+    assert.equal(await runHooks(['install', '--agents', 'claude', '--fail-closed'], closed.io, { hookScript: script }), 0);
+    const stClosed = io(ws);
+    assert.equal(await runHooks(['status', '--agents', 'claude'], stClosed.io, { hookScript: script }), 0);
+    assert.match(stClosed.out.join(''), /\.claude\/settings\.local\.json +installed \(PreToolUse, PostToolUse; denies writes when no guard service answers\)/);
+    assert.equal(await runHooks(['install', '--agents', 'claude'], io(ws).io, { hookScript: script }), 0);
+    assert.equal(readFileSync(claudeFile, 'utf8'), installed.claude, 'and back');
     assert.match(st.out.join(''), /guard service: not running for /);
 
     // An entry whose script is gone (an old install's path): the agents run it and write
