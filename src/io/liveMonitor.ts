@@ -302,6 +302,13 @@ export class LiveMonitor implements Disposable {
     return this.sessions.get(file)?.stream?.engine.conversation.call(callId)?.call.at;
   }
 
+  /** When a tool call was made, by its transcript's time, from what is in memory now (see knownCallLocation). */
+  knownCallTime(file: string, callId: string): number | undefined {
+    const timestamp = this.sessions.get(file)?.stream?.engine.conversation.call(callId)?.call.timestamp;
+    const t = timestamp !== undefined ? Date.parse(timestamp) : NaN;
+    return Number.isNaN(t) ? undefined : t;
+  }
+
   /** Where the session last read (or else wrote) a file: the transcript line holding what it saw. */
   async lastSeen(file: string, path: string): Promise<{ at: Span; how: 'read' | 'write' } | undefined> {
     const k = (await this.awake(file))?.engine.knowledge.get(path);

@@ -12,7 +12,7 @@ import type { Finding } from '../../core/model/finding';
 import { guardFinding } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
 import { hookCallPrefix, type WorkTree } from '../workTree';
-import { ServedLedgerView, servingHeartbeatMs, type HookLedger } from './ledger';
+import { ServedLedgerView, servingHeartbeatMs, type HookLedger, type LedgerEntry } from './ledger';
 import { runningGeminiSubAgent } from './geminiSubAgent';
 import { GuardServer, serviceAnswers } from './server';
 import { guardDir, realWorkspace, socketPathFor } from './socketPath';
@@ -103,6 +103,8 @@ export class GuardService implements Disposable {
       handle: (r) => service.handle(r),
       ...(opts.logger ? { logger: opts.logger } : {}),
     });
+    // Before the first question is read (this runs on, synchronously, from the bind).
+    service.recallHookReports();
     // From now on a call the hook does not report went around it (unapproved-call).
     opts.ledger.markServing(service.clock());
     service.heartbeat = setInterval(() => opts.ledger.markServing(service.clock()), servingHeartbeatMs);
@@ -159,10 +161,64 @@ export class GuardService implements Disposable {
   }
 
   /**
+   * What the hooks reported each session read and wrote, as the ledger holds it (as far back as
+   * it keeps entries): a new service (the host restarted, or took the service over) knew only
+   * what the transcripts say, a read they hold hashed as the file is now, so a change made while
+   * no guard ran passed as read, and a read they do not hold yet counted as none. Per session
+   * and file the last report goes to the working tree with the hash the hook computed then,
+   * unless the session's transcript saw the file after it (a read made while no guard answered).
+   */
+  private recallHookReports(): void {
+    const last = new Map<string, { key: string; entry: LedgerEntry; path: LedgerEntry['paths'][number] }>();
+    /** When the hook reported each call it saw, per session. */
+    const reportedAt = new Map<string, number>();
+    // (Looked up once per session: a hook without a transcript is matched among all sessions.)
+    const keys = new Map<string, string>();
+    for (const entry of this.opts.ledger.all()) {
+      const named = `${entry.agent}\0${entry.sessionId}\0${entry.transcriptPath ?? ''}`;
+      const key = keys.get(named) ?? this.sessionKey(entry);
+      keys.set(named, key);
+      this.hookSessionIds.set(key, entry.sessionId);
+      if (entry.toolUseId !== undefined) {
+        reportedAt.set(`${key}\0${entry.toolUseId}`, entry.at);
+      }
+      if (entry.kind !== 'post' || entry.failed) {
+        continue;
+      }
+      for (const p of entry.paths) {
+        // (A read without the hook's hash would be taken as the file is now: nothing learned.)
+        if (p.op !== 'delete' && !(p.op === 'read' && p.hash === undefined)) {
+          last.set(`${key}\0${p.path}`, { key, entry, path: p });
+        }
+      }
+    }
+    for (const { key, entry, path: p } of last.values()) {
+      const seen = this.tree.lastSeen(key, p.path);
+      if (seen?.source === 'hook') {
+        // Reported to this process's working tree already (a service before this one in it).
+        continue;
+      }
+      if (seen && !(seen.callId !== undefined && seen.callId === entry.toolUseId)) {
+        // The transcript's own last sight of the file: newer unless known to be older.
+        const then = seen.callId !== undefined ? (reportedAt.get(`${key}\0${seen.callId}`) ?? this.opts.monitor.knownCallTime(key, seen.callId)) : undefined;
+        if (then === undefined || then >= entry.at) {
+          continue;
+        }
+      }
+      const o = { source: 'hook' as const, ...(entry.toolUseId !== undefined ? { callId: entry.toolUseId } : {}) };
+      if (p.op === 'read') {
+        this.tree.sessionSaw(key, p.path, { ...o, hash: p.hash });
+      } else {
+        this.tree.sessionWrote(key, p.path, p.hash ?? undefined, o);
+      }
+    }
+  }
+
+  /**
    * Sessions are keyed by transcript file, as the live monitor keys them; a hook without a
    * transcript path (Codex may send null) is matched to a transcript by session id.
    */
-  private sessionKey(r: PreRequest | PostRequest): string {
+  private sessionKey(r: Pick<PreRequest, 'transcriptPath' | 'sessionId' | 'agent'>): string {
     if (r.transcriptPath) {
       return nodePath.resolve(r.transcriptPath);
     }

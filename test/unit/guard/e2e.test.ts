@@ -537,6 +537,39 @@ void describe('guard hook end to end', () => {
     assert.equal(g.live.announced.filter((f) => f.rule === 'guard').length, 1, 'announced once');
   });
 
+  void test('a restarted service knows what the hooks recorded: a read as it was then (stale after the user’s change), and a read the transcript does not have yet', async () => {
+    const { g, file, claude } = await setup();
+    const other = g.file('src/other.ts', 'export {};\n');
+    mkdirSync(g.live.projectDir, { recursive: true });
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R1'), ['--agent', 'claude']));
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: other }, 'toolu_R2'), ['--agent', 'claude']));
+    // The transcript has the first read; the second is not written down yet.
+    const t = new ClaudeTranscript('c1', g.workspace).at(Date.now() - 5000).user('look').read('m1', 'toolu_R1', file, v1);
+    writeFileSync(claude.transcript, t.text());
+    await g.stop();
+    // While no guard runs, the user changes the file the session read.
+    writeFileSync(file, 'const a = 1; // by the user\n');
+    await g.start();
+    const reason = denied(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_E1'), ['--agent', 'claude']), 'claude');
+    assert.match(reason, /^src\/app\.ts changed on disk after you last read it/);
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: other, old_string: '{}', new_string: '{ a }' }, 'toolu_E2'), ['--agent', 'claude']));
+  });
+
+  void test('a restarted service: a read the transcript made after the hook’s last report stands (made while no guard answered)', async () => {
+    const { g, file, claude } = await setup();
+    mkdirSync(g.live.projectDir, { recursive: true });
+    allowed(await g.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R1'), ['--agent', 'claude']));
+    const t = new ClaudeTranscript('c1', g.workspace).at(Date.now() - 5000).user('look').read('m1', 'toolu_R1', file, v1);
+    await g.stop();
+    const v2 = 'const a = 1; // by the user\n';
+    writeFileSync(file, v2);
+    // The session reads it again while no service answers: only its transcript says so.
+    t.at(Date.now() + 1000).read('m2', 'toolu_R3', file, v2);
+    writeFileSync(claude.transcript, t.text());
+    await g.start();
+    allowed(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_E1'), ['--agent', 'claude']));
+  });
+
   void test('a service handed over (closed, then bound again a moment later): the hook waits for it and gets its answer', async () => {
     const { g, file, claude } = await setup();
     g.dirty.add(file);

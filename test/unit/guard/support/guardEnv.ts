@@ -91,6 +91,15 @@ export class GuardEnv {
     return this;
   }
 
+  /**
+   * The host stops: its service and monitor close. `start` again is a new host, which knows
+   * what the hooks recorded only from the ledger file.
+   */
+  async stop(): Promise<void> {
+    await this.service.close();
+    await this.live.monitor?.close();
+  }
+
   hook(input: unknown, args: string[], env: Record<string, string | undefined> = {}): Promise<HookRun> {
     return runHook(input, args, { AGENT_GUARD_DIR: this.dir, ...env });
   }
