@@ -6,7 +6,7 @@
  * in, asks it "may this session write these files now?" within a deadline, and answers in
  * the agent's format (core/guard/answer.ts). After a read or write it reports the sha256 of
  * the file as it is on disk at that moment: what the session really saw. No service within
- * the deadline: allow with a note on stderr, or deny with AGENT_GUARD_FAIL_CLOSED=1 /
+ * the deadline: allow with a note the agent shows, or deny with AGENT_GUARD_FAIL_CLOSED=1 /
  * `--fail-closed`. Input that is not a hook payload: a message and a non-blocking exit 1.
  *
  * It must start fast: node built-ins only, no zod, no chokidar, no rules engine (see

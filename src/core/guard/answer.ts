@@ -6,8 +6,8 @@
  * - Gemini CLI: `{"decision":"deny","reason":…}` (§3.2).
  * - Codex: `hookSpecificOutput.permissionDecision: "deny"` (only deny is enforced; §3.4).
  * Allow is exit 0 with no stdout: never an explicit "allow", which would skip the agent's
- * own permission prompt. A warning lets the call through and tells the model and the user
- * where the agent has a field for it.
+ * own permission prompt. A warning, or a write let through unchecked (no guard service),
+ * goes through with a note where the agent shows one on an allowed call (see `allowWithNote`).
  */
 import type { HookAgent, Verdict } from './types';
 
@@ -51,20 +51,34 @@ export function deny(agent: HookAgent, reason: string): HookAnswer {
 }
 
 function warn(agent: HookAgent, reason: string): HookAnswer {
-  const text = `${prefix}warning: ${reason}`;
+  return allowWithNote(agent, `${prefix}warning: ${reason}`);
+}
+
+/**
+ * Lets the call through (exit 0) and says `text` where the agent shows a hook's message on a
+ * call it allows: on exit 0 no agent shows stderr (Claude Code only for exit 2 or another
+ * failure, HOOKS-AND-VSCODE.md §3.1), so a note there was seen by no one.
+ * - Claude Code / Copilot: `systemMessage` for the user, `hookSpecificOutput.additionalContext`
+ *   for the model (§3.1, §3.5).
+ * - Gemini CLI: `systemMessage` (§3.2).
+ * - Codex: the same fields. It reads stdout alone on exit 0 and shows `systemMessage` as the
+ *   hook's warning (openai/codex `codex-rs/hooks/src/events/pre_tool_use.rs`); builds older than
+ *   that parse and ignore both (§3.4). Neither makes it block.
+ * stderr says it too: for a person running the hook by hand, and the agents' hook logs.
+ */
+function allowWithNote(agent: HookAgent, text: string): HookAnswer {
+  const stderr = text + '\n';
   switch (agent) {
     case 'claude':
     case 'copilot':
+    case 'codex':
       return {
         exitCode: 0,
         stdout: JSON.stringify({ systemMessage: text, hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } }) + '\n',
-        stderr: text + '\n',
+        stderr,
       };
     case 'gemini':
-      return { exitCode: 0, stdout: JSON.stringify({ systemMessage: text }) + '\n', stderr: text + '\n' };
-    case 'codex':
-      // Codex fails open on every output field but deny: stderr is the only channel.
-      return { exitCode: 0, stdout: '', stderr: text + '\n' };
+      return { exitCode: 0, stdout: JSON.stringify({ systemMessage: text }) + '\n', stderr };
   }
 }
 
@@ -76,11 +90,10 @@ export function answerNoService(agent: HookAgent, failClosed: boolean, why: stri
       `agent-guard could not check this write of ${target}: ${why}. The guard is set to fail closed, so the write was blocked. Ask the user to start the guard (the Agent Session Guard extension or \`agent-guard watch\`), then retry.`,
     );
   }
-  return {
-    exitCode: 0,
-    stdout: '',
-    stderr: `${prefix}${why}; allowing the write of ${target} unchecked (start the Agent Session Guard extension or \`agent-guard watch\` in the workspace; set AGENT_GUARD_FAIL_CLOSED=1 to block instead).\n`,
-  };
+  return allowWithNote(
+    agent,
+    `${prefix}${why}; allowing the write of ${target} unchecked (start the Agent Session Guard extension or \`agent-guard watch\` in the workspace; set AGENT_GUARD_FAIL_CLOSED=1 to block instead).`,
+  );
 }
 
 /** Stdin was not a hook payload: say so, and do not block (exit 1 is a non-blocking error for every agent). */

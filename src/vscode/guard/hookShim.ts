@@ -18,8 +18,8 @@ export const hookShimName = 'hook.js';
  * The shim's source: loads `target` (a dist/hook.js, which exports runHookCommand and runs
  * itself only as the main module) and runs it with this process's argv and stdio. If the
  * target is gone (the extension was uninstalled, or an old window wrote the shim last), it
- * says so, and blocks only when the hook was installed to fail closed — as the hook itself
- * would without a service.
+ * says so (where the agent shows it: see core/guard/answer.ts), and blocks only when the hook
+ * was installed to fail closed — as the hook itself would without a service.
  */
 export function hookShimSource(target: string, version: string): string {
   return `#!/usr/bin/env node
@@ -35,13 +35,21 @@ try {
     throw e;
   }
   const failClosed = process.argv.includes('--fail-closed') || /^(1|true|yes)$/i.test(process.env.AGENT_GUARD_FAIL_CLOSED || '');
-  process.stderr.write('agent-guard: the guard hook ' + target + ' is missing (was Agent Session Guard uninstalled?); ' +
-    (failClosed ? 'the guard is set to fail closed, so the write was blocked. Ask the user to start VS Code with the extension, or remove the hook.\\n' : 'the tool call was not checked.\\n'));
-  process.exit(failClosed ? 2 : 0);
+  const note = 'agent-guard: the guard hook ' + target + ' is missing (was Agent Session Guard uninstalled?); ' +
+    (failClosed ? 'the guard is set to fail closed, so the write was blocked. Ask the user to start VS Code with the extension, or remove the hook.' : 'the tool call was not checked.');
+  process.stderr.write(note + '\\n');
+  if (!failClosed) {
+    // On exit 0 the agents show stdout's systemMessage, not stderr (every one of them reads that field).
+    process.stdout.write(JSON.stringify({ systemMessage: note }) + '\\n');
+  }
+  // (Not process.exit: it may cut off what is still being written to a pipe.)
+  process.exitCode = failClosed ? 2 : 0;
 }
-hook.runHookCommand(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: '' }).then((code) => {
-  process.exitCode = code;
-});
+if (hook) {
+  hook.runHookCommand(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), home: '' }).then((code) => {
+    process.exitCode = code;
+  });
+}
 `;
 }
 

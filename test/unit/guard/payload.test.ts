@@ -205,14 +205,26 @@ void describe('hook answers', () => {
     assert.match(out.hookSpecificOutput.additionalContext, /^agent-guard: warning: src\/a\.ts changed/);
     assert.equal(out.hookSpecificOutput.permissionDecision, undefined);
     assert.deepEqual(Object.keys(JSON.parse(answerFor('gemini', w).stdout) as object), ['systemMessage']);
-    assert.deepEqual({ ...answerFor('codex', w), stderr: '' }, { exitCode: 0, stdout: '', stderr: '' });
+    // Codex shows stdout's systemMessage on exit 0, never stderr.
+    const x = answerFor('codex', w);
+    assert.equal(x.exitCode, 0);
+    assert.match((JSON.parse(x.stdout) as { systemMessage: string }).systemMessage, /^agent-guard: warning: src\/a\.ts changed/);
   });
 
-  void test('no service: allow with a note, or deny when failing closed; bad input: exit 1', () => {
-    const open = answerNoService('claude', false, 'no guard service is running for /p', 'src/a.ts');
-    assert.equal(open.exitCode, 0);
-    assert.equal(open.stdout, '');
-    assert.match(open.stderr, /^agent-guard: no guard service is running for \/p; allowing the write of src\/a\.ts unchecked/);
+  void test('no service: allow with a note the user and the model see, or deny when failing closed; bad input: exit 1', () => {
+    const note = /^agent-guard: no guard service is running for \/p; allowing the write of src\/a\.ts unchecked .*AGENT_GUARD_FAIL_CLOSED=1/;
+    for (const agent of ['claude', 'copilot', 'codex', 'gemini'] as const) {
+      const open = answerNoService(agent, false, 'no guard service is running for /p', 'src/a.ts');
+      assert.equal(open.exitCode, 0);
+      const out = JSON.parse(open.stdout) as { systemMessage: string; hookSpecificOutput?: { hookEventName: string; additionalContext: string; permissionDecision?: string } };
+      assert.match(out.systemMessage, note, agent);
+      if (agent === 'gemini') {
+        assert.deepEqual(Object.keys(out), ['systemMessage']);
+      } else {
+        assert.deepEqual(out.hookSpecificOutput, { hookEventName: 'PreToolUse', additionalContext: out.systemMessage }, agent);
+      }
+      assert.match(open.stderr, note);
+    }
     const closed = answerNoService('gemini', true, 'no guard service is running for /p', 'src/a.ts');
     assert.equal(closed.exitCode, 2);
     assert.equal((JSON.parse(closed.stdout) as { decision: string }).decision, 'deny');

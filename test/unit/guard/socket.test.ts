@@ -107,7 +107,7 @@ void describe('guard socket', { skip: process.platform === 'win32' ? 'Unix socke
     const file = path.join(env.workspace, 'a.ts');
     const r = await runHook(payloads.claude('PreToolUse', { sessionId: 's', transcript: path.join(env.root, 's.jsonl'), cwd: env.workspace }, 'Write', { file_path: file, content: 'x' }, 't'), ['--agent', 'claude'], { AGENT_GUARD_DIR: dir });
     assert.equal(r.code, 0);
-    assert.match(r.stderr, /the guard directory .*gd has mode 0777; it must be 0700 \(only its owner may enter it\), so no service in it can be trusted; allowing the write/);
+    assert.match((JSON.parse(r.stdout) as { systemMessage: string }).systemMessage, /the guard directory .*gd has mode 0777; it must be 0700 \(only its owner may enter it\), so no service in it can be trusted; allowing the write/);
     const closed = await runHook(payloads.claude('PreToolUse', { sessionId: 's', transcript: path.join(env.root, 's.jsonl'), cwd: env.workspace }, 'Write', { file_path: file, content: 'x' }, 't'), ['--agent', 'claude', '--fail-closed'], { AGENT_GUARD_DIR: dir });
     assert.equal(closed.code, 2);
   });

@@ -50,7 +50,7 @@ void describe('the hook shim', () => {
     // No service: allowed with a note, or denied with --fail-closed — the hook's own answers.
     const open = await run(shim, ['--agent-guard', '--agent', 'claude'], write);
     assert.equal(open.code, 0, open.stderr);
-    assert.match(open.stderr, /no guard service is running/);
+    assert.match((JSON.parse(open.stdout) as { systemMessage: string }).systemMessage, /no guard service is running/);
     const closed = await run(shim, ['--agent-guard', '--agent', 'claude', '--fail-closed'], write);
     assert.equal(closed.code, 2, closed.stderr);
     assert.match(closed.stdout + closed.stderr, /fail closed/);
@@ -61,6 +61,7 @@ void describe('the hook shim', () => {
     const open = await run(shim, ['--agent-guard', '--agent', 'claude'], write);
     assert.equal(open.code, 0);
     assert.match(open.stderr, /is missing .*not checked/);
+    assert.match((JSON.parse(open.stdout) as { systemMessage: string }).systemMessage, /is missing .*not checked/);
     const closed = await run(shim, ['--agent-guard', '--agent', 'claude', '--fail-closed'], write);
     assert.equal(closed.code, 2);
     assert.match(closed.stderr, /fail closed, so the write was blocked/);
