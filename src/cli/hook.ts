@@ -5,16 +5,18 @@
  * It reads the hook payload on stdin, finds the guard service of the workspace the file is
  * in, asks it "may this session write these files now?" within a deadline, and answers in
  * the agent's format (core/guard/answer.ts). After a read or write it reports the sha256 of
- * the file as it is on disk at that moment: what the session really saw. No service within
- * the deadline: allow with a note the agent shows, or deny with AGENT_GUARD_FAIL_CLOSED=1 /
- * `--fail-closed`. Input that is not a hook payload: a message and a non-blocking exit 1.
+ * the file as it is on disk at that moment: what the session really saw. A write it cannot
+ * have checked (no service within the deadline, an error instead of a verdict, a payload it
+ * cannot read): allow with a note the agent shows, or deny with AGENT_GUARD_FAIL_CLOSED=1 /
+ * `--fail-closed`. Other input that is not a hook payload (not a write's, or not JSON): a
+ * message and a non-blocking exit 1 (denied too when failing closed, unless it is no write).
  *
  * It must start fast: node built-ins only, no zod, no chokidar, no rules engine (see
  * esbuild.config.mjs, and the bundle test in test/unit/guard).
  */
 import { fstatSync, readFileSync } from 'node:fs';
-import { allowAnswer, answerFor, answerInvalid, answerNoService, type HookAnswer } from '../core/guard/answer';
-import { guardPaths, parseHookPayload, transcriptInput, type HookEvent } from '../core/guard/payload';
+import { allowAnswer, answerFor, answerInvalid, answerNoService, answerRefused, type HookAnswer } from '../core/guard/answer';
+import { guardPaths, mayWriteFiles, parseHookPayload, transcriptInput, type HookEvent } from '../core/guard/payload';
 import type { GuardWireRequest } from '../core/guard/protocol';
 import { hookAgents, type HookAgent } from '../core/guard/types';
 import { displayPath } from '../core/classify/paths';
@@ -44,15 +46,19 @@ session may write the files now, and answers in the agent's own format.
 
 Options:
   --agent NAME     the agent whose payload and answer format to use
-  --fail-closed    deny a write when no guard service answers in time (default: allow it,
-                   with a note to the agent); also AGENT_GUARD_FAIL_CLOSED=1
+  --fail-closed    deny a write the guard could not check: no guard service answered in
+                   time, it answered with an error, or the payload could not be read (also
+                   input that is not JSON); default: allow it, with a note to the agent and
+                   the user; also AGENT_GUARD_FAIL_CLOSED=1
   -h, --help       show this help
 
 Environment: AGENT_GUARD_TIMEOUT_MS, how long to wait for the service (default ${defaultTimeoutMs});
 AGENT_GUARD_DIR, the folder of the guard's sockets and ledgers.
 
-Exit status: 0 allowed (or a warning for the model), 2 denied (the reason on stderr and, in the
-agent's format, on stdout), 1 the input was not a hook payload (the agents go on).
+Exit status: 0 allowed (or a warning, or a note that it went unchecked, for the model and the
+user), 2 denied (the reason on stderr and, in the agent's format, on stdout), 1 the input was not
+a hook payload of a write (the agents go on; with --fail-closed, input that may be a write's is
+denied instead).
 `;
 
 export async function runHookCommand(argv: string[], io: HookIo): Promise<number> {
@@ -76,24 +82,30 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
   const env = io.env;
   const failClosed = args.failClosed || /^(1|true|yes)$/i.test(env['AGENT_GUARD_FAIL_CLOSED'] ?? '');
   const timeoutMs = positiveInt(env['AGENT_GUARD_TIMEOUT_MS']) ?? defaultTimeoutMs;
+  // Input the hook cannot read may be a write it cannot check: denied when failing closed.
+  const agent = args.agent ?? 'claude';
+  const unreadable = (error: string): HookAnswer => answerInvalid(error, { agent, failClosed, mayWrite: true, payload: false });
   let text: string;
   try {
     text = await readInput(io.stdin, timeoutMs);
   } catch (e) {
-    return answerInvalid(e instanceof Error ? e.message : String(e));
+    return unreadable(e instanceof Error ? e.message : String(e));
   }
   if (text.trim() === '') {
-    return answerInvalid('stdin was empty');
+    return unreadable('stdin was empty');
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return answerInvalid(`stdin is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    return unreadable(`stdin is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
   const parsed = parseHookPayload(value, args.agent);
   if (parsed.kind === 'invalid') {
-    return answerInvalid(parsed.error);
+    // A JSON object is an agent's payload the hook cannot read (a field missing or of another
+    // type: the agent changed its format?); only a write tool's before it runs can be stopped.
+    const payload = typeof value === 'object' && value !== null && !Array.isArray(value);
+    return answerInvalid(parsed.error, { agent, failClosed, mayWrite: parsed.phase !== 'post' && mayWriteFiles(parsed.tool), payload });
   }
   if (parsed.kind === 'ignore') {
     return allowAnswer;
@@ -105,7 +117,7 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
     // Not a file tool (VS Code runs every hook for every tool), or nothing we can name.
     return allowAnswer;
   }
-  const target = paths.map((p) => displayPath(p.path, e.cwd)).join(', ');
+  const target = describeTargets(paths.map((p) => displayPath(p.path, e.cwd)));
   // Loaded only for calls the guard judges: VS Code runs the hook for every tool call, and
   // most of those leave above without loading crypto or net. (Modules of this bundle, started
   // when first imported; a built-in is required by them, not imported here: a dynamic import
@@ -162,12 +174,15 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
       return answerNoService(e.agent, failClosed, `the guard service for ${found.workspace} did not answer within ${r.ms} ms`, target);
     case 'unavailable':
       return answerNoService(e.agent, failClosed, r.why, target);
+    case 'unreadable':
+      return answerRefused(e.agent, failClosed, r.why, target);
     case 'answer':
+      // The service runs and answered, with an error instead of a verdict.
       if (!r.response.ok) {
-        return answerNoService(e.agent, failClosed, `the guard service rejected the question (${r.response.error})`, target);
+        return answerRefused(e.agent, failClosed, `the guard service answered with an error (${r.response.error})`, target);
       }
       if (r.response.type !== 'verdict') {
-        return answerNoService(e.agent, failClosed, 'the guard service gave no verdict', target);
+        return answerRefused(e.agent, failClosed, 'the guard service gave no verdict', target);
       }
       return answerFor(e.agent, r.response.verdict);
   }
@@ -183,6 +198,12 @@ function callFields(e: HookEvent): Omit<Extract<GuardWireRequest, { type: 'pre' 
     tool: e.tool,
     ...(e.toolUseId !== undefined ? { toolUseId: e.toolUseId } : {}),
   };
+}
+
+/** The files of a call as its messages name them: a patch of a thousand files names a few. */
+function describeTargets(names: string[]): string {
+  const shown = 3;
+  return names.length <= shown + 1 ? names.join(', ') : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more files`;
 }
 
 function dirOf(path: string): string {

@@ -96,8 +96,43 @@ export function answerNoService(agent: HookAgent, failClosed: boolean, why: stri
   );
 }
 
-/** Stdin was not a hook payload: say so, and do not block (exit 1 is a non-blocking error for every agent). */
-export function answerInvalid(error: string): HookAnswer {
+/**
+ * The service answered, but with an error instead of a verdict (a call past its limits: more
+ * files than it judges at once, an id longer than it takes): it runs, so the way out is not to
+ * start it. Allow with a note, or deny when the guard must fail closed.
+ */
+export function answerRefused(agent: HookAgent, failClosed: boolean, why: string, target: string): HookAnswer {
+  if (failClosed) {
+    return deny(
+      agent,
+      `agent-guard could not check this write of ${target}: ${why}. The guard is set to fail closed, so the write was blocked, and the same call would be blocked again: make the change in smaller calls, or tell the user.`,
+    );
+  }
+  return allowWithNote(agent, `${prefix}could not check the write of ${target}: ${why}; allowing it unchecked (set AGENT_GUARD_FAIL_CLOSED=1 to block instead).`);
+}
+
+/**
+ * Stdin was not a hook payload the hook can read. `mayWrite`: it may be a write the guard
+ * would judge (a pre-tool payload of a write tool, or input that says nothing of what it is);
+ * `payload`: it is an agent's payload (a JSON object with a tool event), whose agent shows a note.
+ * - may be a write, failing closed: denied (exit 2), as a write the guard cannot check;
+ * - an agent's write, failing open: allowed with a note where the agent shows one;
+ * - anything else: a message and exit 1, a non-blocking error for every agent (input that is
+ *   not an agent's payload at all: a hook run by hand, with a terminal or garbage on stdin).
+ */
+export function answerInvalid(error: string, o: { agent: HookAgent; failClosed: boolean; mayWrite: boolean; payload: boolean }): HookAnswer {
+  if (o.mayWrite && o.failClosed) {
+    return deny(
+      o.agent,
+      `agent-guard could not read this call's hook input (${error}), so it could not check it. The guard is set to fail closed, so the call was blocked. Tell the user: the agent may send its hook input in a form this version of Agent Session Guard does not know.`,
+    );
+  }
+  if (o.mayWrite && o.payload) {
+    return allowWithNote(
+      o.agent,
+      `${prefix}could not read this call's hook input (${error}); allowing it unchecked (update Agent Session Guard if the agent was updated; set AGENT_GUARD_FAIL_CLOSED=1 to block instead).`,
+    );
+  }
   return {
     exitCode: 1,
     stdout: '',

@@ -18,7 +18,7 @@
  *   own rollout and turn_id, agent_id and agent_type, and the root thread's session_id
  *   (subagent-lost-update-guarded.hook-payloads.ndjson there): its transcript is already its own.
  */
-import { classifyToolCall, isRecord } from '../classify/tools';
+import { classifyToolCall, hasToolSpec, isRecord, toolTables } from '../classify/tools';
 import { parseApplyPatch } from '../classify/applyPatch';
 import { resolveAgainst } from '../classify/paths';
 import type { AccessOp } from '../model/events';
@@ -43,7 +43,8 @@ export type PayloadResult =
   | { kind: 'event'; event: HookEvent }
   /** A well-formed payload of an event the guard has nothing to do with (SessionStart, …). */
   | { kind: 'ignore'; why: string }
-  | { kind: 'invalid'; error: string };
+  /** Not a payload the hook can read; with what it did say: the event's phase, and the tool. */
+  | { kind: 'invalid'; error: string; phase?: HookEvent['phase']; tool?: string };
 
 const preEvents = new Set(['PreToolUse', 'BeforeTool', 'preToolUse']);
 const postEvents = new Set(['PostToolUse', 'AfterTool', 'postToolUse']);
@@ -60,26 +61,29 @@ export function parseHookPayload(value: unknown, hint?: HookAgent): PayloadResul
     return { kind: 'invalid', error: `expected a JSON object, got ${describe(value)}` };
   }
   const eventName = str(value['hook_event_name']) ?? str(value['hookEventName']);
+  const named = str(value['tool_name']) ?? str(value['toolName']);
   if (eventName === undefined) {
-    return { kind: 'invalid', error: 'no hook_event_name (or hookEventName) field' };
+    return { kind: 'invalid', error: 'no hook_event_name (or hookEventName) field', ...(named !== undefined ? { tool: named } : {}) };
   }
   const pre = preEvents.has(eventName);
   const failed = failureEvents.has(eventName);
   if (!pre && !failed && !postEvents.has(eventName)) {
     return { kind: 'ignore', why: `the ${eventName} event is not a tool event` };
   }
-  const tool = str(value['tool_name']) ?? str(value['toolName']);
+  const phase = pre ? 'pre' : 'post';
+  const tool = named;
   if (tool === undefined) {
-    return { kind: 'invalid', error: `a ${eventName} payload without tool_name` };
+    return { kind: 'invalid', error: `a ${eventName} payload without tool_name`, phase };
   }
+  const invalid = (error: string): PayloadResult => ({ kind: 'invalid', error, phase, tool });
   const cwd = str(value['cwd']);
   if (cwd === undefined) {
-    return { kind: 'invalid', error: `a ${eventName} payload without cwd` };
+    return invalid(`a ${eventName} payload without cwd`);
   }
   const transcriptPath = str(value['transcript_path']) ?? str(value['transcriptPath']);
   const sessionId = str(value['session_id']) ?? str(value['sessionId']) ?? transcriptPath;
   if (sessionId === undefined) {
-    return { kind: 'invalid', error: `a ${eventName} payload without session_id` };
+    return invalid(`a ${eventName} payload without session_id`);
   }
   const rawInput = value['tool_input'] ?? value['toolInput'] ?? value['toolArgs'];
   let toolInput: Record<string, unknown>;
@@ -91,7 +95,7 @@ export function parseHookPayload(value: unknown, hint?: HookAgent): PayloadResul
   } else if (rawInput === undefined || rawInput === null) {
     toolInput = {};
   } else {
-    return { kind: 'invalid', error: `tool_input is ${describe(rawInput)}, not an object` };
+    return invalid(`tool_input is ${describe(rawInput)}, not an object`);
   }
   const toolUseId = str(value['tool_use_id']) ?? str(value['toolUseId']) ?? str(value['toolCallId']);
   const agent = detectAgent(value, eventName, hint);
@@ -100,7 +104,7 @@ export function parseHookPayload(value: unknown, hint?: HookAgent): PayloadResul
     kind: 'event',
     event: {
       agent,
-      phase: pre ? 'pre' : 'post',
+      phase,
       failed,
       eventName,
       sessionId,
@@ -160,6 +164,26 @@ const copilotTools: Record<string, { op: AccessOp; field?: string; list?: { fiel
   edit_notebook_file: { op: 'edit', field: 'filePath' },
   read_file: { op: 'read', field: 'filePath' },
 };
+
+/**
+ * Could a call of `tool` be a write the guard judges (a file tool of any agent's that writes, or
+ * a patch)? Asked of a payload the hook cannot read, to deny it when the guard must fail
+ * closed; `undefined` (no tool named) could be anything. A tool the guard never judges (a
+ * shell, a read, one it does not know) goes on as it would with a readable payload.
+ */
+export function mayWriteFiles(tool: string | undefined): boolean {
+  if (tool === undefined || tool === 'apply_patch') {
+    return true;
+  }
+  const spec = Object.hasOwn(copilotTools, tool) ? copilotTools[tool] : undefined;
+  if (spec) {
+    return spec.op !== 'read';
+  }
+  return (['claude-code', 'gemini', 'codex'] as const).some((agent) => {
+    const category = hasToolSpec(agent, tool) ? toolTables[agent][tool]?.category : undefined;
+    return category === 'write' || category === 'edit';
+  });
+}
 
 /**
  * The files a hooked tool call reads or writes, absolute. Shell commands are left to the

@@ -8,8 +8,10 @@ import { readResponse, type GuardWireRequest, type GuardWireResponse } from '../
 
 export type AskResult =
   | { kind: 'answer'; response: GuardWireResponse }
-  /** Nothing listens (no socket, refused, reset) or the answer was unusable. */
+  /** Nothing listens (no socket, refused, reset), or it closed the connection without an answer. */
   | { kind: 'unavailable'; why: string }
+  /** The service answered, in a form this hook cannot read (another version's). */
+  | { kind: 'unreadable'; why: string }
   | { kind: 'timeout'; ms: number };
 
 export async function askService(socket: string, request: GuardWireRequest, timeoutMs: number): Promise<AskResult> {
@@ -38,7 +40,7 @@ export async function askService(socket: string, request: GuardWireRequest, time
         return;
       }
       const response = readResponse(buf.slice(0, nl));
-      finish(response ? { kind: 'answer', response } : { kind: 'unavailable', why: 'the guard service sent an answer this hook cannot read' });
+      finish(response ? { kind: 'answer', response } : { kind: 'unreadable', why: 'the guard service sent an answer this hook cannot read' });
     });
     conn.on('error', (e: NodeJS.ErrnoException) => {
       finish({ kind: 'unavailable', why: `the guard service did not accept the connection (${e.code ?? e.message})` });

@@ -633,7 +633,7 @@ void describe('guard hook end to end', () => {
       ['this is not json {', /stdin is not JSON/],
       ['', /stdin was empty/],
       ['[1,2,3]', /expected a JSON object, got an array/],
-      ['{"hook_event_name":"PreToolUse","tool_name":"Edit"}', /a PreToolUse payload without cwd/],
+      ['{"hook_event_name":"PostToolUse","tool_name":"Read"}', /a PostToolUse payload without cwd/],
     ] as const) {
       const r = await g.hook(input, ['--agent', 'claude']);
       assert.equal(r.code, 1, input);
@@ -644,6 +644,54 @@ void describe('guard hook end to end', () => {
     // Events the guard has nothing to do with pass silently.
     const other = await g.hook({ session_id: 's', cwd: g.workspace, hook_event_name: 'SessionStart', source: 'startup' }, ['--agent', 'claude']);
     assert.deepEqual([other.code, other.stdout, other.stderr], [0, '', '']);
+  });
+
+  void test('a write the hook cannot check: denied with --fail-closed, else allowed with a note saying why; not a write: exit 1', async () => {
+    const { g, file, claude } = await setup();
+    const shown = (r: { code: number | null; stdout: string; stderr: string }): string => {
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as { systemMessage: string }).systemMessage;
+    };
+    const write = payloads.claude('PreToolUse', claude, 'Write', { file_path: file, content: 'x' }, 'toolu_W');
+    // Payloads it cannot read: a field missing, or of another type.
+    const { cwd: _cwd, ...noCwd } = write;
+    for (const [input, why] of [
+      [noCwd, /\(a PreToolUse payload without cwd\)/],
+      [{ ...write, tool_input: [file] }, /\(tool_input is an array, not an object\)/],
+    ] as const) {
+      assert.match(denied(await g.hook(input, ['--agent', 'claude', '--fail-closed']), 'claude'), /^agent-guard could not read this call's hook input .*fail closed, so the call was blocked/);
+      assert.match(shown(await g.hook(input, ['--agent', 'claude'])), why);
+    }
+    // Input that is no payload at all may be a write too.
+    assert.match(denied(await g.hook('this is not json {', ['--agent', 'claude', '--fail-closed']), 'claude'), /stdin is not JSON/);
+    // Not a write: a read's report, a shell call (nothing the guard would stop).
+    for (const input of [
+      { ...payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), tool_input: [file] },
+      { ...payloads.claude('PreToolUse', claude, 'Bash', { command: 'ls' }, 'toolu_B'), tool_input: ['ls'] },
+    ]) {
+      const r = await g.hook(input, ['--agent', 'claude', '--fail-closed']);
+      assert.deepEqual([r.code, r.stdout], [1, ''], r.stderr);
+    }
+
+    // Calls past the service's limits: it runs, and answers with an error, not a verdict.
+    const many = Array.from({ length: 1001 }, (_, i) => `*** Add File: gen/f${i}.ts\n+x`).join('\n');
+    const patch = payloads.codex('PreToolUse', { sessionId: 'x1', transcript: null, cwd: g.workspace }, `*** Begin Patch\n${many}\n*** End Patch`, 'call_many');
+    const longId = payloads.claude('PreToolUse', claude, 'Write', { file_path: file, content: 'x' }, 'toolu_' + 'x'.repeat(200));
+    for (const [input, agent, target, why] of [
+      [patch, 'codex', /gen\/f0\.ts, gen\/f1\.ts, gen\/f2\.ts and 998 more files/, /paths/],
+      [longId, 'claude', /src\/app\.ts/, /toolUseId/],
+    ] as const) {
+      const closed = denied(await g.hook(input, ['--agent', agent, '--fail-closed']), agent);
+      assert.match(closed, /^agent-guard could not check this write of .*: the guard service answered with an error \(.*\)\. The guard is set to fail closed, so the write was blocked/);
+      assert.match(closed, target);
+      assert.match(closed, why);
+      const note = shown(await g.hook(input, ['--agent', agent]));
+      assert.match(note, /^agent-guard: could not check the write of .*: the guard service answered with an error \(.*\); allowing it unchecked/);
+      assert.match(note, target);
+      for (const text of [closed, note]) {
+        assert.doesNotMatch(text, /start the/, 'the service runs');
+      }
+    }
   });
 
   void test('--help: the hook says what it is and how agents run it, without reading stdin; the CLI says so too', async () => {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { answerFor, answerInvalid, answerNoService } from '../../../src/core/guard/answer';
-import { guardPaths, parseHookPayload, transcriptInput, type HookEvent } from '../../../src/core/guard/payload';
+import { answerFor, answerInvalid, answerNoService, answerRefused } from '../../../src/core/guard/answer';
+import { guardPaths, mayWriteFiles, parseHookPayload, transcriptInput, type HookEvent } from '../../../src/core/guard/payload';
 import type { Verdict } from '../../../src/core/guard/types';
 import { inputHash } from '../../../src/core/lib/hash';
 import type { ToolCall } from '../../../src/core/model/events';
@@ -229,8 +229,43 @@ void describe('hook answers', () => {
     assert.equal(closed.exitCode, 2);
     assert.equal((JSON.parse(closed.stdout) as { decision: string }).decision, 'deny');
     assert.match(closed.stderr, /fail closed, so the write was blocked/);
-    const bad = answerInvalid('stdin is not JSON');
+    const bad = answerInvalid('stdin is not JSON', { agent: 'claude', failClosed: false, mayWrite: true, payload: false });
     assert.deepEqual([bad.exitCode, bad.stdout], [1, '']);
     assert.match(bad.stderr, /hook input is not a hook payload \(stdin is not JSON\)/);
+  });
+
+  void test('input the hook cannot read: a write tool’s payload allowed with a note, or denied when failing closed; anything else exit 1', () => {
+    const open = answerInvalid('a PreToolUse payload without cwd', { agent: 'claude', failClosed: false, mayWrite: true, payload: true });
+    assert.equal(open.exitCode, 0);
+    assert.match((JSON.parse(open.stdout) as { systemMessage: string }).systemMessage, /^agent-guard: could not read this call's hook input \(a PreToolUse payload without cwd\); allowing it unchecked/);
+    for (const payload of [true, false]) {
+      const closed = answerInvalid('x', { agent: 'gemini', failClosed: true, mayWrite: true, payload });
+      assert.equal(closed.exitCode, 2);
+      assert.equal((JSON.parse(closed.stdout) as { decision: string }).decision, 'deny');
+      assert.match(closed.stderr, /could not read this call's hook input \(x\).*fail closed, so the call was blocked/);
+    }
+    // Not a write (a read's report, a shell call): nothing the guard would stop.
+    assert.equal(answerInvalid('x', { agent: 'claude', failClosed: true, mayWrite: false, payload: true }).exitCode, 1);
+    // The service answered with an error: it runs, so not "start the guard".
+    const refused = answerRefused('codex', false, 'the guard service answered with an error (paths: too many)', 'a.ts');
+    assert.equal(refused.exitCode, 0);
+    assert.match((JSON.parse(refused.stdout) as { systemMessage: string }).systemMessage, /^agent-guard: could not check the write of a\.ts: the guard service answered with an error \(paths: too many\); allowing it unchecked/);
+    assert.doesNotMatch(refused.stdout, /start the/);
+    const refusedClosed = answerRefused('codex', true, 'the guard service answered with an error (paths: too many)', 'a.ts');
+    assert.equal(refusedClosed.exitCode, 2);
+    assert.match(refusedClosed.stderr, /fail closed, so the write was blocked/);
+    assert.doesNotMatch(refusedClosed.stderr, /start the/);
+  });
+
+  void test('which tools a payload the hook cannot read may be a write of', () => {
+    for (const tool of [undefined, 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'write_file', 'replace', 'apply_patch', 'editFiles', 'create_file']) {
+      assert.equal(mayWriteFiles(tool), true, tool);
+    }
+    for (const tool of ['Read', 'Bash', 'read_file', 'run_shell_command', 'shell', 'WebFetch', 'someNewTool']) {
+      assert.equal(mayWriteFiles(tool), false, tool);
+    }
+    // What a payload the hook cannot read still says of itself.
+    assert.deepEqual(parseHookPayload({ hook_event_name: 'PreToolUse', tool_name: 'Write', session_id: 's', tool_input: {} }), { kind: 'invalid', error: 'a PreToolUse payload without cwd', phase: 'pre', tool: 'Write' });
+    assert.deepEqual(parseHookPayload({ hook_event_name: 'PostToolUse', tool_name: 'Read', session_id: 's', cwd, tool_input: [] }), { kind: 'invalid', error: 'tool_input is an array, not an object', phase: 'post', tool: 'Read' });
   });
 });
