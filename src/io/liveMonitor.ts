@@ -12,7 +12,7 @@ import { AgentGuardError, errnoCode } from '../core/lib/errors';
 import { describeError, nullLogger, scoped, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
 import { sessionIdFromPath } from '../core/model/sessionId';
-import type { NormalizedEvent, Span } from '../core/model/events';
+import type { AccessOp, NormalizedEvent, Span } from '../core/model/events';
 import { adapters } from '../core/parse/registry';
 import { isDocumentTranscript } from '../core/parse/transcript';
 import { allRules } from '../core/rules/all';
@@ -997,7 +997,7 @@ export class LiveMonitor implements Disposable {
     if (e.kind === 'call') {
       for (const a of e.accesses) {
         if (a.op !== 'read') {
-          tree.writeStarted(file, a.path, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line });
+          tree.writeStarted(file, a.path, e.callId, { sessionId: stream.engine.sessionId, line: e.at.line, whole: replacesWhole(a.op) });
         }
       }
       for (const dir of e.rewrites ?? []) {
@@ -1097,7 +1097,7 @@ export class LiveMonitor implements Disposable {
         }
       } else if (a.op !== 'delete') {
         const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
-        tree.sessionWrote(file, a.path, after, o);
+        tree.sessionWrote(file, a.path, after, { ...o, whole: replacesWhole(a.op) });
         if (a.from !== undefined) {
           // A folder moved (`mv specs/001-a specs/001-b`): the files the session knew in it are
           // there now, as the session's knowledge has them (the engine moved them first).
@@ -1167,4 +1167,9 @@ async function readRange(file: string, end: number, push: (bytes: Uint8Array) =>
     releaseReadBuffer(buf);
     await handle.close();
   }
+}
+
+/** A write that puts the whole file there (Write, write_file, `>`): the session knows all of it after, whatever it held before. */
+function replacesWhole(op: AccessOp): boolean {
+  return op === 'write' || op === 'create';
 }

@@ -40,6 +40,14 @@ interface Seen {
    */
   source: 'hook' | 'transcript';
   callId: string | undefined;
+  /**
+   * A write's view: what the session saw before it. The write may turn out to have gone on top
+   * of a change the session never saw (its own change reaches the tree after the hook reports
+   * it): then that earlier view is what the session knows again (see disownUnder).
+   */
+  prior?: Seen;
+  /** A write's view: the write replaced the whole file, so the session knows all of it however it was before. */
+  whole?: boolean;
 }
 
 /** How a session came to see a file's content (see `sessionSaw`, `sessionWrote`). */
@@ -51,6 +59,8 @@ export interface SessionObservation {
   source?: 'hook' | 'transcript';
   /** Wall-clock ms the observation happened (a transcript event's own timestamp). */
   eventAt?: number;
+  /** A write that replaced the whole file (Write, write_file): see Seen.whole. */
+  whole?: boolean;
 }
 
 /** A write that started (its call was allowed by the guard or is in a transcript) and has not ended. */
@@ -75,6 +85,8 @@ interface Inflight {
   afterHash: string | undefined;
   /** `afterHash` was hashed from the disk right after the write (a guard hook), not derived from a transcript. */
   exact?: boolean;
+  /** The write replaces the whole file (its transcript's call says so; a hook's window does not know). */
+  whole?: boolean;
 }
 
 /** A call that may rewrite any file under `dir`, which ones unknown (`git checkout main`). */
@@ -263,7 +275,7 @@ export class WorkTree implements WorkTreeView {
     this.observe(session, path, 'read', o.hash !== undefined ? o.hash : this.tracked.get(path)?.hash, o);
   }
 
-  writeStarted(session: string, path: string, callId: string, meta: { sessionId?: string; line?: number } = {}): void {
+  writeStarted(session: string, path: string, callId: string, meta: { sessionId?: string; line?: number; whole?: boolean } = {}): void {
     void this.track(path);
     const list = this.inflight.get(path) ?? [];
     const now = this.clock();
@@ -274,6 +286,7 @@ export class WorkTree implements WorkTreeView {
       // The guard hook opened this window; the transcript's call line is the same write.
       known.line ??= meta.line;
       known.sessionId ??= meta.sessionId;
+      known.whole ??= meta.whole;
     } else {
       // A session's new write of the path ends its earlier ones that never got a result (a
       // call abandoned by an interrupt, or a history read at start-up): left open, they would
@@ -283,7 +296,7 @@ export class WorkTree implements WorkTreeView {
           w.end = now;
         }
       }
-      fresh.push({ session, sessionId: meta.sessionId, line: meta.line, callId, start: now, end: undefined, afterHash: undefined });
+      fresh.push({ session, sessionId: meta.sessionId, line: meta.line, callId, start: now, end: undefined, afterHash: undefined, ...(meta.whole !== undefined ? { whole: meta.whole } : {}) });
     }
     if (fresh.length > maxWindowsPerPath) {
       // Still too many (many sessions writing one file within minutes): the oldest ended ones
@@ -368,13 +381,34 @@ export class WorkTree implements WorkTreeView {
         }
       }
     }
+    if (t && w) {
+      this.disownUnder(path, t, w);
+    }
   }
 
-  /** After the rules judged the write: the session now knows the content it wrote. */
+  /**
+   * After the rules judged the write: the session now knows the content it wrote, unless the
+   * write was an edit applied on top of a change the session never saw (see wroteBlind): then it
+   * knows what it saw before and its own edit, not the file, and its view stays the earlier one.
+   */
   sessionWrote(session: string, path: string, afterHash: string | undefined, o: SessionObservation = {}): void {
     const t = this.tracked.get(path);
     const mine = t?.history.filter((c) => c.by.kind === 'session' && c.by.session === session).pop();
-    this.observe(session, path, 'write', afterHash ?? mine?.hash ?? undefined, o);
+    const hash = afterHash ?? mine?.hash ?? undefined;
+    const prev = this.seen.get(session)?.get(path);
+    // This same write, reported before (its hook, then its transcript line): the view before it.
+    const before = prev?.how === 'write' && o.callId !== undefined && prev.callId === o.callId ? prev.prior : prev;
+    const w = o.callId !== undefined ? this.inflight.get(path)?.find((x) => x.session === session && x.callId === o.callId) : undefined;
+    const whole = o.whole === true || w?.whole === true;
+    if (before && !whole && t && hash && this.wroteBlind(session, t, before, hash)) {
+      this.logger.debug(`[tree] ${path}: the session's write went on top of a change it never saw; its view stays the one before`);
+      if (prev !== before) {
+        this.setSeen(session, path, before);
+      }
+      return;
+    }
+    // One view back at most: a long session's writes of a file do not chain.
+    this.observe(session, path, 'write', hash, o, whole ? { whole: true } : before ? { prior: { ...before, prior: undefined } } : {});
   }
 
   /** What the session last saw of the file (read or wrote), if anything. */
@@ -417,7 +451,7 @@ export class WorkTree implements WorkTreeView {
    * moment after the line's own event: the hook saw it as it happened, the line is late news
    * (a read recorded late would otherwise stamp the file's newer content as "seen").
    */
-  private observe(session: string, path: string, how: Seen['how'], hash: string | null | undefined, o: SessionObservation): void {
+  private observe(session: string, path: string, how: Seen['how'], hash: string | null | undefined, o: SessionObservation, extra: Pick<Seen, 'prior' | 'whole'> = {}): void {
     const source = o.source ?? 'transcript';
     const prev = this.seen.get(session)?.get(path);
     if (prev?.source === 'hook' && source === 'transcript') {
@@ -425,7 +459,65 @@ export class WorkTree implements WorkTreeView {
         return;
       }
     }
-    this.setSeen(session, path, { at: this.clock(), hash, how, source, callId: o.callId });
+    this.setSeen(session, path, { at: this.clock(), hash, how, source, callId: o.callId, ...extra });
+  }
+
+  /**
+   * Did the session's write, whose result is `afterHash`, go on top of a change the session
+   * never saw after `view`? The change that put `afterHash` there is the write's own; the
+   * content it replaced is the one before it. That is what the session saw when no change came
+   * in between, or when the last one put back what it saw; otherwise it is a change by someone
+   * else (the user's save while the write waited on its permission prompt). Unknown (false)
+   * while the write's own change has not been observed.
+   */
+  private wroteBlind(session: string, t: TrackedFile, view: Seen, afterHash: string): boolean {
+    const h = t.history;
+    let own = h.length - 1;
+    while (own >= 0 && !(h[own]!.hash === afterHash && h[own]!.at > view.at)) {
+      own--;
+    }
+    if (own < 0) {
+      return false;
+    }
+    const between = h.slice(0, own).filter((c) => c.at > view.at);
+    const base = between[between.length - 1];
+    if (!base || (view.hash !== undefined && base.hash === view.hash)) {
+      return false;
+    }
+    return between.some((c) => !(c.by.kind === 'session' && c.by.session === session));
+  }
+
+  /**
+   * A write makes one change. Once its own change is known (the one that holds its result), a
+   * change taken for it earlier, while its window was open (a write can wait minutes on the
+   * user's permission), that held other content is someone else's: the user's save, another
+   * writer. Not within the grace before its own change, though: the write's own steps (a
+   * truncation, then the content) may show as more than one change. Then, if the session's view
+   * is this write's and the write went on top of such a change, its view before the write is
+   * what it knows again (the hook may have reported the write before the tree saw it land).
+   */
+  private disownUnder(path: string, t: TrackedFile, w: Inflight): void {
+    if (w.afterHash === undefined) {
+      return;
+    }
+    let own = t.history.length - 1;
+    while (own >= 0 && !(t.history[own]!.hash === w.afterHash && t.history[own]!.at >= w.start - this.grace)) {
+      own--;
+    }
+    if (own < 0) {
+      return;
+    }
+    const ownAt = t.history[own]!.at;
+    for (const c of t.history.slice(0, own)) {
+      if (c.by.kind === 'session' && c.by.session === w.session && c.at >= w.start - this.grace && c.at < ownAt - this.grace) {
+        c.by = this.attribute(path, c.hash, c.at, w);
+      }
+    }
+    const s = this.seen.get(w.session)?.get(path);
+    if (s?.how === 'write' && s.callId === w.callId && s.prior && !s.whole && !w.whole && this.wroteBlind(w.session, t, s.prior, w.afterHash)) {
+      this.logger.debug(`[tree] ${path}: the session's write went on top of a change it never saw; its view goes back to the one before`);
+      this.setSeen(w.session, path, s.prior);
+    }
   }
 
   /**
@@ -542,14 +634,15 @@ export class WorkTree implements WorkTreeView {
     return t.hashing;
   }
 
-  private attribute(path: string, hash: string | null, at: number): ChangeAuthor {
-    const windows = this.inflight.get(path) ?? [];
+  /** Who made a change; `except`: a write known not to have made it (see disownUnder). */
+  private attribute(path: string, hash: string | null, at: number, except?: Inflight): ChangeAuthor {
+    const windows = (this.inflight.get(path) ?? []).filter((w) => w !== except);
     const byContent = windows.find((w) => hash !== null && w.afterHash === hash);
     if (byContent) {
       return authorOf(byContent);
     }
     // A write whose result was hashed on disk explains that content only, even within the grace.
-    const open = this.inflightFor(path, at).filter((w) => !(w.exact && w.afterHash !== hash));
+    const open = this.inflightFor(path, at).filter((w) => w !== except && !(w.exact && w.afterHash !== hash));
     if (open.length === 1) {
       return authorOf(open[0]!);
     }
@@ -568,11 +661,18 @@ export class WorkTree implements WorkTreeView {
     if (t.history.length > maxHistory) {
       t.history.splice(0, t.history.length - maxHistory);
     }
-    // A session whose own write this was now knows the new content.
-    if (c.by.kind === 'session') {
-      const s = this.seen.get(c.by.session)?.get(path);
-      if (s && s.at >= c.at - this.grace) {
+    // A session whose own write this was now knows the new content (its write's view, reported
+    // just before the tree saw the write land; not a read's, whose content the read itself gave).
+    const by = c.by;
+    if (by.kind === 'session') {
+      const s = this.seen.get(by.session)?.get(path);
+      if (s?.how === 'write' && s.at >= c.at - this.grace) {
         s.hash = c.hash;
+      }
+      // The write whose result this is: what it was taken to have done before is settled now.
+      const w = c.hash !== null ? this.inflight.get(path)?.find((x) => x.afterHash === c.hash && x.session === by.session) : undefined;
+      if (w) {
+        this.disownUnder(path, t, w);
       }
     }
     this.changed.fire(c);

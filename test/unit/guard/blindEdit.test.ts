@@ -1,0 +1,136 @@
+/**
+ * A user's save while the agent's write waits on its permission prompt is not the write's: the
+ * session applied its edit on top of a version it never saw, so it has not seen the file whole,
+ * and its next whole-file write would erase the user's change (real hook process, real watcher).
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { ClaudeTranscript } from '../support/claude';
+import { sleep, waitFor } from '../support/wait';
+import { GuardEnv, payloads } from './support/guardEnv';
+
+let env: GuardEnv | undefined;
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+const clock = /\d\d:\d\d:\d\d/.source;
+
+function allowed(r: { code: number | null; stdout: string; stderr: string }): void {
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+}
+
+function denied(r: { code: number | null; stdout: string; stderr: string }): string {
+  assert.equal(r.code, 2, r.stderr);
+  return r.stderr.trimEnd();
+}
+
+async function session(opts: { userSaves?: boolean } = {}) {
+  env = new GuardEnv();
+  const g = env;
+  const file = g.file('perm2.txt', 'line1\nline2\n');
+  const saves = new Map<string, number>();
+  await g.start(opts.userSaves ? { monitor: { isUserSave: (p, at) => Math.abs((saves.get(p) ?? -1e12) - at) < 3000 } } : {});
+  const claude = { sessionId: 'c1', transcript: path.join(g.live.projectDir, 'c1.jsonl'), cwd: g.workspace };
+  mkdirSync(g.live.projectDir, { recursive: true });
+  const t = new ClaudeTranscript('c1', g.workspace).user('edit it');
+  let written = 0;
+  const flush = async (): Promise<void> => {
+    appendFileSync(claude.transcript, t.lines.slice(written).map((l) => l + '\n').join(''));
+    written = t.lines.length;
+    await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
+    await g.live.monitor!.idle();
+  };
+  const hook = (event: 'PreToolUse' | 'PostToolUse', tool: string, input: Record<string, unknown>, id: string) =>
+    g.hook(payloads.claude(event, claude, tool, { file_path: file, ...input }, id), ['--agent', 'claude']);
+  const userSave = async (content: string): Promise<void> => {
+    saves.set(file, Date.now());
+    writeFileSync(file, content);
+    await sleep(400);
+  };
+  return { g, file, t, flush, hook, userSave };
+}
+
+void describe('guard: a change made while the session’s write waits', () => {
+  void test('the user saves while an Edit waits on its prompt: the Edit is not credited with the save, and the next Write is stale', async () => {
+    const { file, t, flush, hook, userSave } = await session({ userSaves: true });
+    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
+    await flush();
+    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
+    const edit = { old_string: 'line1', new_string: 'LINE1' };
+    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
+    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
+    await flush();
+    // The permission prompt is up; the user saves their own change meanwhile.
+    await userSave('line1\nuser-line2\n');
+    // The user allows the Edit: it lands on top of their save.
+    writeFileSync(file, 'LINE1\nuser-line2\n');
+    await sleep(100);
+    allowed(await hook('PostToolUse', 'Edit', edit, 'toolu_E1'));
+    t.editResult('toolu_E1', file, 'line1\nuser-line2\n', 'line1', 'LINE1');
+    await flush();
+    const reason = denied(await hook('PreToolUse', 'Write', { content: 'LINE1\nline2\nline3\n' }, 'toolu_W1'));
+    assert.match(reason, new RegExp(`^perm2\\.txt changed on disk after you last read it \\(by the user at ${clock}\\)\\. Read it again, then redo the write\\.$`));
+    // An edit too: the guard cannot tell which lines it quotes.
+    denied(await hook('PreToolUse', 'Edit', { old_string: 'user-line2', new_string: 'x' }, 'toolu_E2'));
+    // Once it reads the file again, it may write it.
+    t.read('m3', 'toolu_R2', file, 'LINE1\nuser-line2\n');
+    await flush();
+    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R2'));
+    allowed(await hook('PreToolUse', 'Write', { content: 'LINE1\nuser-line2\nline3\n' }, 'toolu_W2'));
+  });
+
+  void test('the hooks alone (no transcript yet), the Edit reported before the tree sees it land: the next Write is still stale', async () => {
+    const { file, hook, userSave } = await session();
+    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
+    const edit = { old_string: 'line1', new_string: 'LINE1' };
+    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
+    await userSave('line1\nuser-line2\n');
+    writeFileSync(file, 'LINE1\nuser-line2\n');
+    allowed(await hook('PostToolUse', 'Edit', edit, 'toolu_E1'));
+    await sleep(400);
+    const reason = denied(await hook('PreToolUse', 'Write', { content: 'LINE1\nline2\nline3\n' }, 'toolu_W1'));
+    assert.match(reason, new RegExp(`^perm2\\.txt changed on disk after you last read it \\(by an unattributed process at ${clock}\\)\\. Read it again, then redo the write\\.$`));
+  });
+
+  void test('no change while it waits: the session’s own Edit, then its Write, are allowed', async () => {
+    const { file, t, flush, hook } = await session();
+    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
+    await flush();
+    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
+    const edit = { old_string: 'line1', new_string: 'LINE1' };
+    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
+    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
+    await flush();
+    await sleep(400);
+    writeFileSync(file, 'LINE1\nline2\n');
+    allowed(await hook('PostToolUse', 'Edit', edit, 'toolu_E1'));
+    t.editResult('toolu_E1', file, 'line1\nline2\n', 'line1', 'LINE1');
+    await flush();
+    await sleep(400);
+    allowed(await hook('PreToolUse', 'Write', { content: 'LINE1\nline2\nline3\n' }, 'toolu_W1'));
+  });
+
+  void test('a Write that waited while the user saved replaced the whole file: the session knows it all after, its next edit is allowed', async () => {
+    const { file, t, flush, hook, userSave } = await session({ userSaves: true });
+    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
+    await flush();
+    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
+    const write = { content: 'LINE1\nline2\n' };
+    allowed(await hook('PreToolUse', 'Write', write, 'toolu_W1'));
+    t.call('m2', 'toolu_W1', 'Write', { file_path: file, ...write });
+    await flush();
+    await userSave('line1\nuser-line2\n');
+    writeFileSync(file, write.content);
+    await sleep(100);
+    allowed(await hook('PostToolUse', 'Write', write, 'toolu_W1'));
+    t.result('toolu_W1', `The file ${file} has been updated successfully.`, {
+      toolUseResult: { type: 'update', filePath: file, content: write.content, structuredPatch: [], originalFile: 'line1\nuser-line2\n' },
+    });
+    await flush();
+    allowed(await hook('PreToolUse', 'Edit', { old_string: 'line2', new_string: 'LINE2' }, 'toolu_E2'));
+  });
+});
