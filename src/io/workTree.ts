@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { isUnder } from '../core/engine/knowledge';
@@ -159,6 +159,10 @@ export class WorkTree implements WorkTreeView {
   private readonly ignored: (rel: string) => boolean;
   /** The root as given and, where it goes through a symbolic link, its real path (see watchable). */
   private readonly roots: readonly string[];
+  /** Paths as given → the file's real path (see key). */
+  private readonly reals = new Map<string, string>();
+  /** Files outside the root reached through a link under it: real path → the path under the root (see key, spelled). */
+  private readonly linkedFrom = new Map<string, string>();
   private readonly changed = new Emitter<TreeChange>();
   /** Fires for every observed change of a tracked file, after attribution. */
   readonly onDidChange = this.changed.event;
@@ -215,12 +219,62 @@ export class WorkTree implements WorkTreeView {
     });
   }
 
+  /**
+   * The file a path names, as the tree keys it: its real path, its symbolic links resolved (a
+   * file that does not exist yet, through its folder). A session may read a file by one spelling
+   * and write it by another (through a linked folder, or the workspace as opened and as agents
+   * record it): one file, one history, one view per session. Cached: asked on every access; a
+   * spelling that resolves nothing (its folder is not there either) is asked again next time.
+   */
+  private key(given: string): string {
+    const known = this.reals.get(given);
+    if (known !== undefined) {
+      return known;
+    }
+    let real: string;
+    try {
+      real = realpathSync.native(given);
+    } catch {
+      try {
+        real = nodePath.join(realpathSync.native(nodePath.dirname(given)), nodePath.basename(given));
+      } catch {
+        return given;
+      }
+    }
+    if (this.reals.size >= maxTracked * 2) {
+      this.reals.clear();
+    }
+    this.reals.set(given, real);
+    this.reals.set(real, real);
+    if (real !== given && this.linkedFrom.size < maxTracked && !this.watchable(real) && this.watchable(given)) {
+      this.linkedFrom.set(real, given);
+    }
+    return real;
+  }
+
+  /**
+   * A change's path as the editor names it: under the root as given (the workspace as opened)
+   * where the file is under its real path, or through the link under the root that reached it.
+   */
+  private spelled(path: string): string {
+    const linked = this.linkedFrom.get(path);
+    if (linked !== undefined) {
+      return linked;
+    }
+    const [asGiven, real] = this.roots;
+    if (real === undefined || asGiven === undefined) {
+      return path;
+    }
+    const rel = nodePath.relative(real, path);
+    return rel === '' || rel.startsWith('..') || nodePath.isAbsolute(rel) ? path : nodePath.join(asGiven, rel);
+  }
+
   /** Watches a tracked file that exists (a file that does not exist yet is watched once it does). */
   private watchFile(path: string, exists: boolean): void {
     if (!this.watcher) {
       return;
     }
-    if (exists && !this.watched.has(path) && this.watchable(path)) {
+    if (exists && !this.watched.has(path) && (this.watchable(path) || this.linkedFrom.has(path))) {
       this.watched.add(path);
       this.watcher.add(path);
       // chokidar sets the watch up asynchronously: a change in that gap has no event, so
@@ -236,7 +290,8 @@ export class WorkTree implements WorkTreeView {
   }
 
   /** Start hashing a file (a session touched it, or the caller wants to know about it). */
-  track(path: string): Promise<void> {
+  track(given: string): Promise<void> {
+    const path = this.key(given);
     let t = this.tracked.get(path);
     if (!t) {
       if (this.tracked.size >= maxTracked) {
@@ -249,33 +304,38 @@ export class WorkTree implements WorkTreeView {
     return t.hashing ?? Promise.resolve();
   }
 
-  isTracked(path: string): boolean {
+  isTracked(given: string): boolean {
+    const path = this.key(given);
     return this.tracked.has(path);
   }
 
-  currentHash(path: string): string | null | undefined {
+  currentHash(given: string): string | null | undefined {
+    const path = this.key(given);
     return this.tracked.get(path)?.hash;
   }
 
-  history(path: string): readonly TreeChange[] {
+  history(given: string): readonly TreeChange[] {
+    const path = this.key(given);
     return this.tracked.get(path)?.history ?? [];
   }
 
   /** Waits until every pending hash is computed (tests, and the guard before it answers). */
   async settle(path?: string): Promise<void> {
-    const list = path ? [this.tracked.get(path)] : [...this.tracked.values()];
+    const list = path ? [this.tracked.get(this.key(path))] : [...this.tracked.values()];
     await Promise.all(list.map((t) => t?.hashing ?? Promise.resolve()));
   }
 
   // --- what sessions do (fed by the live monitor before the rules see each event) ---
 
   /** The session read the file (or otherwise saw its whole content) now. */
-  sessionSaw(session: string, path: string, o: SessionObservation = {}): void {
+  sessionSaw(session: string, given: string, o: SessionObservation = {}): void {
+    const path = this.key(given);
     void this.track(path);
     this.observe(session, path, 'read', o.hash !== undefined ? o.hash : this.tracked.get(path)?.hash, o);
   }
 
-  writeStarted(session: string, path: string, callId: string, meta: { sessionId?: string; line?: number; whole?: boolean } = {}): void {
+  writeStarted(session: string, given: string, callId: string, meta: { sessionId?: string; line?: number; whole?: boolean } = {}): void {
+    const path = this.key(given);
     void this.track(path);
     const list = this.inflight.get(path) ?? [];
     const now = this.clock();
@@ -313,7 +373,8 @@ export class WorkTree implements WorkTreeView {
    * A session's call that may rewrite any file under `dir` started (`git checkout main`, `git
    * pull`, `git stash`): a change there while it runs is that session's, not someone else's.
    */
-  rewriteStarted(session: string, dir: string, callId: string, meta: { sessionId?: string; line?: number } = {}): void {
+  rewriteStarted(session: string, given: string, callId: string, meta: { sessionId?: string; line?: number } = {}): void {
+    const dir = this.key(given);
     const now = this.clock();
     this.sweeps = this.sweeps.filter((w) => (w.end === undefined ? now - w.start < maxInflightAge : now - w.end < this.grace * 4)).slice(-(maxSweeps - 1));
     this.sweeps.push({ session, sessionId: meta.sessionId, line: meta.line, callId, dir, start: now, end: undefined });
@@ -325,7 +386,7 @@ export class WorkTree implements WorkTreeView {
    * the seconds after for that old session's (a formatter's, another session's write).
    */
   forgetWrite(session: string, callId: string, paths: readonly string[], rewrites: boolean): void {
-    for (const path of paths) {
+    for (const path of paths.map((p) => this.key(p))) {
       const list = this.inflight.get(path);
       const kept = list?.filter((w) => !(w.session === session && w.callId === callId));
       if (list && kept && kept.length !== list.length) {
@@ -349,7 +410,8 @@ export class WorkTree implements WorkTreeView {
    * The write's result arrived; `afterHash` is the content it wrote, when known. Without a
    * call id (a hook that names none) the session's oldest open write of the path ends.
    */
-  writeEnded(session: string, path: string, callId: string | undefined, afterHash: string | undefined, o: { exact?: boolean } = {}): void {
+  writeEnded(session: string, given: string, callId: string | undefined, afterHash: string | undefined, o: { exact?: boolean } = {}): void {
+    const path = this.key(given);
     // A file the write created has no watch yet: look at it now, and watch it from here on.
     if (this.tracked.has(path) && !this.watched.has(path)) {
       void this.refresh(path);
@@ -391,7 +453,8 @@ export class WorkTree implements WorkTreeView {
    * write was an edit applied on top of a change the session never saw (see wroteBlind): then it
    * knows what it saw before and its own edit, not the file, and its view stays the earlier one.
    */
-  sessionWrote(session: string, path: string, afterHash: string | undefined, o: SessionObservation = {}): void {
+  sessionWrote(session: string, given: string, afterHash: string | undefined, o: SessionObservation = {}): void {
+    const path = this.key(given);
     const t = this.tracked.get(path);
     const mine = t?.history.filter((c) => c.by.kind === 'session' && c.by.session === session).pop();
     const hash = afterHash ?? mine?.hash ?? undefined;
@@ -412,12 +475,14 @@ export class WorkTree implements WorkTreeView {
   }
 
   /** What the session last saw of the file (read or wrote), if anything. */
-  lastSeen(session: string, path: string): Readonly<Seen> | undefined {
+  lastSeen(session: string, given: string): Readonly<Seen> | undefined {
+    const path = this.key(given);
     return this.seen.get(session)?.get(path);
   }
 
   /** Writes of the file that started less than `maxAgeMs` ago and have not ended, oldest first. */
-  openWrites(path: string, maxAgeMs: number): OpenWrite[] {
+  openWrites(given: string, maxAgeMs: number): OpenWrite[] {
+    const path = this.key(given);
     const now = this.clock();
     return (this.inflight.get(path) ?? [])
       .filter((w) => w.end === undefined && now - w.start < maxAgeMs)
@@ -437,7 +502,8 @@ export class WorkTree implements WorkTreeView {
    * Hashes the file now, as if the watcher had reported a change: the guard must judge the
    * content on disk at this moment, not what the watcher has caught up with.
    */
-  async refresh(path: string): Promise<void> {
+  async refresh(given: string): Promise<void> {
+    const path = this.key(given);
     const t = this.tracked.get(path);
     if (!t) {
       await this.track(path);
@@ -524,7 +590,8 @@ export class WorkTree implements WorkTreeView {
    * Did anyone but `session` change `path` after the session last saw it and before this
    * write started? (WorkTreeView, used by the stale-write and concurrent-write rules.)
    */
-  judgeWrite(session: string, path: string, callId: string): ForeignChangeVerdict | undefined {
+  judgeWrite(session: string, given: string, callId: string): ForeignChangeVerdict | undefined {
+    const path = this.key(given);
     const seen = this.seen.get(session)?.get(path);
     const t = this.tracked.get(path);
     if (!seen || !t) {
@@ -533,7 +600,7 @@ export class WorkTree implements WorkTreeView {
     const w = this.inflight.get(path)?.find((x) => x.session === session && x.callId === callId);
     const start = w?.start ?? this.clock();
     const before = t.history.filter((c) => c.at > seen.at && c.at < start);
-    const foreign = before.filter((c) => !(c.by.kind === 'session' && c.by.session === session) && !this.explainedBy(c, session, callId, start));
+    const foreign = before.filter((c) => !(c.by.kind === 'session' && c.by.session === session) && !this.explainedBy(path, c, session, callId, start));
     if (foreign.length === 0) {
       return undefined;
     }
@@ -558,11 +625,11 @@ export class WorkTree implements WorkTreeView {
    * before its transcript line. Writes whose content the transcript records are matched by
    * content instead, so a foreign change right before them is still caught.
    */
-  private explainedBy(c: TreeChange, session: string, callId: string, start: number): boolean {
+  private explainedBy(path: string, c: TreeChange, session: string, callId: string, start: number): boolean {
     return (
       c.by.kind === 'unknown' &&
       start - c.at < this.grace &&
-      this.inflightFor(c.path, c.at).some((w) => w.session === session && w.callId === callId && w.afterHash === undefined)
+      this.inflightFor(path, c.at).some((w) => w.session === session && w.callId === callId && w.afterHash === undefined)
     );
   }
 
@@ -623,7 +690,7 @@ export class WorkTree implements WorkTreeView {
             await saving;
           }
           if (isChange || previous !== undefined) {
-            this.record(path, t, { path, at: observedAt, hash, previous, by: this.attribute(path, hash, observedAt) });
+            this.record(path, t, { path: this.spelled(path), at: observedAt, hash, previous, by: this.attribute(path, hash, observedAt) });
           }
         }
         observedAt = this.clock();
