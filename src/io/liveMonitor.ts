@@ -1097,7 +1097,8 @@ export class LiveMonitor implements Disposable {
         }
       } else if (a.op !== 'delete') {
         const after = e.write?.path === a.path && e.write.after !== undefined ? hashText(e.write.after) : undefined;
-        tree.sessionWrote(file, a.path, after, { ...o, whole: replacesWhole(a.op) });
+        const before = e.write?.path === a.path && e.write.type === 'update' && e.write.before !== null ? hashText(e.write.before) : undefined;
+        tree.sessionWrote(file, a.path, after, { ...o, whole: replacesWhole(a.op), ...(before !== undefined ? { beforeHash: before } : {}) });
         if (a.from !== undefined) {
           // A folder moved (`mv specs/001-a specs/001-b`): the files the session knew in it are
           // there now, as the session's knowledge has them (the engine moved them first).

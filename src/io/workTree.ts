@@ -41,13 +41,18 @@ interface Seen {
   source: 'hook' | 'transcript';
   callId: string | undefined;
   /**
-   * A write's view: what the session saw before it. The write may turn out to have gone on top
-   * of a change the session never saw (its own change reaches the tree after the hook reports
-   * it): then that earlier view is what the session knows again (see disownUnder).
+   * A write's view: what the session saw before it. Its transcript may show later that the write
+   * went on top of a change the session never saw (its hook reports it first): then that earlier
+   * view is what the session knows again (see sessionWrote).
    */
   prior?: Seen;
   /** A write's view: the write replaced the whole file, so the session knows all of it however it was before. */
   whole?: boolean;
+  /**
+   * The call id of a write found to have gone on top of a change the session never saw since this
+   * view: reported again (its hook after its transcript line), it still does not make the file seen.
+   */
+  overlooked?: string;
 }
 
 /** How a session came to see a file's content (see `sessionSaw`, `sessionWrote`). */
@@ -61,6 +66,8 @@ export interface SessionObservation {
   eventAt?: number;
   /** A write that replaced the whole file (Write, write_file): see Seen.whole. */
   whole?: boolean;
+  /** A write's: sha256 of the content it replaced, as its transcript records it (Claude Code's `originalFile`); null: none. */
+  beforeHash?: string | null;
 }
 
 /** A write that started (its call was allowed by the guard or is in a transcript) and has not ended. */
@@ -443,15 +450,13 @@ export class WorkTree implements WorkTreeView {
         }
       }
     }
-    if (t && w) {
-      this.disownUnder(path, t, w);
-    }
   }
 
   /**
    * After the rules judged the write: the session now knows the content it wrote, unless the
-   * write was an edit applied on top of a change the session never saw (see wroteBlind): then it
-   * knows what it saw before and its own edit, not the file, and its view stays the earlier one.
+   * write was an edit applied on top of a change the session never saw (see wroteOverUnseen):
+   * then it knows what it saw before and its own edit, not the file, and its view stays the
+   * earlier one (the guard judges its next write against that).
    */
   sessionWrote(session: string, given: string, afterHash: string | undefined, o: SessionObservation = {}): void {
     const path = this.key(given);
@@ -463,11 +468,9 @@ export class WorkTree implements WorkTreeView {
     const before = prev?.how === 'write' && o.callId !== undefined && prev.callId === o.callId ? prev.prior : prev;
     const w = o.callId !== undefined ? this.inflight.get(path)?.find((x) => x.session === session && x.callId === o.callId) : undefined;
     const whole = o.whole === true || w?.whole === true;
-    if (before && !whole && t && hash && this.wroteBlind(session, t, before, hash)) {
+    if (before && !whole && ((o.callId !== undefined && before.overlooked === o.callId) || (t && this.wroteOverUnseen(session, path, t, before, o.beforeHash, w)))) {
       this.logger.debug(`[tree] ${path}: the session's write went on top of a change it never saw; its view stays the one before`);
-      if (prev !== before) {
-        this.setSeen(session, path, before);
-      }
+      this.setSeen(session, path, { ...before, ...(o.callId !== undefined ? { overlooked: o.callId } : {}) });
       return;
     }
     // One view back at most: a long session's writes of a file do not chain.
@@ -529,61 +532,25 @@ export class WorkTree implements WorkTreeView {
   }
 
   /**
-   * Did the session's write, whose result is `afterHash`, go on top of a change the session
-   * never saw after `view`? The change that put `afterHash` there is the write's own; the
-   * content it replaced is the one before it. That is what the session saw when no change came
-   * in between, or when the last one put back what it saw; otherwise it is a change by someone
-   * else (the user's save while the write waited on its permission prompt). Unknown (false)
-   * while the write's own change has not been observed.
+   * Did the session's edit go on top of a change it never saw after `view`? Its transcript says
+   * what the edit replaced (`beforeHash`, Claude Code's `originalFile`): not what the session saw,
+   * and the tree saw the file take that content after the session saw it (both, so that a
+   * transcript's text that hashes other than the file's bytes, a byte order mark, says nothing).
+   * That change was taken for the write when its window was open (the user's save while the
+   * write waited on its permission prompt): it is someone else's. A formatter run after the
+   * edit changes nothing here: the edit replaced what the session saw.
    */
-  private wroteBlind(session: string, t: TrackedFile, view: Seen, afterHash: string): boolean {
-    const h = t.history;
-    let own = h.length - 1;
-    while (own >= 0 && !(h[own]!.hash === afterHash && h[own]!.at > view.at)) {
-      own--;
-    }
-    if (own < 0) {
+  private wroteOverUnseen(session: string, path: string, t: TrackedFile, view: Seen, beforeHash: string | null | undefined, w: Inflight | undefined): boolean {
+    if (!beforeHash || view.hash === undefined || beforeHash === view.hash) {
       return false;
     }
-    const between = h.slice(0, own).filter((c) => c.at > view.at);
-    const base = between[between.length - 1];
-    if (!base || (view.hash !== undefined && base.hash === view.hash)) {
-      return false;
-    }
-    return between.some((c) => !(c.by.kind === 'session' && c.by.session === session));
-  }
-
-  /**
-   * A write makes one change. Once its own change is known (the one that holds its result), a
-   * change taken for it earlier, while its window was open (a write can wait minutes on the
-   * user's permission), that held other content is someone else's: the user's save, another
-   * writer. Not within the grace before its own change, though: the write's own steps (a
-   * truncation, then the content) may show as more than one change. Then, if the session's view
-   * is this write's and the write went on top of such a change, its view before the write is
-   * what it knows again (the hook may have reported the write before the tree saw it land).
-   */
-  private disownUnder(path: string, t: TrackedFile, w: Inflight): void {
-    if (w.afterHash === undefined) {
-      return;
-    }
-    let own = t.history.length - 1;
-    while (own >= 0 && !(t.history[own]!.hash === w.afterHash && t.history[own]!.at >= w.start - this.grace)) {
-      own--;
-    }
-    if (own < 0) {
-      return;
-    }
-    const ownAt = t.history[own]!.at;
-    for (const c of t.history.slice(0, own)) {
-      if (c.by.kind === 'session' && c.by.session === w.session && c.at >= w.start - this.grace && c.at < ownAt - this.grace) {
+    const unseen = t.history.filter((c) => c.at > view.at && c.hash === beforeHash);
+    for (const c of unseen) {
+      if (c.by.kind === 'session' && c.by.session === session) {
         c.by = this.attribute(path, c.hash, c.at, w);
       }
     }
-    const s = this.seen.get(w.session)?.get(path);
-    if (s?.how === 'write' && s.callId === w.callId && s.prior && !s.whole && !w.whole && this.wroteBlind(w.session, t, s.prior, w.afterHash)) {
-      this.logger.debug(`[tree] ${path}: the session's write went on top of a change it never saw; its view goes back to the one before`);
-      this.setSeen(w.session, path, s.prior);
-    }
+    return unseen.length > 0;
   }
 
   /**
@@ -701,7 +668,7 @@ export class WorkTree implements WorkTreeView {
     return t.hashing;
   }
 
-  /** Who made a change; `except`: a write known not to have made it (see disownUnder). */
+  /** Who made a change; `except`: a write known not to have made it (see wroteOverUnseen). */
   private attribute(path: string, hash: string | null, at: number, except?: Inflight): ChangeAuthor {
     const windows = (this.inflight.get(path) ?? []).filter((w) => w !== except);
     const byContent = windows.find((w) => hash !== null && w.afterHash === hash);
@@ -735,11 +702,6 @@ export class WorkTree implements WorkTreeView {
       const s = this.seen.get(by.session)?.get(path);
       if (s?.how === 'write' && s.at >= c.at - this.grace) {
         s.hash = c.hash;
-      }
-      // The write whose result this is: what it was taken to have done before is settled now.
-      const w = c.hash !== null ? this.inflight.get(path)?.find((x) => x.afterHash === c.hash && x.session === by.session) : undefined;
-      if (w) {
-        this.disownUnder(path, t, w);
       }
     }
     this.changed.fire(c);

@@ -83,17 +83,41 @@ void describe('guard: a change made while the session’s write waits', () => {
     allowed(await hook('PreToolUse', 'Write', { content: 'LINE1\nuser-line2\nline3\n' }, 'toolu_W2'));
   });
 
-  void test('the hooks alone (no transcript yet), the Edit reported before the tree sees it land: the next Write is still stale', async () => {
-    const { file, hook, userSave } = await session();
+  void test('the transcript’s result before the Edit’s own hook: the next Write is still stale', async () => {
+    const { file, t, flush, hook, userSave } = await session();
+    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
+    await flush();
     allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
     const edit = { old_string: 'line1', new_string: 'LINE1' };
     allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
     await userSave('line1\nuser-line2\n');
     writeFileSync(file, 'LINE1\nuser-line2\n');
+    await sleep(100);
+    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false }).editResult('toolu_E1', file, 'line1\nuser-line2\n', 'line1', 'LINE1');
+    await flush();
     allowed(await hook('PostToolUse', 'Edit', edit, 'toolu_E1'));
-    await sleep(400);
     const reason = denied(await hook('PreToolUse', 'Write', { content: 'LINE1\nline2\nline3\n' }, 'toolu_W1'));
     assert.match(reason, new RegExp(`^perm2\\.txt changed on disk after you last read it \\(by an unattributed process at ${clock}\\)\\. Read it again, then redo the write\\.$`));
+  });
+
+  void test('a formatter hook rewrites the file after the session’s Edit, before the guard’s own hook: the next edit is allowed', async () => {
+    const { file, t, flush, hook } = await session();
+    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
+    await flush();
+    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
+    const edit = { old_string: 'line1', new_string: 'LINE1' };
+    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
+    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
+    await flush();
+    await sleep(400);
+    writeFileSync(file, 'LINE1\nline2\n');
+    await sleep(500);
+    writeFileSync(file, 'LINE1\nline2 \n');
+    await sleep(100);
+    allowed(await hook('PostToolUse', 'Edit', edit, 'toolu_E1'));
+    t.editResult('toolu_E1', file, 'line1\nline2\n', 'line1', 'LINE1');
+    await flush();
+    allowed(await hook('PreToolUse', 'Edit', { old_string: 'line2 ', new_string: 'LINE2' }, 'toolu_E2'));
   });
 
   void test('no change while it waits: the session’s own Edit, then its Write, are allowed', async () => {
