@@ -4,11 +4,11 @@
  * and its next whole-file write would erase the user's change (real hook process, real watcher).
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { ClaudeTranscript } from '../support/claude';
-import { sleep, waitFor } from '../support/wait';
+import { sleep } from '../support/wait';
 import { GuardEnv, payloads } from './support/guardEnv';
 
 let env: GuardEnv | undefined;
@@ -37,13 +37,7 @@ async function session(opts: { userSaves?: boolean } = {}) {
   const claude = { sessionId: 'c1', transcript: path.join(g.live.projectDir, 'c1.jsonl'), cwd: g.workspace };
   mkdirSync(g.live.projectDir, { recursive: true });
   const t = new ClaudeTranscript('c1', g.workspace).user('edit it');
-  let written = 0;
-  const flush = async (): Promise<void> => {
-    appendFileSync(claude.transcript, t.lines.slice(written).map((l) => l + '\n').join(''));
-    written = t.lines.length;
-    await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
-    await g.live.monitor!.idle();
-  };
+  const flush = g.transcriptWriter(claude.transcript, t);
   const hook = (event: 'PreToolUse' | 'PostToolUse', tool: string, input: Record<string, unknown>, id: string) =>
     g.hook(payloads.claude(event, claude, tool, { file_path: file, ...input }, id), ['--agent', 'claude']);
   const userSave = async (content: string): Promise<void> => {
@@ -51,19 +45,29 @@ async function session(opts: { userSaves?: boolean } = {}) {
     writeFileSync(file, content);
     await sleep(400);
   };
-  return { g, file, t, flush, hook, userSave };
-}
-
-void describe('guard: a change made while the session’s write waits', () => {
-  void test('the user saves while an Edit waits on its prompt: the Edit is not credited with the save, and the next Write is stale', async () => {
-    const { file, t, flush, hook, userSave } = await session({ userSaves: true });
+  /**
+   * The session reads the file (its transcript, then its hook), and the guard allows its Edit of
+   * line1; the transcript then records the call, unless `recorded` is false.
+   */
+  const readThenEdit = async (recorded = true): Promise<{ old_string: string; new_string: string }> => {
     t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
     await flush();
     allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
     const edit = { old_string: 'line1', new_string: 'LINE1' };
     allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
-    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
-    await flush();
+    if (recorded) {
+      t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
+      await flush();
+    }
+    return edit;
+  };
+  return { g, file, t, flush, hook, userSave, readThenEdit };
+}
+
+void describe('guard: a change made while the session’s write waits', () => {
+  void test('the user saves while an Edit waits on its prompt: the Edit is not credited with the save, and the next Write is stale', async () => {
+    const { file, t, flush, hook, userSave, readThenEdit } = await session({ userSaves: true });
+    const edit = await readThenEdit();
     // The permission prompt is up; the user saves their own change meanwhile.
     await userSave('line1\nuser-line2\n');
     // The user allows the Edit: it lands on top of their save.
@@ -84,12 +88,8 @@ void describe('guard: a change made while the session’s write waits', () => {
   });
 
   void test('the transcript’s result before the Edit’s own hook: the next Write is still stale', async () => {
-    const { file, t, flush, hook, userSave } = await session();
-    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
-    await flush();
-    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
-    const edit = { old_string: 'line1', new_string: 'LINE1' };
-    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
+    const { file, t, flush, hook, userSave, readThenEdit } = await session();
+    const edit = await readThenEdit(false);
     await userSave('line1\nuser-line2\n');
     writeFileSync(file, 'LINE1\nuser-line2\n');
     await sleep(100);
@@ -101,14 +101,8 @@ void describe('guard: a change made while the session’s write waits', () => {
   });
 
   void test('a formatter hook rewrites the file after the session’s Edit, before the guard’s own hook: the next edit is allowed', async () => {
-    const { file, t, flush, hook } = await session();
-    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
-    await flush();
-    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
-    const edit = { old_string: 'line1', new_string: 'LINE1' };
-    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
-    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
-    await flush();
+    const { file, t, flush, hook, readThenEdit } = await session();
+    const edit = await readThenEdit();
     await sleep(400);
     writeFileSync(file, 'LINE1\nline2\n');
     await sleep(500);
@@ -121,14 +115,8 @@ void describe('guard: a change made while the session’s write waits', () => {
   });
 
   void test('no change while it waits: the session’s own Edit, then its Write, are allowed', async () => {
-    const { file, t, flush, hook } = await session();
-    t.read('m1', 'toolu_R1', file, 'line1\nline2\n');
-    await flush();
-    allowed(await hook('PostToolUse', 'Read', {}, 'toolu_R1'));
-    const edit = { old_string: 'line1', new_string: 'LINE1' };
-    allowed(await hook('PreToolUse', 'Edit', edit, 'toolu_E1'));
-    t.call('m2', 'toolu_E1', 'Edit', { file_path: file, ...edit, replace_all: false });
-    await flush();
+    const { file, t, flush, hook, readThenEdit } = await session();
+    const edit = await readThenEdit();
     await sleep(400);
     writeFileSync(file, 'LINE1\nline2\n');
     allowed(await hook('PostToolUse', 'Edit', edit, 'toolu_E1'));

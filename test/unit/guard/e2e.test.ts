@@ -510,13 +510,7 @@ void describe('guard hook end to end', () => {
     writeFileSync(file, 'const a = 7;\n');
     // Only now does the transcript record the read (its content is the old one).
     const t = new ClaudeTranscript('c1', g.workspace).user('edit a').read('m1', 'toolu_R', file, v1);
-    let written = 0;
-    const flush = async (): Promise<void> => {
-      appendFileSync(claude.transcript, t.lines.slice(written).map((l) => l + '\n').join(''));
-      written = t.lines.length;
-      await waitFor(() => (g.live.monitor!.session(claude.transcript)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
-      await g.live.monitor!.idle();
-    };
+    const flush = g.transcriptWriter(claude.transcript, t);
     await flush();
     denied(await g.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_W'), ['--agent', 'claude']), 'claude');
     const before = g.live.monitor!.findings.forFile(claude.transcript).filter((f) => f.rule === 'guard');

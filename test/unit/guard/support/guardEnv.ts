@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardPolicy } from '../../../../src/core/guard/types';
 import { HookLedger } from '../../../../src/io/guard/ledger';
@@ -8,6 +8,7 @@ import { ledgerPathFor } from '../../../../src/io/guard/socketPath';
 import type { LiveMonitorOptions } from '../../../../src/io/liveMonitor';
 import { LiveEnv } from '../../support/liveEnv';
 import { repoRoot } from '../../support/repo';
+import { waitFor } from '../../support/wait';
 
 export interface HookRun {
   code: number | null;
@@ -98,6 +99,20 @@ export class GuardEnv {
   async stop(): Promise<void> {
     await this.service.close();
     await this.live.monitor?.close();
+  }
+
+  /**
+   * Appends what `t` holds beyond what was appended before to the transcript file, as the agent
+   * writes it, and waits until the monitor has read it all.
+   */
+  transcriptWriter(file: string, t: { lines: readonly string[]; text(): string }): () => Promise<void> {
+    let written = 0;
+    return async () => {
+      appendFileSync(file, t.lines.slice(written).map((l) => l + '\n').join(''));
+      written = t.lines.length;
+      await waitFor(() => (this.live.monitor!.session(file)?.bytes ?? 0) >= Buffer.byteLength(t.text()), 5000, 'transcript read');
+      await this.live.monitor!.idle();
+    };
   }
 
   hook(input: unknown, args: string[], env: Record<string, string | undefined> = {}): Promise<HookRun> {
