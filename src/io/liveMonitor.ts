@@ -1,6 +1,6 @@
 import { constants as fsConstants, existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import type { RuleConfig } from '../core/config/ruleConfig';
+import { emptyRuleConfig, ruleLevel, type RuleConfig, type RuleLevel } from '../core/config/ruleConfig';
 import { displayPath } from '../core/classify/paths';
 import { agentForPath, type Environment } from '../core/discovery/locations';
 import { findingId, type FindingSink } from '../core/engine/engine';
@@ -13,6 +13,7 @@ import { describeError, nullLogger, scoped, type Logger } from '../core/lib/logg
 import type { AgentKind } from '../core/model/agent';
 import { sessionIdFromPath } from '../core/model/sessionId';
 import type { AccessOp, NormalizedEvent, Span } from '../core/model/events';
+import type { Severity } from '../core/model/finding';
 import { adapters } from '../core/parse/registry';
 import { isDocumentTranscript } from '../core/parse/transcript';
 import { allRules } from '../core/rules/all';
@@ -667,6 +668,11 @@ export class LiveMonitor implements Disposable {
     }
   }
 
+  /** The level of a rule's findings in this monitor: its configured severity, or 'off'. */
+  ruleLevel(rule: { readonly id: string; readonly defaultSeverity: Severity }): RuleLevel {
+    return ruleLevel(this.opts.config ?? emptyRuleConfig, rule);
+  }
+
   /** Line of the last event read from a transcript so far. */
   lastLine(file: string): number | undefined {
     return this.lastLines.get(file);
@@ -772,7 +778,8 @@ export class LiveMonitor implements Disposable {
     const conversation = s.stream?.engine.conversation;
     const filed = this.opts.hookLedger?.decisionsIn?.(s.summary.file) ?? [];
     // (No stream: nothing was read, so nothing tells which calls the transcript holds.)
-    if (!conversation || filed.length === 0 || this.opts.config?.levels[guardRule.meta.id] === 'off') {
+    const level = this.ruleLevel(guardRule.meta);
+    if (!conversation || filed.length === 0 || level === 'off') {
       return;
     }
     const file = s.summary.file;
@@ -793,7 +800,7 @@ export class LiveMonitor implements Disposable {
               session: s.summary.sessionId,
               ...(callId !== undefined ? { callId } : {}),
               displayPath: displayPath(record.path, s.summary.cwd),
-            }),
+            }, level),
       );
     }
   }

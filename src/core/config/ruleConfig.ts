@@ -10,6 +10,11 @@ export interface RuleConfig {
 
 export const emptyRuleConfig: RuleConfig = { levels: {}, options: {} };
 
+/** A rule's level under `config`: the configured one, else the rule's default. */
+export function ruleLevel(config: RuleConfig, rule: { readonly id: string; readonly defaultSeverity: Severity }): RuleLevel {
+  return config.levels[rule.id] ?? rule.defaultSeverity;
+}
+
 const order: Severity[] = ['error', 'warning', 'info'];
 
 /** The less severe of two severities. */

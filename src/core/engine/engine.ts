@@ -1,4 +1,4 @@
-import { demote as demoteSeverity, milder, type RuleConfig, emptyRuleConfig } from '../config/ruleConfig';
+import { demote as demoteSeverity, milder, type RuleConfig, emptyRuleConfig, ruleLevel } from '../config/ruleConfig';
 import { describeError, nullLogger, type Logger } from '../lib/logger';
 import type { AgentKind } from '../model/agent';
 import type { NormalizedEvent, SessionInfo, Span, TextEvent, ToolCall, ToolResult } from '../model/events';
@@ -74,7 +74,7 @@ export class RuleEngine {
     this.clock = opts.clock ?? Date.now;
     const config = opts.config ?? emptyRuleConfig;
     for (const rule of opts.rules) {
-      const level = config.levels[rule.meta.id] ?? rule.meta.defaultSeverity;
+      const level = ruleLevel(config, rule.meta);
       if (level === 'off') {
         continue;
       }

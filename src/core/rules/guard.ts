@@ -1,7 +1,8 @@
+import { milder } from '../config/ruleConfig';
 import { findingId } from '../engine/engine';
 import { defineRule, type GuardDecisionRecord } from '../engine/rule';
 import type { AgentKind } from '../model/agent';
-import type { Finding } from '../model/finding';
+import type { Finding, Severity } from '../model/finding';
 import { docsUrl, shortPath } from './support/docs';
 
 const messages: Record<string, string> = {
@@ -51,7 +52,7 @@ export const guardRule = defineRule({
             at: access?.span ?? call.at,
             key: d.key,
             callId: call.callId,
-            severity: d.action === 'deny' ? 'error' : 'warning',
+            severity: decisionSeverity(d),
             data: guardMessageData(d, shortPath(ctx, d.path)),
             related: [{ at: { line: 1, start: 0, end: 0 }, file: d.path, message: 'the file the guard protected' }],
             subject: { path: d.path },
@@ -62,24 +63,31 @@ export const guardRule = defineRule({
   },
 });
 
+function decisionSeverity(d: GuardDecisionRecord): Severity {
+  return d.action === 'deny' ? 'error' : 'warning';
+}
+
 function guardMessageData(d: GuardDecisionRecord, path: string): Record<string, string> {
   return { verdict: d.action === 'deny' ? 'denied' : 'warned about', tool: d.tool, path, reason: d.reason };
 }
 
 /**
- * The finding the guard service reports at decision time, identical (id, message) to what
- * the rule reports once the call's line is read — so a later report only moves it.
+ * The finding the guard service reports at decision time, identical (id, message, severity)
+ * to what the rule reports once the call's line is read — so a later report only moves it.
+ * `level` is the rule's configured severity, which caps the decision's own as the engine
+ * caps a report's (the caller leaves out decisions whose rule is off).
  */
 export function guardFinding(
   d: GuardDecisionRecord,
   where: { file: string; line: number; agent: AgentKind | 'unknown'; session: string; callId?: string; displayPath: string },
+  level: Severity,
 ): Finding {
   const template = messages[d.decision] ?? messages['stale-write']!;
   const data = guardMessageData(d, where.displayPath);
   return {
     id: findingId(guardRule.meta.id, where.file, d.key),
     rule: guardRule.meta.id,
-    severity: d.action === 'deny' ? 'error' : 'warning',
+    severity: milder(level, decisionSeverity(d)),
     file: where.file,
     line: where.line,
     column: 1,

@@ -9,7 +9,7 @@ import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
 import type { AgentKind } from '../../core/model/agent';
 import { writeOps } from '../../core/model/events';
 import type { Finding } from '../../core/model/finding';
-import { guardFinding } from '../../core/rules/guard';
+import { guardFinding, guardRule } from '../../core/rules/guard';
 import type { LiveMonitor } from '../liveMonitor';
 import { hookCallPrefix, type WorkTree } from '../workTree';
 import { ServedLedgerView, servingHeartbeatMs, type HookLedger, type LedgerEntry } from './ledger';
@@ -353,18 +353,22 @@ export class GuardService implements Disposable {
     const file = r.transcriptPath ? key : undefined;
     const callLine = file && r.toolUseId !== undefined ? monitor.knownCallLocation(file, r.toolUseId)?.line : undefined;
     const reported: Finding[] = [];
-    for (const rec of records) {
-      const finding = guardFinding(rec, {
-        // With no transcript to point into, the finding sits on the file it protected.
-        file: file ?? rec.path,
-        line: file ? (callLine ?? monitor.lastLine(file) ?? 1) : 1,
-        agent: agentKind(r.agent),
-        session: this.sessionName(key, r),
-        ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}),
-        displayPath: displayPath(rec.path, r.cwd),
-      });
-      monitor.findings.add(finding);
-      reported.push(finding);
+    const level = monitor.ruleLevel(guardRule.meta);
+    // Recorded in the ledger either way: turning the rule on again brings them back.
+    if (level !== 'off') {
+      for (const rec of records) {
+        const finding = guardFinding(rec, {
+          // With no transcript to point into, the finding sits on the file it protected.
+          file: file ?? rec.path,
+          line: file ? (callLine ?? monitor.lastLine(file) ?? 1) : 1,
+          agent: agentKind(r.agent),
+          session: this.sessionName(key, r),
+          ...(r.toolUseId !== undefined ? { callId: r.toolUseId } : {}),
+          displayPath: displayPath(rec.path, r.cwd),
+        }, level);
+        monitor.findings.add(finding);
+        reported.push(finding);
+      }
     }
     const what = `${r.tool} of ${targets.map((p) => displayPath(p, r.cwd)).join(', ') || '(no file)'} by ${r.agent} session ${this.sessionName(key, r)}`;
     if (verdict.action === 'allow') {

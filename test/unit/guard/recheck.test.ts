@@ -31,11 +31,13 @@ const guardOn = (findings: readonly Finding[]): string[] =>
  * A Claude Code session that has not read README.md, read by the monitor up to `lines`
  * lines, and the guard's denial of its Edit of README.md.
  */
-async function deniedEdit(): Promise<{ g: GuardEnv; t: ClaudeTranscript; transcript: string; readme: string; write: (lines: number) => Promise<void>; edit: Record<string, unknown> }> {
+async function deniedEdit(
+  config?: RuleConfig,
+): Promise<{ g: GuardEnv; t: ClaudeTranscript; transcript: string; readme: string; write: (lines: number) => Promise<void>; edit: Record<string, unknown> }> {
   env = new GuardEnv();
   const g = env;
   const readme = g.file('README.md', '# demo\n');
-  await g.start();
+  await g.start(config ? { monitor: { config } } : {});
   const monitor = g.live.monitor!;
   mkdirSync(g.live.projectDir, { recursive: true });
   const transcript = path.join(g.live.projectDir, 'c1.jsonl');
@@ -151,5 +153,21 @@ void describe('the guard’s decisions and a transcript read again', () => {
     assert.deepEqual(guardOn(next.findings.forFile(transcript)), [`2:unread-write:error:${readme}`]);
     const off = await start({ levels: { guard: 'off' }, options: {} });
     assert.deepEqual(guardOn(off.findings.forFile(transcript)), []);
+  });
+
+  void test('the guard rule’s configured severity applies from the moment the service decides, not only once the call’s line is read; off reports nothing', async () => {
+    const { g, t, transcript, readme, write, edit } = await deniedEdit({ levels: { guard: 'warning' }, options: {} });
+    const monitor = g.live.monitor!;
+    assert.deepEqual(guardOn(monitor.findings.forFile(transcript)), [`2:unread-write:warning:${readme}`], 'at decision time');
+    t.call('m2', 'toolu_E', 'Edit', edit).result('toolu_E', 'README.md already exists and you have not read it in this session.', { isError: true });
+    await write(4);
+    const call = t.lineOf('"toolu_E","name"');
+    await waitFor(() => guardOn(monitor.findings.forFile(transcript)).join() === `${call}:unread-write:warning:${readme}`, 10_000, () => `moved to its call: ${guardOn(monitor.findings.forFile(transcript)).join()}`);
+    assert.deepEqual(guardOn(g.live.announced).map((x) => x.split(':')[2]), ['warning'], 'never announced as an error');
+    await env!.dispose();
+
+    const off = await deniedEdit({ levels: { guard: 'off' }, options: {} });
+    assert.deepEqual(guardOn(off.g.live.monitor!.findings.forFile(off.transcript)), [], 'the hook still denied (deniedEdit checks it), but nothing is reported');
+    assert.deepEqual(guardOn(off.g.live.announced), []);
   });
 });
