@@ -506,6 +506,11 @@ export class WorkTree implements WorkTreeView {
    * content on disk at this moment, not what the watcher has caught up with.
    */
   async refresh(given: string): Promise<void> {
+    // Resolved again, not from the cache: the guard refreshes each file before it judges a
+    // write of it, and a path that became, or stopped being, a symbolic link since it was
+    // cached names another file now. Judged on the old one's history, a write over a file the
+    // session never read passed as a write of the one it had read.
+    this.reals.delete(given);
     const path = this.key(given);
     const t = this.tracked.get(path);
     if (!t) {

@@ -4,7 +4,7 @@
  * watcher, a real link).
  */
 import assert from 'node:assert/strict';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { GuardPolicy } from '../../../src/core/guard/types';
@@ -78,5 +78,30 @@ void describe('guard: a file reached through a symbolic link is the file', () =>
     allowed(await hook('PostToolUse', 'Write', { file_path: fresh, content: 'n\n' }, 'toolu_W1'));
     await sleep(400);
     allowed(await hook('PreToolUse', 'Edit', { file_path: path.join(path.dirname(real), 'new.txt'), old_string: 'n', new_string: 'm' }, 'toolu_E1'));
+  });
+
+  void test('a link replaced by a file of its own: the write of it is judged on the new file, not on the one the link named', async () => {
+    env = new GuardEnv();
+    const g = env;
+    const shared = g.file('shared.txt', 'shared\n');
+    const name = g.file('name.txt');
+    symlinkSync(shared, name);
+    await g.start();
+    const claude = { sessionId: 'c1', transcript: path.join(g.live.projectDir, 'c1.jsonl'), cwd: g.workspace };
+    const hook = (event: 'PreToolUse' | 'PostToolUse', tool: string, input: Record<string, unknown>, id: string) =>
+      g.hook(payloads.claude(event, claude, tool, input, id), ['--agent', 'claude']);
+    allowed(await hook('PostToolUse', 'Read', { file_path: name }, 'toolu_R'));
+    // The user makes name.txt a file of its own; shared.txt, which the session read, is unchanged.
+    rmSync(name);
+    writeFileSync(name, 'the user’s own\n');
+    await sleep(50);
+    const reason = denied(await hook('PreToolUse', 'Write', { file_path: name, content: 'agent\n' }, 'toolu_W'));
+    assert.match(reason, /name\.txt already exists and you have not read it/);
+    // And the other way: a file that becomes a link is judged on the file it now names.
+    allowed(await hook('PostToolUse', 'Read', { file_path: shared }, 'toolu_R2'));
+    rmSync(name);
+    symlinkSync(shared, name);
+    await sleep(50);
+    allowed(await hook('PreToolUse', 'Write', { file_path: name, content: 'agent\n' }, 'toolu_W2'));
   });
 });
