@@ -49,10 +49,29 @@ interface Seen {
   /** A write's view: the write replaced the whole file, so the session knows all of it however it was before. */
   whole?: boolean;
   /**
-   * The call id of a write found to have gone on top of a change the session never saw since this
-   * view: reported again (its hook after its transcript line), it still does not make the file seen.
+   * A write found to have gone on top of a change the session never saw since this view: reported
+   * again (its hook after its transcript line), it still does not make the file seen.
    */
-  overlooked?: string;
+  overlooked?: WriteReport;
+}
+
+/** What identifies one write reported twice, by its hook and by its transcript line. */
+interface WriteReport {
+  callId: string | undefined;
+  /** The content it left. */
+  hash: string | null | undefined;
+}
+
+/**
+ * Are these two reports of one write? By call id where both have one; Gemini CLI's hooks carry
+ * none, so there by the content the write left, which its hook hashed and its transcript's result
+ * holds (a later write of the session would have left other content, or been reported between).
+ */
+function sameWrite(a: WriteReport, b: WriteReport): boolean {
+  if (a.callId !== undefined && b.callId !== undefined) {
+    return a.callId === b.callId;
+  }
+  return typeof a.hash === 'string' && a.hash === b.hash;
 }
 
 /** How a session came to see a file's content (see `sessionSaw`, `sessionWrote`). */
@@ -66,7 +85,7 @@ export interface SessionObservation {
   eventAt?: number;
   /** A write that replaced the whole file (Write, write_file): see Seen.whole. */
   whole?: boolean;
-  /** A write's: sha256 of the content it replaced, as its transcript records it (Claude Code's `originalFile`); null: none. */
+  /** A write's: sha256 of the content it replaced, as its transcript records it (Claude Code's `originalFile`, Gemini CLI's `originalContent`); null: none. */
   beforeHash?: string | null;
 }
 
@@ -464,13 +483,14 @@ export class WorkTree implements WorkTreeView {
     const mine = t?.history.filter((c) => c.by.kind === 'session' && c.by.session === session).pop();
     const hash = afterHash ?? mine?.hash ?? undefined;
     const prev = this.seen.get(session)?.get(path);
+    const report: WriteReport = { callId: o.callId, hash };
     // This same write, reported before (its hook, then its transcript line): the view before it.
-    const before = prev?.how === 'write' && o.callId !== undefined && prev.callId === o.callId ? prev.prior : prev;
+    const before = prev?.how === 'write' && sameWrite(prev, report) ? prev.prior : prev;
     const w = o.callId !== undefined ? this.inflight.get(path)?.find((x) => x.session === session && x.callId === o.callId) : undefined;
     const whole = o.whole === true || w?.whole === true;
-    if (before && !whole && ((o.callId !== undefined && before.overlooked === o.callId) || (t && this.wroteOverUnseen(session, path, t, before, o.beforeHash, w)))) {
+    if (before && !whole && ((before.overlooked && sameWrite(before.overlooked, report)) || (t && this.wroteOverUnseen(session, path, t, before, o.beforeHash)))) {
       this.logger.debug(`[tree] ${path}: the session's write went on top of a change it never saw; its view stays the one before`);
-      this.setSeen(session, path, { ...before, ...(o.callId !== undefined ? { overlooked: o.callId } : {}) });
+      this.setSeen(session, path, { ...before, overlooked: report });
       return;
     }
     // One view back at most: a long session's writes of a file do not chain.
@@ -538,21 +558,26 @@ export class WorkTree implements WorkTreeView {
 
   /**
    * Did the session's edit go on top of a change it never saw after `view`? Its transcript says
-   * what the edit replaced (`beforeHash`, Claude Code's `originalFile`): not what the session saw,
+   * what the edit replaced (`beforeHash`: Claude Code's `originalFile`, Gemini CLI's
+   * `originalContent`): not what the session saw,
    * and the tree saw the file take that content after the session saw it (both, so that a
    * transcript's text that hashes other than the file's bytes, a byte order mark, says nothing).
    * That change was taken for the write when its window was open (the user's save while the
    * write waited on its permission prompt): it is someone else's. A formatter run after the
    * edit changes nothing here: the edit replaced what the session saw.
    */
-  private wroteOverUnseen(session: string, path: string, t: TrackedFile, view: Seen, beforeHash: string | null | undefined, w: Inflight | undefined): boolean {
+  private wroteOverUnseen(session: string, path: string, t: TrackedFile, view: Seen, beforeHash: string | null | undefined): boolean {
     if (!beforeHash || view.hash === undefined || beforeHash === view.hash) {
       return false;
     }
     const unseen = t.history.filter((c) => c.at > view.at && c.hash === beforeHash);
     for (const c of unseen) {
       if (c.by.kind === 'session' && c.by.session === session) {
-        c.by = this.attribute(path, c.hash, c.at, w);
+        // Not this session's: its edit replaced that content. So none of its write windows made
+        // it, not even the hook's window of this same edit, which (Gemini CLI's hooks carry no
+        // call id) is another window than the transcript's, still open when the transcript
+        // reports the edit before its hook does.
+        c.by = this.attribute(path, c.hash, c.at, session);
       }
     }
     return unseen.length > 0;
@@ -673,15 +698,15 @@ export class WorkTree implements WorkTreeView {
     return t.hashing;
   }
 
-  /** Who made a change; `except`: a write known not to have made it (see wroteOverUnseen). */
-  private attribute(path: string, hash: string | null, at: number, except?: Inflight): ChangeAuthor {
-    const windows = (this.inflight.get(path) ?? []).filter((w) => w !== except);
+  /** Who made a change; `notBy`: a session known not to have made it (see wroteOverUnseen). */
+  private attribute(path: string, hash: string | null, at: number, notBy?: string): ChangeAuthor {
+    const windows = (this.inflight.get(path) ?? []).filter((w) => w.session !== notBy);
     const byContent = windows.find((w) => hash !== null && w.afterHash === hash);
     if (byContent) {
       return authorOf(byContent);
     }
     // A write whose result was hashed on disk explains that content only, even within the grace.
-    const open = this.inflightFor(path, at).filter((w) => w !== except && !(w.exact && w.afterHash !== hash));
+    const open = this.inflightFor(path, at).filter((w) => w.session !== notBy && !(w.exact && w.afterHash !== hash));
     if (open.length === 1) {
       return authorOf(open[0]!);
     }

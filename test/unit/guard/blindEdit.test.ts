@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import { geminiProjectHash } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
 import { sleep } from '../support/wait';
 import { GuardEnv, payloads } from './support/guardEnv';
@@ -145,4 +146,63 @@ void describe('guard: a change made while the session’s write waits', () => {
     await flush();
     allowed(await hook('PreToolUse', 'Edit', { old_string: 'line2', new_string: 'LINE2' }, 'toolu_E2'));
   });
+
+  for (const hookFirst of [true, false]) {
+    void test(`Gemini CLI: the user saves while a replace waits on its prompt: its result’s originalContent shows it, and the next write_file is stale (${hookFirst ? 'its AfterTool hook' : 'its transcript line'} first)`, async () => {
+      env = new GuardEnv();
+      const g = env;
+      const file = g.file('perm2.txt', 'line1\nline2\n');
+      const saves = new Map<string, number>();
+      await g.start({ monitor: { isUserSave: (p, at) => Math.abs((saves.get(p) ?? -1e12) - at) < 3000 } });
+      const id = '0b7d3c1e-5a2f-4c69-9e1d-7f3a2b8c4d10';
+      const chats = path.join(g.live.root, '.gemini', 'tmp', geminiProjectHash(g.workspace), 'chats');
+      mkdirSync(chats, { recursive: true });
+      const transcript = path.join(chats, 'session-2026-12-03T17-00-0b7d3c1e.jsonl');
+      const now = (): string => new Date().toISOString();
+      const lines = [
+        JSON.stringify({ sessionId: id, projectHash: geminiProjectHash(g.workspace), startTime: now(), lastUpdated: now(), kind: 'main' }),
+        JSON.stringify({ id: 'u1', timestamp: now(), type: 'user', content: [{ text: 'edit it' }] }),
+      ];
+      const flush = g.transcriptWriter(transcript, { lines, text: () => lines.map((l) => l + '\n').join('') });
+      /** A model turn with one call and its result, as Gemini CLI 0.61 records it: the turn, then the result as the user's. */
+      const turn = (msg: string, call: Record<string, unknown>, output: string, display?: Record<string, unknown>): void => {
+        const response = { functionResponse: { id: call['id'], name: call['name'], response: { output } } };
+        lines.push(
+          JSON.stringify({ id: msg, timestamp: now(), type: 'gemini', content: '', toolCalls: [{ ...call, result: [response], status: 'success', timestamp: now(), ...(display ? { resultDisplay: display } : {}) }] }),
+          JSON.stringify({ id: `${msg}-r`, timestamp: now(), type: 'user', content: [response] }),
+        );
+      };
+      const s = { sessionId: id, transcript, cwd: g.workspace };
+      const hook = (event: 'BeforeTool' | 'AfterTool', tool: string, input: Record<string, unknown>) =>
+        g.hook(payloads.gemini(event, s, tool, { file_path: file, ...input }), ['--agent', 'gemini']);
+
+      turn('m1', { id: 'read_file_1_0', name: 'read_file', args: { file_path: file } }, 'line1\nline2\n');
+      await flush();
+      allowed(await hook('AfterTool', 'read_file', {}));
+      const edit = { old_string: 'line1', new_string: 'LINE1', instruction: 'capitals' };
+      allowed(await hook('BeforeTool', 'replace', edit));
+      // The confirmation is up; the user saves their own change meanwhile, then allows the replace.
+      saves.set(file, Date.now());
+      writeFileSync(file, 'line1\nuser-line2\n');
+      await sleep(400);
+      writeFileSync(file, 'LINE1\nuser-line2\n');
+      await sleep(100);
+      if (hookFirst) {
+        allowed(await hook('AfterTool', 'replace', edit));
+      }
+      turn('m2', { id: 'replace_2_0', name: 'replace', args: { file_path: file, ...edit } }, `Successfully modified file: ${file} (1 replacements).`, {
+        fileName: 'perm2.txt',
+        filePath: file,
+        originalContent: 'line1\nuser-line2\n',
+        newContent: 'LINE1\nuser-line2\n',
+        isNewFile: false,
+      });
+      await flush();
+      if (!hookFirst) {
+        allowed(await hook('AfterTool', 'replace', edit));
+      }
+      const reason = denied(await hook('BeforeTool', 'write_file', { content: 'LINE1\nline2\nline3\n' }));
+      assert.match(reason, new RegExp(`^perm2\\.txt changed on disk after you last read it \\(by the user at ${clock}\\)\\. Read it again, then redo the write\\.$`));
+    });
+  }
 });
