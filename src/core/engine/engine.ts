@@ -392,7 +392,8 @@ export class RuleEngine {
           if (a.from !== undefined) {
             this.knowledge.noteMove(a.from, a.path, result.at);
           } else {
-            this.knowledge.noteWrite(a.path, result.at, result.write?.path === a.path ? result.write.after : undefined);
+            const w = result.write?.path === a.path ? result.write : undefined;
+            this.knowledge.noteWrite(a.path, result.at, w?.after, w);
           }
           break;
         case 'delete':

@@ -60,6 +60,21 @@ export interface PathKnowledge {
   attemptedAt?: Span;
   /** The agent's own note that a hook changed the file (see FileChangedByHookEvent), the latest. */
   hookChange?: { at: Span; hook: string };
+  /**
+   * Lines of `base` the session never saw: an edit of its own went on top of a change it never
+   * saw there (reported then, as not touching what the edit replaced), and `base` is what the
+   * edit left, change included. A later whole write that rewrites them overwrites that change.
+   */
+  blind?: Blind;
+}
+
+/** See PathKnowledge.blind. */
+interface Blind {
+  /** 1-based ranges of `base`'s lines (a count of 0: lines deleted before that line). */
+  ranges: { start: number; count: number }[];
+  /** Where the session last saw the file before the change. */
+  seenAt: Span;
+  seenBy: StaleVerdict['seenBy'];
 }
 
 interface EarlierVersion {
@@ -575,6 +590,7 @@ export class FileKnowledge {
       this.setBase(k, { text: snapshot.content, source: 'read', at });
       k.partials = [];
       k.opaqueSince = undefined;
+      k.blind = undefined;
     } else if (snapshot.numLines > 0) {
       addPartial(k, new PartialView(snapshot.startLine, snapshot.content, at));
     }
@@ -593,18 +609,46 @@ export class FileKnowledge {
     addPartial(k, new PartialView(start, lines.join('\n'), at, glimpse));
   }
 
-  noteWrite(path: string, at: Span, after: string | undefined): void {
+  /** `write`: the write's snapshot, when its result recorded one (what it replaced, whether whole). */
+  noteWrite(path: string, at: Span, after: string | undefined, write?: WriteSnapshot): void {
     const k = this.entry(path);
     k.lastWrite = at;
     if (after === undefined) {
       this.setBase(k, undefined);
       k.partials = [];
       k.opaqueSince = at;
+      k.blind = undefined;
     } else {
+      const blind = write && !write.whole && write.after === after ? this.blindAfter(k, write, after) : undefined;
       this.setBase(k, { text: after, source: 'write', at });
       k.partials = [];
       k.opaqueSince = undefined;
+      k.blind = blind;
     }
+  }
+
+  /**
+   * The lines an edit leaves that the session never saw: those of a change it went on top of
+   * (judged here as stale-write judged it), and those the session had not seen before it and the
+   * edit did not replace, moved to where the edit leaves them. An edit quotes what it replaces,
+   * so lines it replaced are seen. Nothing when the edit overwrote the change (that finding says
+   * it all) or the file went back to an earlier version.
+   */
+  private blindAfter(k: PathKnowledge, write: WriteSnapshot, after: string): Blind | undefined {
+    if (!k.base || k.opaqueSince || write.before === null) {
+      return undefined;
+    }
+    if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
+      return k.blind ? moved(k.blind, splitLines(write.before), splitLines(after)) : undefined;
+    }
+    const before = splitLines(write.before);
+    const verdict = this.judge(write);
+    if (!verdict || verdict.overlaps || verdict.revertedTo) {
+      return undefined;
+    }
+    const earlier = k.blind ? moved(k.blind, splitLines(k.base.text), before) : undefined;
+    const ranges = mergeRanges([...verdict.unseen, ...(earlier?.ranges ?? [])]);
+    return moved({ ranges, seenAt: earlier?.seenAt ?? verdict.seenAt, seenBy: earlier?.seenBy ?? verdict.seenBy }, before, splitLines(after));
   }
 
   /**
@@ -621,6 +665,7 @@ export class FileKnowledge {
     this.setBase(k, undefined);
     k.partials = [];
     k.opaqueSince = at;
+    k.blind = undefined;
   }
 
   /** The agent noted that a hook changed the file (its content unknown here). */
@@ -634,6 +679,7 @@ export class FileKnowledge {
     this.setBase(k, undefined);
     k.partials = [];
     k.opaqueSince = undefined;
+    k.blind = undefined;
   }
 
   /**
@@ -652,7 +698,7 @@ export class FileKnowledge {
     if (k.base) {
       // The common case, checked without copying either text.
       if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
-        return undefined;
+        return k.blind && write.whole ? judgeBlind(k, k.blind, write) : undefined;
       }
       const before = splitLines(write.before);
       seenAt = k.base.at;
@@ -904,6 +950,56 @@ function unquoted(unseen: { start: number; count: number }[], quoted: readonly {
  * touched by a change of a line on either side of it, and by lines inserted where it was (the
  * deleted lines may be back). Each change is one search (see touchesAny), not a pass over the hunks.
  */
+/**
+ * A whole write of what the session last wrote, where its earlier edit went on top of a change it
+ * never saw: does it rewrite those lines (not seen since as they are), overwriting the change?
+ * Written back as they are, nothing is lost, and the edit's own finding said the rest.
+ */
+function judgeBlind(k: PathKnowledge, blind: Blind, write: WriteSnapshot): StaleVerdict | undefined {
+  if (write.before === null || write.after === undefined) {
+    return undefined;
+  }
+  const before = splitLines(write.before);
+  const unseen = subtractSeen(blind.ranges, k.partials, before, () => shownAsTheyAre(k.partials, before));
+  if (unseen.length === 0 || !rewritesAny(unseen, diffLines(before, splitLines(write.after)))) {
+    return undefined;
+  }
+  const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps: true, seenAt: blind.seenAt, seenBy: blind.seenBy };
+  if (k.hookChange && k.hookChange.at.line > blind.seenAt.line) {
+    verdict.byHook = k.hookChange;
+  }
+  return verdict;
+}
+
+/**
+ * Blind ranges of `before` where a write that turned it into `after` leaves them; those it
+ * replaced (or split with an insertion) are dropped: an edit quotes what it replaces.
+ */
+function moved(blind: Blind, before: readonly string[], after: readonly string[]): Blind | undefined {
+  const hunks = diffLines(before, after);
+  const ranges: { start: number; count: number }[] = [];
+  for (const r of blind.ranges) {
+    const s = r.start - 1;
+    const e = s + r.count;
+    let shift = 0;
+    let replaced = false;
+    for (const h of hunks) {
+      if (h.aStart + h.aCount <= s) {
+        shift += h.bCount - h.aCount;
+      } else if (h.aStart >= e) {
+        break;
+      } else {
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) {
+      ranges.push({ start: r.start + shift, count: r.count });
+    }
+  }
+  return ranges.length > 0 ? { ...blind, ranges } : undefined;
+}
+
 function rewritesAny(unseen: readonly { start: number; count: number }[], hunks: readonly DiffHunk[]): boolean {
   const replaced: { start: number; count: number }[] = [];
   const insertedAt = new Set<number>();

@@ -1171,6 +1171,58 @@ ruleTester(staleWrite, {
   ],
   invalid: [
     {
+      // The session read the file, someone changed line 3, the session's edit of line 1 landed on
+      // top (reported as not touching it), and the session then wrote the whole file from what it
+      // had read: the Write put line 3 back as it was, erasing the change. Its originalFile is
+      // what the edit left, so only the edit's finding tells that the session never saw line 3.
+      name: 'an edit over a change it never saw, then a whole Write from its old read: the Write overwrites the change',
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'one', '1').write('m3', C, f, '1\ntwo\nthree\nfour\nfive\nsix\n', '1\ntwo\nTHREE\nfour\nfive\n').text(),
+      errors: [
+        { messageId: 'aside', line: 4, severity: 'warning' },
+        { messageId: 'overlap', line: 6, severity: 'error', message: /^Write overwrote a change to src\/app\.ts that this session never saw: file line 3 changed after the session last read the file \(transcript line 3\)/ },
+      ],
+    },
+    {
+      // The same, with the edit adding a line above the change and a second edit elsewhere
+      // before the Write: the line the session never saw is followed to where it is.
+      name: 'an edit over a change it never saw, more edits, then a whole Write that rewrites the moved line',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'one', '1\n1b')
+        .edit('m3', C, f, '1\n1b\ntwo\nTHREE\nfour\nfive\n', 'five', '5')
+        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, '1\n1b\ntwo\nthree\nfour\n5\n', '1\n1b\ntwo\nTHREE\nfour\n5\n')
+        .text(),
+      errors: [
+        { messageId: 'aside', line: 4 },
+        { messageId: 'overlap', line: 8, severity: 'error', message: /file line 4 changed after the session last read the file \(transcript line 3\)/ },
+      ],
+    },
+    {
+      // Written back as it is, the change is not lost: only the edit's finding.
+      name: 'an edit over a change it never saw, then a whole Write that keeps the changed line',
+      input: cc().read('m1', A, f, v1).edit('m2', B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'one', '1').write('m3', C, f, '1\ntwo\nTHREE\nfour\nfive\nsix\n', '1\ntwo\nTHREE\nfour\nfive\n').text(),
+      errors: [{ messageId: 'aside', line: 4 }],
+    },
+    {
+      // A read of the changed line (whole or partial) after the edit: the session saw it, and its
+      // Write changing it is its own decision. So is an edit that quoted it.
+      name: 'an edit over a change it never saw, then the changed line read or quoted, then a whole Write: only the edit’s finding',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'one', '1')
+        .read('m3', C, f, '1\ntwo\nTHREE\nfour\nfive\n', { offset: 2, limit: 2 })
+        .write('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, '1\ntwo\nthree\nfour\nfive\n', '1\ntwo\nTHREE\nfour\nfive\n')
+        .read('m5', 'toolu_01EEEEEEEEEEEEEEEEEEEEEE', '/home/dev/proj/b.ts', v1)
+        .edit('m6', 'toolu_01FFFFFFFFFFFFFFFFFFFFFF', '/home/dev/proj/b.ts', 'one\ntwo\nTHREE\nfour\nfive\n', 'one', '1')
+        .edit('m7', 'toolu_01GGGGGGGGGGGGGGGGGGGGGG', '/home/dev/proj/b.ts', '1\ntwo\nTHREE\nfour\nfive\n', 'THREE', 'three')
+        .write('m8', 'toolu_01HHHHHHHHHHHHHHHHHHHHHH', '/home/dev/proj/b.ts', '1\ntwo\n3\nfour\nfive\n', '1\ntwo\nthree\nfour\nfive\n')
+        .text(),
+      errors: [
+        { messageId: 'aside', line: 4 },
+        { messageId: 'aside', line: 12 },
+      ],
+    },
+    {
       // A command refused before it ran changed nothing: the change is still another writer's.
       name: "Claude Code: the session's sed -i was refused at the permission prompt",
       input: shellThenEdit("sed -i 's/two/2/' src/app.ts", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", true),
