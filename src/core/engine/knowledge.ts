@@ -698,7 +698,7 @@ export class FileKnowledge {
     if (k.base) {
       // The common case, checked without copying either text.
       if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
-        return k.blind && write.whole ? judgeBlind(k, k.blind, write) : undefined;
+        return k.blind ? judgeBlind(k, k.blind, write) : undefined;
       }
       const before = splitLines(write.before);
       seenAt = k.base.at;
@@ -951,17 +951,26 @@ function unquoted(unseen: { start: number; count: number }[], quoted: readonly {
  * deleted lines may be back). Each change is one search (see touchesAny), not a pass over the hunks.
  */
 /**
- * A whole write of what the session last wrote, where its earlier edit went on top of a change it
- * never saw: does it rewrite those lines (not seen since as they are), overwriting the change?
- * Written back as they are, nothing is lost, and the edit's own finding said the rest.
+ * A write of what the session last wrote, where its earlier edit went on top of a change it never
+ * saw: does it replace those lines (not seen since as they are, nor quoted by this write),
+ * overwriting the change? A whole write (Claude Code's `Write`) only where its text changes them:
+ * written back as they are, nothing is lost, and the edit's own finding said the rest. Otherwise
+ * where the lines it replaced are known (Gemini CLI's `write_file`: all of them).
  */
 function judgeBlind(k: PathKnowledge, blind: Blind, write: WriteSnapshot): StaleVerdict | undefined {
-  if (write.before === null || write.after === undefined) {
+  if (write.before === null) {
     return undefined;
   }
   const before = splitLines(write.before);
-  const unseen = subtractSeen(blind.ranges, k.partials, before, () => shownAsTheyAre(k.partials, before));
-  if (unseen.length === 0 || !rewritesAny(unseen, diffLines(before, splitLines(write.after)))) {
+  let unseen = subtractSeen(blind.ranges, k.partials, before, () => shownAsTheyAre(k.partials, before));
+  if (write.quoted) {
+    unseen = unquoted(unseen, write.quoted);
+  }
+  const overwrites =
+    write.whole && write.after !== undefined
+      ? rewritesAny(unseen, diffLines(before, splitLines(write.after)))
+      : write.replaced.length > 0 && touchesAny(unseen, write.replaced);
+  if (unseen.length === 0 || !overwrites) {
     return undefined;
   }
   const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps: true, seenAt: blind.seenAt, seenBy: blind.seenBy };

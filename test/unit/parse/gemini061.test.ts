@@ -123,6 +123,19 @@ void describe('Gemini CLI 0.61: what a read showed, and what an edit replaced', 
     assert.deepEqual(r.findings.map(brief), ['stale-write warning @9']);
   });
 
+  void test('a replace over a change made since the read, then a write_file from the read: the write_file overwrote the change (it was before: only the warning)', () => {
+    const edit: Call = {
+      id: 'replace__replace_2_0',
+      name: 'replace',
+      args: { file_path: app, old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' },
+      output: `Successfully modified file: ${app} (1 replacements).`,
+      display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: changed, newContent: changed.replace('3000', '8080'), isNewFile: false },
+    };
+    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [edit]), ...turn('m3', [overwrite('write_file__write_file_3_0', changed.replace('3000', '8080'))])]);
+    assert.deepEqual(r.findings.map(brief), ['stale-write warning @9', 'stale-write error @13']);
+    assert.match(r.findings[1]!.message, /^write_file overwrote a change to src\/app\.ts that this session never saw: file line 2 changed after the session last read the file/);
+  });
+
   void test('a read of some lines, a truncated read, or one with project context appended is not taken for the whole file', () => {
     // Each shows `original`, or part of it, and the file was `changed` when it was overwritten:
     // taken for the whole file, each would be a stale write.
