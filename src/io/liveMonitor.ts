@@ -259,6 +259,11 @@ export class LiveMonitor implements Disposable {
     await this.readsDone();
     this.caughtUpAt = this.clock();
     await this.idle();
+    if (this.disposed) {
+      // Closed while starting (the extension rebuilds its monitors when the settings change):
+      // timers set now would keep the closed monitor alive and reading, and nothing would clear them.
+      return;
+    }
     this.tickTimer = setInterval(() => this.tick(), this.opts.tickMs ?? 15_000);
     this.tickTimer.unref?.();
     this.sweepTimer = setInterval(() => this.sweep(), this.opts.sweepMs ?? 2_000);

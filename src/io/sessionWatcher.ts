@@ -115,6 +115,10 @@ export class SessionWatcher implements Disposable {
   async start(): Promise<void> {
     await Promise.all(this.roots.map((r) => this.tryWatch(r)));
     await this.idle();
+    if (this.disposed) {
+      // Disposed while starting: a poll set now would never be cleared.
+      return;
+    }
     this.started = true;
     this.pollTimer = setInterval(() => {
       this.retryUndecided();

@@ -10,6 +10,7 @@ import { afterEach, describe, test } from 'node:test';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
 import { LiveEnv } from '../support/liveEnv';
+import { LiveMonitor } from '../../../src/io/liveMonitor';
 import { brief, prng, run, sortFindings } from '../support/run';
 import { sleep, waitFor } from '../support/wait';
 
@@ -287,5 +288,32 @@ void describe('live monitor', () => {
       writeFileSync(locked, 'x\n', { mode: 0o000 });
       await waitFor(() => env.logs.some((l) => l.includes('locked.jsonl')), 15_000, 'a log line about the unreadable file');
     }
+  });
+
+  void test('closed while it starts: no sweep or tick runs on the closed monitor afterwards', async () => {
+    env = new LiveEnv();
+    mkdirSync(env.projectDir, { recursive: true });
+    writeFileSync(path.join(env.projectDir, 's1.jsonl'), brokenSession(env.workspace, 's1').text());
+    let clockReads = 0;
+    const monitor = new LiveMonitor({
+      workspace: env.workspace,
+      environment: { home: env.root, env: { CLAUDE_CONFIG_DIR: env.claudeDir, CODEX_HOME: env.codexHome } },
+      watchTree: false,
+      pendingPollMs: 5,
+      tickMs: 5,
+      sweepMs: 5,
+      clock: () => {
+        clockReads++;
+        return Date.now();
+      },
+    });
+    env.monitor = monitor;
+    // As the extension does when the settings change while the monitors read the history.
+    const starting = monitor.start();
+    await monitor.close();
+    await starting;
+    const reads = clockReads;
+    await sleep(100);
+    assert.equal(clockReads, reads, 'the clock was read after the monitor closed: its timers still run');
   });
 });

@@ -86,6 +86,22 @@ void describe('session watcher', () => {
     );
   });
 
+  void test('disposed while it starts: it sets no poll that nothing would clear', async (t) => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
+    const workspace = path.join(root, 'ws');
+    mkdirSync(path.join(root, 'claude', 'projects', encodeClaudeProject(workspace)), { recursive: true });
+    const watcher = new SessionWatcher({ workspace, environment: { home: root, env: { CLAUDE_CONFIG_DIR: path.join(root, 'claude') } }, pendingPollMs: 5 });
+    cleanup = async () => {
+      await watcher.close();
+      rmSync(root, { recursive: true, force: true });
+    };
+    const intervals = t.mock.method(globalThis, 'setInterval');
+    const starting = watcher.start();
+    watcher.dispose();
+    await starting;
+    assert.equal(intervals.mock.callCount(), 0);
+  });
+
   void test('a Codex rollout whose session_meta was not complete when first seen is asked about again without another file event', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
     const workspace = path.join(root, 'ws');
