@@ -22,13 +22,3 @@ export function releaseReadBuffer(buf: Buffer): void {
     kept.push(buf);
   }
 }
-
-/** Runs `fn` with a lent buffer, giving it back however `fn` ends. */
-export async function withReadBuffer<T>(fn: (buf: Buffer) => Promise<T>): Promise<T> {
-  const buf = acquireReadBuffer();
-  try {
-    return await fn(buf);
-  } finally {
-    releaseReadBuffer(buf);
-  }
-}

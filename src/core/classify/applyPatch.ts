@@ -60,7 +60,3 @@ export function parseApplyPatch(text: string): PatchTarget[] {
   }
   return out;
 }
-
-export function looksLikePatch(text: string): boolean {
-  return text.includes('*** Begin Patch') || header.test(text.split('\n', 2)[0] ?? '');
-}

@@ -9,13 +9,6 @@ import type { AccessOp } from '../model/events';
 export const hookAgents = ['claude', 'copilot', 'gemini', 'codex'] as const;
 export type HookAgent = (typeof hookAgents)[number];
 
-export const hookAgentLabels: Record<HookAgent, string> = {
-  claude: 'Claude Code',
-  copilot: 'Copilot agent mode',
-  gemini: 'Gemini CLI',
-  codex: 'Codex CLI',
-};
-
 /** What the guard can object to in a write; each can be set to deny, warn or off. */
 export const guardDecisions = ['stale-write', 'dirty-buffer', 'unread-write', 'concurrent-write'] as const;
 export type GuardDecision = (typeof guardDecisions)[number];

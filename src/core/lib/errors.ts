@@ -34,7 +34,3 @@ export function errnoCode(e: unknown): string | undefined {
   }
   return undefined;
 }
-
-export function assertNever(value: never, what = 'value'): never {
-  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
-}

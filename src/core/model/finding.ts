@@ -2,7 +2,6 @@ import type { AgentKind } from './agent';
 
 export const severities = ['error', 'warning', 'info'] as const;
 export type Severity = (typeof severities)[number];
-export const severityRank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 export interface RelatedLocation {
   file: string;
