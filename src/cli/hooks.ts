@@ -207,7 +207,7 @@ function parseAgents(list: string | undefined): InstallAgent[] {
  * dist/hook.js of this package: next to dist/cli.js when run from the bundle, else found by
  * walking up to the package root (tests run the transpiled sources from out/).
  */
-export function hookScriptPath(): string {
+function hookScriptPath(): string {
   const beside = nodePath.join(__dirname, 'hook.js');
   if (nodePath.basename(__dirname) === 'dist' && existsSync(beside)) {
     return beside;

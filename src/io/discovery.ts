@@ -244,7 +244,7 @@ export async function codexCwd(file: string): Promise<string | undefined> {
  * it that the line was a slice of (a thousand rollouts looked at on start-up: tens of MB for the
  * garbage collector), and split a character that straddled two reads.
  */
-export async function readFirstLine(file: string, maxBytes: number): Promise<string | undefined> {
+async function readFirstLine(file: string, maxBytes: number): Promise<string | undefined> {
   let handle;
   try {
     handle = await open(file, 'r');

@@ -763,7 +763,7 @@ function authorOf(w: Pick<Inflight, 'session' | 'sessionId' | 'line'>): ChangeAu
 }
 
 /** sha256 of a file's bytes, streamed; null when it does not exist. */
-export async function hashFile(path: string, logger: Logger = nullLogger): Promise<string | null> {
+async function hashFile(path: string, logger: Logger = nullLogger): Promise<string | null> {
   try {
     const info = await stat(path);
     if (!info.isFile()) {

@@ -12,14 +12,14 @@ const bounded = (min: number, max: number) => z.int().check(z.minimum(min), z.ma
 const lineNo = bounded(1, 1e9);
 const index = bounded(0, 1e9);
 const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
-export const maxRowsPerMessage = 200_000;
+const maxRowsPerMessage = 200_000;
 /** The most rows the webview asks for at once. */
-export const maxRowsPerRequest = 2_000;
+const maxRowsPerRequest = 2_000;
 
-export const laneStatusSchema = z.enum(['ok', 'error', 'pending', 'missing', 'late', 'duplicate', 'orphan']);
+const laneStatusSchema = z.enum(['ok', 'error', 'pending', 'missing', 'late', 'duplicate', 'orphan']);
 export type LaneStatus = z.infer<typeof laneStatusSchema>;
 
-export const laneSchema = z.object({
+const laneSchema = z.object({
   kind: z.enum(['call', 'result']),
   callId: text(400),
   tool: text(400),
@@ -48,10 +48,10 @@ export type Row = z.infer<typeof rowSchema>;
 const refSchema = z.object({ row: index, lane: z.optional(index) });
 export type Ref = z.infer<typeof refSchema>;
 
-export const edgeSchema = z.object({ kind: z.enum(['hb', 'late', 'duplicate']), from: refSchema, to: refSchema });
+const edgeSchema = z.object({ kind: z.enum(['hb', 'late', 'duplicate']), from: refSchema, to: refSchema });
 export type Edge = z.infer<typeof edgeSchema>;
 
-export const findingSchema = z.object({
+const findingSchema = z.object({
   id: text(4_000),
   rule: text(200),
   severity: z.enum(['error', 'warning', 'info']),
@@ -62,7 +62,7 @@ export const findingSchema = z.object({
 });
 export type TimelineFindingMessage = z.infer<typeof findingSchema>;
 
-export const headerSchema = z.object({
+const headerSchema = z.object({
   agent: text(100),
   sessionId: z.optional(text(400)),
   title: z.optional(text(400)),

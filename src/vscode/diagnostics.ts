@@ -12,7 +12,7 @@ import { samePath } from '../core/classify/paths';
 import { pathOf } from './uriPath';
 
 /** VS Code keeps at most this many diagnostics per file and collection (microsoft/vscode#181045). */
-export const maxDiagnosticsPerFile = 1000;
+const maxDiagnosticsPerFile = 1000;
 
 /** Coalesces bursts of findings (a session read from the start) into one update per file. */
 const flushDelayMs = 40;
@@ -104,7 +104,7 @@ export class DiagnosticsPublisher extends Disposable {
 const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 /** The diagnostics of one file, most severe first, capped with one summary line. */
-export function toDiagnostics(findings: readonly Finding[], target: string, spell: (path: string) => string = (p) => p): vscode.Diagnostic[] {
+function toDiagnostics(findings: readonly Finding[], target: string, spell: (path: string) => string = (p) => p): vscode.Diagnostic[] {
   const sorted = [...findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.line - b.line);
   const shown = sorted.length > maxDiagnosticsPerFile ? sorted.slice(0, maxDiagnosticsPerFile - 1) : sorted;
   const out = shown.map((f) => toDiagnostic(f, target, spell));
@@ -129,7 +129,7 @@ function messageFor(f: Finding, target: string): string {
   return `${f.message} (recorded in the ${agent} session ${f.session})`;
 }
 
-export function toDiagnostic(f: Finding, target: string, spell: (path: string) => string = (p) => p): vscode.Diagnostic {
+function toDiagnostic(f: Finding, target: string, spell: (path: string) => string = (p) => p): vscode.Diagnostic {
   const onTranscript = samePath(target, f.file);
   const range = onTranscript ? findingRange(f) : subjectRange(f);
   const d = new vscode.Diagnostic(range, messageFor(f, target), severity[f.severity]);

@@ -16,7 +16,7 @@ import { GuardStandby, type GuardStandbyOptions } from '../io/guard/standby';
 import { LiveMonitor } from '../io/liveMonitor';
 
 /** The guard decisions' levels, from the settings (one key per decision). */
-export function guardPolicy(s: Settings): GuardPolicy {
+function guardPolicy(s: Settings): GuardPolicy {
   return {
     'stale-write': s['guard.staleWrite'],
     'dirty-buffer': s['guard.dirtyBuffer'],

@@ -53,7 +53,7 @@ export function printable(s: string): string {
   });
 }
 
-export function severityLabel(s: Severity, p: Palette): string {
+function severityLabel(s: Severity, p: Palette): string {
   return s === 'error' ? p.red('error') : s === 'warning' ? p.yellow('warning') : p.blue('info');
 }
 

@@ -11,7 +11,7 @@ export const settingsPrefix = 'agentGuard';
 const level = z.enum(['error', 'warning', 'info', 'off']);
 const guardAction = z.enum(['deny', 'warn', 'off']);
 
-export const settingsSchema = z.object({
+const settingsSchema = z.object({
   'agents.claudeCode': z.boolean().default(true),
   'agents.codex': z.boolean().default(true),
   'agents.gemini': z.boolean().default(true),

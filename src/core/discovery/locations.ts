@@ -52,7 +52,7 @@ export function encodeClaudeProject(cwd: string): string {
 }
 
 /** Names above this are cut and given a hash suffix whose algorithm differs between builds. */
-export const claudeMaxProjectName = 200;
+const claudeMaxProjectName = 200;
 
 /** Does a folder under `projects/` belong to this workspace? Long names match by their 200-char prefix. */
 export function claudeProjectMatches(dirName: string, workspace: string): boolean {

@@ -597,7 +597,7 @@ function format(template: string, data: Record<string, string | number>): string
  * all; the editor goes to the first range. A write over a file changed at every other line named
  * 160,000 ranges: 12 MB of JSON for one finding, kept in memory as long as the finding is.
  */
-export const maxSubjectRanges = 1000;
+const maxSubjectRanges = 1000;
 
 function boundedSubject(subject: FindingSubject): FindingSubject {
   return subject.lines !== undefined && subject.lines.length > maxSubjectRanges ? { ...subject, lines: subject.lines.slice(0, maxSubjectRanges) } : subject;

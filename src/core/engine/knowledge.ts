@@ -874,7 +874,7 @@ export function isUnder(path: string, dir: string): boolean {
  * `normalise(a) === normalise(b)` where normalise turns CRLF into LF and drops one final LF,
  * compared in place: no copy of either text (they are whole files).
  */
-export function sameNormalised(a: string, b: string): boolean {
+function sameNormalised(a: string, b: string): boolean {
   const aEnd = normalisedEnd(a);
   const bEnd = normalisedEnd(b);
   if (a.indexOf('\r') === -1 && b.indexOf('\r') === -1) {

@@ -232,7 +232,7 @@ function fileToolPaths(kind: 'claude-code' | 'gemini' | 'codex', e: HookEvent): 
 }
 
 /** Codex passes the envelope in `command`; older builds and the transcript use `input`. */
-export function patchText(input: Record<string, unknown>): string | undefined {
+function patchText(input: Record<string, unknown>): string | undefined {
   for (const k of ['command', 'input', 'patch']) {
     const v = input[k];
     if (typeof v === 'string' && v.includes('*** ')) {

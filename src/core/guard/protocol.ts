@@ -7,7 +7,7 @@
 import type { AccessOp } from '../model/events';
 import type { GuardHit, HookAgent, Verdict } from './types';
 
-export const protocolVersion = 1;
+const protocolVersion = 1;
 
 /** Longest request line the service reads (a Write's content is not sent, only paths and hashes). */
 export const maxRequestBytes = 1 << 20;

@@ -25,7 +25,7 @@ const callFields = {
 
 const absolute = text.refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\'), 'paths must be absolute');
 
-export const guardRequestSchema = z.discriminatedUnion('type', [
+const guardRequestSchema = z.discriminatedUnion('type', [
   z.object({ v: z.literal(1), id, type: z.literal('ping') }),
   z.object({ v: z.literal(1), id, type: z.literal('inflight'), transcriptPath: absolute }),
   z.object({ ...callFields, type: z.literal('pre'), paths: z.array(z.object({ path: absolute, op })).max(1000) }),

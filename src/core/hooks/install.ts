@@ -84,7 +84,7 @@ export const hookSpecs: Readonly<Record<InstallAgent, AgentHookSpec>> = {
 };
 
 /** Marks our entries: uninstall removes only commands that run a `hook.js` with this flag. */
-export const ourMarker = '--agent-guard';
+const ourMarker = '--agent-guard';
 
 /** `node "<abs>/dist/hook.js" --agent-guard --agent claude`: quoted for spaces; never npx. */
 export function hookCommand(hookScript: string, agent: InstallAgent, opts: { failClosed?: boolean } = {}): string {
@@ -100,7 +100,7 @@ export function hookCommand(hookScript: string, agent: InstallAgent, opts: { fai
   return `node "${hookScript}" ${ourMarker} --agent ${agent}${opts.failClosed ? ' --fail-closed' : ''}`;
 }
 
-export function isOurCommand(command: string): boolean {
+function isOurCommand(command: string): boolean {
   return /hook\.js\b/.test(command) && command.split(/\s+/).includes(ourMarker);
 }
 

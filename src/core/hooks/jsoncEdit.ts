@@ -56,7 +56,7 @@ export function parseDocument(text: string): Node {
   return root;
 }
 
-export function nodeAt(text: string, path: JSONPath): Node | undefined {
+function nodeAt(text: string, path: JSONPath): Node | undefined {
   return findNodeAtLocation(parseDocument(text), path);
 }
 

@@ -30,7 +30,7 @@ export function scriptOf(command: string): string | undefined {
 }
 
 /** A dist/hook.js inside one version's extension folder (`<publisher>.<name>-<version>`). */
-export function isVersionedScript(script: string): boolean {
+function isVersionedScript(script: string): boolean {
   return /[\\/]agent-session-guard\.agent-session-guard-[^\\/]+[\\/]dist[\\/]hook\.js$/i.test(script);
 }
 

@@ -3,7 +3,7 @@
  * compiled to a RegExp over '/'-separated paths. A pattern without a slash matches a path
  * segment anywhere (like `.gitignore` and `files.exclude` do for bare names).
  */
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   let p = pattern.trim().replace(/\\/g, '/');
   if (p.endsWith('/')) {
     p += '**';

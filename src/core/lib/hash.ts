@@ -14,7 +14,7 @@ export function contentHash(text: string): string {
 }
 
 /** JSON with object keys sorted at every level, so equal inputs hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     return JSON.stringify(value) ?? 'null';
   }

@@ -64,7 +64,7 @@ export function valueSpan(raw: LineRef, value: string, key?: string): Span {
 const quote = 0x22;
 
 /** Is `"key":` (or `"key": ` when `spaced`) right before the opening quote at `q`? */
-export function keyBefore(text: string, q: number, key: string, spaced: boolean): boolean {
+function keyBefore(text: string, q: number, key: string, spaced: boolean): boolean {
   let i = q - 1;
   if (spaced) {
     if (text.charCodeAt(i) !== 0x20) {

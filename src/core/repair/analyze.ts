@@ -15,7 +15,7 @@ import { orphanResult } from '../rules/orphan-result';
  * The rule modules `check` runs for pairing, used as they are: what repair fixes is exactly
  * what these rules report, decided in one place.
  */
-export const pairingRules: readonly RuleModule[] = [orphanResult, duplicateResult, misplacedResult, missingResult, duplicateCallId];
+const pairingRules: readonly RuleModule[] = [orphanResult, duplicateResult, misplacedResult, missingResult, duplicateCallId];
 
 /** The transcript as the engine rebuilt it, with the pairing findings on it. */
 export interface Analysis {

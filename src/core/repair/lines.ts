@@ -58,7 +58,7 @@ export function dominantEol(lines: readonly SourceLine[]): '\n' | '\r\n' {
 const lenient = new TextDecoder('utf-8');
 const strict = new TextDecoder('utf-8', { fatal: true });
 
-export function lineText(line: SourceLine): string {
+function lineText(line: SourceLine): string {
   return lenient.decode(line.body);
 }
 

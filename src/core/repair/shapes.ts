@@ -8,7 +8,7 @@ import { removeElements, stringifyLike } from './jsonText';
  */
 
 /** The text of an added result; `placeholder.ts` recognises it ("no result was recorded"). */
-export const noResultText = 'no result was recorded for this call (added by agent-guard repair)';
+const noResultText = 'no result was recorded for this call (added by agent-guard repair)';
 
 type Json = Record<string, unknown>;
 

@@ -9,10 +9,10 @@ import { guardRule } from './guard';
 import { streamRules } from './registry';
 
 /** Rules that need the live monitor's view of the working tree (they stay silent in `check`). */
-export const liveRules: readonly RuleModule[] = [concurrentWrite, guardRule];
+const liveRules: readonly RuleModule[] = [concurrentWrite, guardRule];
 
 /** Session integrity: the causes one level above broken pairing. */
-export const integrityRules: readonly RuleModule[] = [overlappingExecutions, forkedSession, stalledCall, unapprovedCall, unboundResult];
+const integrityRules: readonly RuleModule[] = [overlappingExecutions, forkedSession, stalledCall, unapprovedCall, unboundResult];
 
 /** Every rule the product runs: the stream rules plus the live and integrity rules. */
 export const allRules: readonly RuleModule[] = [...streamRules, ...liveRules, ...integrityRules];

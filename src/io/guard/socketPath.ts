@@ -34,7 +34,7 @@ export function guardDir(env: Readonly<Record<string, string | undefined>> = pro
 }
 
 /** The workspace's key: the first 16 hex digits of the sha256 of its real path. */
-export function workspaceKey(realWorkspace: string): string {
+function workspaceKey(realWorkspace: string): string {
   return createHash('sha256').update(realWorkspace).digest('hex').slice(0, 16);
 }
 
@@ -46,7 +46,7 @@ export function realWorkspace(workspace: string): string {
   }
 }
 
-export function socketPathForKey(key: string, dir: string): string {
+function socketPathForKey(key: string, dir: string): string {
   return isWindows() ? `\\\\.\\pipe\\agent-guard-${userTag()}-${key}` : nodePath.join(dir, `${key}.sock`);
 }
 

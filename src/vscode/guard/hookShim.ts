@@ -21,7 +21,7 @@ export const hookShimName = 'hook.js';
  * says so (where the agent shows it: see core/guard/answer.ts), and blocks only when the hook
  * was installed to fail closed — as the hook itself would without a service.
  */
-export function hookShimSource(target: string, version: string): string {
+function hookShimSource(target: string, version: string): string {
   return `#!/usr/bin/env node
 // Written by Agent Session Guard ${version} when it started: the guard hook of the installed
 // version. The agents' hook settings name this file, whose path stays the same across updates.

@@ -18,7 +18,7 @@ import { samePath } from '../../core/classify/paths';
 import { agentSettingKeys, enabledAgents, settingsPrefix } from '../../core/config/settings';
 import { agentLabels } from '../../core/model/agent';
 
-export const timelineViewType = 'agentGuard.timeline';
+const timelineViewType = 'agentGuard.timeline';
 
 /** Rows sent with `init`; the webview asks for the others as they scroll into view. */
 const initialRows = 400;

@@ -7,17 +7,17 @@ import type { Edge, Ref } from '../../protocol/timeline';
 
 export const rowHeight = 48;
 /** Left gutter: line and turn. */
-export const gutterWidth = 72;
+const gutterWidth = 72;
 /** Row label (kind, lane count) before the lanes. */
-export const labelWidth = 88;
+const labelWidth = 88;
 /** The vertical rail arrows run along, between the labels and the lanes. */
-export const railWidth = 28;
+const railWidth = 28;
 export const laneWidth = 208;
-export const laneGap = 8;
+const laneGap = 8;
 /** Lanes sit this far inside their row, top and bottom: arrows run in the corridor this leaves between rows. */
-export const laneInset = 6;
+const laneInset = 6;
 /** Rows rendered above and below the visible ones (the view renders whole blocks around them). */
-export const overscan = 4;
+const overscan = 4;
 /** Radius of an arrow's corners. */
 const corner = 5;
 

@@ -1534,7 +1534,7 @@ function changedLines(h: { oldStart: number; oldLines: number; lines?: string[] 
 }
 
 /** Applies Edit-style replacements; undefined when one does not apply (the result is then unknown). */
-export function applyEdits(text: string, edits: readonly { old_string: string; new_string: string; replace_all?: boolean | undefined }[]): string | undefined {
+function applyEdits(text: string, edits: readonly { old_string: string; new_string: string; replace_all?: boolean | undefined }[]): string | undefined {
   let out = text;
   for (const e of edits) {
     if (e.old_string === '') {

@@ -549,7 +549,7 @@ export function sharedBranchTracker(conversation: object): SharedBranchTracker {
 
 const sharedTrackers = new WeakMap<object, SharedBranchTracker>();
 
-export class SharedBranchTracker {
+class SharedBranchTracker {
   private readonly tracker = new BranchTracker();
   /** The event (call or result record, text event) last added, and what adding it returned. */
   private lastEvent: object | undefined;
@@ -647,7 +647,7 @@ export class SharedBranchTracker {
 }
 
 /** The node a call belongs to: its API message. */
-export function callNode(call: ToolCall): string | undefined {
+function callNode(call: ToolCall): string | undefined {
   return call.messageKey ? `msg:${call.messageKey}` : call.uuid;
 }
 

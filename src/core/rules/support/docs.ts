@@ -3,7 +3,7 @@ import type { AgentKind } from '../../model/agent';
 import type { Span } from '../../model/events';
 import type { RuleContext } from '../../engine/rule';
 
-export const docsBase = 'https://github.com/agent-session-guard/agent-session-guard/blob/main/docs/rules/';
+const docsBase = 'https://github.com/agent-session-guard/agent-session-guard/blob/main/docs/rules/';
 
 export function docsUrl(id: string): string {
   return `${docsBase}${id}.md`;

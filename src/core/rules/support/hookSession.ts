@@ -4,7 +4,7 @@ import type { HookLedgerView, RuleContext } from '../../engine/rule';
  * The session id the guard hook reports calls under. Hooks fire with the main session's id,
  * also inside a Claude Code sub-agent (whose transcript our engine names `<id>/agent-<agent>`).
  */
-export function hookSessionId(ctx: RuleContext): string {
+function hookSessionId(ctx: RuleContext): string {
   return ctx.session?.parentSessionId ?? ctx.sessionId.split('/')[0] ?? ctx.sessionId;
 }
 
