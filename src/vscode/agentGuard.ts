@@ -43,8 +43,6 @@ export interface AgentGuardApi {
   status(): StatusSnapshot;
 }
 
-/** An editor save counts as the user's change for this long (file watchers report it a little later). */
-
 /**
  * The extension's composition root: builds the services, owns every disposable, and
  * rebuilds the monitors (its restartable part) when the settings or the folders change.

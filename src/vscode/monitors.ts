@@ -150,7 +150,7 @@ export class MonitorScope extends Disposable {
     this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
   }
 
-  /** The folders whose guard service this window runs. */
+  /** The sockets of the guard services this window runs. */
   guardSockets(): string[] {
     return [...this.services.values()].flatMap((s) => (s.socketPath ? [s.socketPath] : []));
   }

@@ -163,7 +163,7 @@ export class EditorGuard extends Disposable {
     this.notify(entry, what + outcome, restored);
   }
 
-/** The guard could not do its job for a write: the user must know, the agent's version stays on disk. */
+  /** The guard could not do its job for a write: the user must know, the agent's version stays on disk. */
   private failed(path: string, e: unknown): void {
     this.log.error(`[editor-guard] could not guard the write to ${path}: ${describeError(e)}`);
     void notify.warn(
