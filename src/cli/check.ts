@@ -1,5 +1,4 @@
 import { realpathSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import * as nodePath from 'node:path';
 import type { RuleConfig, RuleLevel } from '../core/config/ruleConfig';
 import { settleAcrossFiles } from '../core/engine/acrossFiles';
@@ -13,7 +12,7 @@ import { adapters } from '../core/parse/registry';
 import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { findTranscripts, findWorkspaceSessions, maxFolderDepth, type Found } from '../io/discovery';
 import { allRoots } from '../core/discovery/locations';
-import { exitCodes, isDirectory, UsageError, strictTokens, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, parseCommandArgs, type CliIo } from './io';
 import { renderJson, type CheckSummary } from './output/json';
 import { renderSarif } from './output/sarif';
 import { displayFile, paletteFor, printable, renderText } from './output/text';
@@ -50,13 +49,7 @@ export async function runCheck(argv: string[], io: CliIo): Promise<number> {
     jobs: { type: 'string', short: 'j' },
     help: { type: 'boolean', short: 'h' },
   } as const;
-  let args;
-  try {
-    args = parseArgs({ args: argv, allowPositionals: true, options, tokens: true });
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
-  strictTokens(args.tokens, options);
+  const args = parseCommandArgs(argv, options, true);
   if (args.values.help) {
     io.stdout.write(checkUsage);
     return exitCodes.ok;

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { parseArgs } from 'node:util';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
 import { describeHookState, hookState, installedFailClosed, type HookState } from '../core/hooks/state';
@@ -8,7 +7,7 @@ import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
 import { plannedText, readSettings, writeSettings } from '../io/settingsFile';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
-import { exitCodes, isDirectory, UsageError, strictTokens, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, parseCommandArgs, type CliIo } from './io';
 import { printable } from './output/text';
 
 export const hooksUsage = `Usage: agent-guard hooks install|uninstall|status [options]
@@ -45,13 +44,7 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
     'fail-closed': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
-  let args;
-  try {
-    args = parseArgs({ args: argv, allowPositionals: true, options, tokens: true });
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
-  strictTokens(args.tokens, options);
+  const args = parseCommandArgs(argv, options, true);
   if (args.values.help) {
     io.stdout.write(hooksUsage);
     return exitCodes.ok;

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Event } from '../core/lib/event';
 
 /** What a CLI command may touch, injected so commands can be run in-process by tests. */
@@ -58,7 +59,7 @@ type ArgToken = { kind: 'option'; name: string; value?: string | undefined } | {
  * current folder and checked it; `hooks install --workspace ''` wrote the current folder's
  * settings).
  */
-export function strictTokens(tokens: readonly ArgToken[], options: Readonly<Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>): void {
+function strictTokens(tokens: readonly ArgToken[], options: Readonly<Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>): void {
   const given = new Map<string, string | undefined>();
   for (const t of tokens) {
     if (t.kind === 'positional' && t.value === '') {
@@ -78,4 +79,19 @@ export function strictTokens(tokens: readonly ArgToken[], options: Readonly<Reco
       given.set(t.name, t.value);
     }
   }
+}
+
+/**
+ * A command's arguments as `parseArgs` reads them (with its tokens), held to `strictTokens`;
+ * whatever either rejects is a UsageError, which main.ts prints with the command's usage.
+ */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>, const P extends boolean>(argv: string[], options: O, allowPositionals: P) {
+  let args;
+  try {
+    args = parseArgs({ args: argv, allowPositionals, options, tokens: true });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  strictTokens(args.tokens, options);
+  return args;
 }

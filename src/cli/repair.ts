@@ -1,13 +1,12 @@
 import { promises as fsp, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
-import { parseArgs } from 'node:util';
 import { AgentGuardError, errnoCode } from '../core/lib/errors';
 import { agentLabels } from '../core/model/agent';
 import { applyRepairPlan } from '../core/repair/apply';
 import { changesFor, editLine, summarize, type RepairPlan } from '../core/repair/plan';
 import { planRepair } from '../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired, type Liveness } from '../io/repairFile';
-import { exitCodes, UsageError, strictTokens, type CliIo } from './io';
+import { exitCodes, UsageError, parseCommandArgs, type CliIo } from './io';
 import { displayFile, paletteFor, printable, type Palette } from './output/text';
 
 export const repairUsage = `Usage: agent-guard repair [options] FILE
@@ -54,13 +53,7 @@ export async function runRepair(argv: string[], io: CliIo): Promise<number> {
     format: { type: 'string', default: 'text' },
     help: { type: 'boolean', short: 'h' },
   } as const;
-  let args;
-  try {
-    args = parseArgs({ args: argv, allowPositionals: true, options, tokens: true });
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
-  strictTokens(args.tokens, options);
+  const args = parseCommandArgs(argv, options, true);
   const v = args.values;
   if (v.help) {
     io.stdout.write(repairUsage);

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { parseArgs } from 'node:util';
 import { encodeClaudeProject } from '../core/discovery/locations';
 import { AgentGuardError } from '../core/lib/errors';
 import { describeError, type Logger } from '../core/lib/logger';
@@ -13,7 +12,7 @@ import { guardDir, ledgerPathFor } from '../io/guard/socketPath';
 import { GuardStandby } from '../io/guard/standby';
 import { LiveMonitor } from '../io/liveMonitor';
 import { ruleConfigFromFlags } from './check';
-import { exitCodes, isDirectory, UsageError, strictTokens, type CliIo } from './io';
+import { exitCodes, isDirectory, UsageError, parseCommandArgs, type CliIo } from './io';
 import { watchFindingToJson, watchGoneToJson } from './output/json';
 import { displayFile, paletteFor, printable, renderFindingLine, renderGoneLine } from './output/text';
 import { version } from './version';
@@ -64,13 +63,7 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     verbose: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
-  let args;
-  try {
-    args = parseArgs({ args: argv, allowPositionals: false, options, tokens: true });
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
-  strictTokens(args.tokens, options);
+  const args = parseCommandArgs(argv, options, false);
   if (args.values.help) {
     io.stdout.write(watchUsage);
     return exitCodes.ok;
