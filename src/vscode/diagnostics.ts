@@ -6,7 +6,7 @@ import { allRules } from '../core/rules/all';
 import type { FindingChange } from '../io/findingStore';
 import { productName } from './ids';
 import { Disposable } from './lifecycle';
-import { Coalescer } from '../core/lib/coalescer';
+import { Coalescer } from './coalescer';
 import { FindingTargets, type HiddenSessions } from './findingTargets';
 import { samePath } from '../core/classify/paths';
 import { pathOf } from './uriPath';

@@ -7,7 +7,7 @@ import { commandIds, sessionRowQuery, viewIds } from './ids';
 import { findingRowText, markdownCode, sessionRowText, type SessionRowText } from './sessionRow';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
-import { Coalescer } from '../core/lib/coalescer';
+import { Coalescer } from './coalescer';
 import { sessionTitle } from '../core/model/sessionTitle';
 
 export type SessionNode =

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { productName, viewIds } from './ids';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
-import { Coalescer } from '../core/lib/coalescer';
+import { Coalescer } from './coalescer';
 import { countStatus, statusText, type StatusCounts } from './statusSummary';
 
 /** Like the sessions view's refresh: soon enough to feel live, late enough to batch a burst. */

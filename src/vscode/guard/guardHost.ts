@@ -14,7 +14,7 @@ import { writeHookShim } from './hookShim';
 import { batchMessage, noticeBatchMaxMs, noticeBatchMs } from './notices';
 import { QuarantineStore, quarantineScheme } from './quarantine';
 import type { QuarantineEntry } from '../../io/guard/editorWrites';
-import { Coalescer } from '../../core/lib/coalescer';
+import { Coalescer } from '../coalescer';
 import { sameFile } from '../../io/discovery';
 import { pathOf } from '../uriPath';
 import { notify } from '../notify';

@@ -12,7 +12,7 @@ import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { newNonce, timelineHtml } from './html';
 import { readEvents } from './source';
-import { Coalescer } from '../../core/lib/coalescer';
+import { Coalescer } from '../coalescer';
 import { sessionTitle, tabTitle } from '../../core/model/sessionTitle';
 import { samePath } from '../../core/classify/paths';
 import { agentSettingKeys, enabledAgents, settingsPrefix } from '../../core/config/settings';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Finding, Severity } from '../../../src/core/model/finding';
 import { FindingStore } from '../../../src/io/findingStore';
-import { Coalescer } from '../../../src/core/lib/coalescer';
+import { Coalescer } from '../../../src/vscode/coalescer';
 import { countStatus, statusText } from '../../../src/vscode/statusSummary';
 
 function finding(i: number, severity: Severity): Finding {

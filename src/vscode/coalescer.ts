@@ -3,7 +3,8 @@
  * the start reports its findings one at a time; recomputing something that walks all
  * findings on each of them is quadratic (the status bar took 12 s of a blocked extension
  * host for 10,000 findings), while once per burst is linear. The views, the diagnostics and
- * the timeline panel batch their updates through it.
+ * the timeline panel batch their updates through it. (Here, not in src/core: it runs on the
+ * clock and timers, which the pure core leaves to its hosts; it imports no `vscode`.)
  */
 export class Coalescer {
   private timer: ReturnType<typeof setTimeout> | undefined;
