@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
-import { errnoCode } from '../../core/lib/errors';
+import { AgentGuardError, errnoCode } from '../../core/lib/errors';
 import type { QuarantineEntry, SetAsideStore } from './editorWrites';
 
 /**
@@ -41,7 +41,7 @@ export class QuarantineFiles implements SetAsideStore {
     // Read it back: a version we say is kept must really be there, byte for byte.
     const check = createHash('sha256').update(await fsp.readFile(blob)).digest('hex');
     if (check !== id) {
-      throw new Error(`the quarantined copy of ${path} does not read back as written`);
+      throw new AgentGuardError('io', `the quarantined copy of ${path} does not read back as written`);
     }
     return { id, bytes: content.length };
   }

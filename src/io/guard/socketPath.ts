@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
+import { errnoCode } from '../../core/lib/errors';
 
 export interface GuardDirProblem {
   dir: string;
@@ -73,7 +74,7 @@ export function checkGuardDir(dir: string): GuardDirProblem | undefined {
   try {
     info = lstatSync(dir);
   } catch (e) {
-    return { dir, problem: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as Error).message})` };
+    return { dir, problem: errnoCode(e) === 'ENOENT' ? 'does not exist' : `cannot be read (${e instanceof Error ? e.message : String(e)})` };
   }
   if (info.isSymbolicLink()) {
     return { dir, problem: 'is a symbolic link' };
@@ -99,8 +100,8 @@ export function ensureGuardDir(dir: string): GuardDirProblem | undefined {
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-      return { dir, problem: `cannot be created (${(e as Error).message})` };
+    if (errnoCode(e) !== 'EEXIST') {
+      return { dir, problem: `cannot be created (${e instanceof Error ? e.message : String(e)})` };
     }
   }
   return checkGuardDir(dir);

@@ -1,5 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
+import { errnoCode } from '../../core/lib/errors';
 import type { Finding } from '../../core/model/finding';
 import type { Span } from '../../core/model/events';
 import { findingRange } from '../diagnostics';
@@ -44,8 +45,7 @@ async function statBeforeOpen(file: string): Promise<JumpProblem | undefined> {
     const s = await fsp.stat(file);
     return statProblem({ isFile: s.isFile(), size: s.size });
   } catch (e) {
-    const code = typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
-    return statProblem({ code, message: e instanceof Error ? e.message : String(e) });
+    return statProblem({ code: errnoCode(e), message: e instanceof Error ? e.message : String(e) });
   }
 }
 

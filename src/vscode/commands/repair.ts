@@ -1,7 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { AgentGuardError } from '../../core/lib/errors';
 import { applyRepairPlan } from '../../core/repair/apply';
 import { changesFor, editLine, summarize } from '../../core/repair/plan';
 import { planRepair } from '../../core/repair/planner';
@@ -97,7 +96,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     original = await fsp.readFile(file);
     plan = planRepair(original, { file });
   } catch (e) {
-    const why = AgentGuardError.is(e) ? e.message : e instanceof Error ? e.message : String(e);
+    const why = e instanceof Error ? e.message : String(e);
     void notify.error(`Cannot repair ${name}: ${why}`);
     return 'refused';
   }
