@@ -39,8 +39,10 @@ export class DiagnosticsPublisher extends Disposable {
   private readonly targets: FindingTargets;
   private readonly pending = this.register(new Coalescer(() => this.flush(), flushDelayMs));
 
-  /** `hiddenSessions` is asked on every flush, so it always sees the sessions as they are then. */
-  /** `spell`: a workspace file's path as the editor names it (see FindingTargets). */
+  /**
+   * `hiddenSessions` is asked on every flush, so it always sees the sessions as they are then.
+   * `spell`: a workspace file's path as the editor names it (see FindingTargets).
+   */
   constructor(
     private readonly hiddenSessions: () => HiddenSessions,
     private readonly spell: (path: string) => string = (p) => p,

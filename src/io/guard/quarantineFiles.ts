@@ -84,7 +84,7 @@ export class QuarantineFiles implements SetAsideStore {
 
   read(id: string): Promise<Uint8Array> {
     if (!/^[0-9a-f]{64}$/.test(id)) {
-      return Promise.reject(new Error(`not a quarantine id: ${id}`));
+      return Promise.reject(new AgentGuardError('invalid-input', `not a quarantine id: ${id}`));
     }
     return fsp.readFile(nodePath.join(this.dir, `${id}.blob`));
   }
