@@ -233,11 +233,6 @@ function positiveInt(v: string | undefined): number | undefined {
 }
 
 /**
- * All of stdin. The process's own stdin is read synchronously from fd 0 (the agent writes the
- * payload and closes the pipe; no stream machinery to start); other sources, and a stdin
- * that cannot be read that way, asynchronously within the deadline.
- */
-/**
  * A host hands the service over by closing its socket and binding a new one a few milliseconds
  * later (a settings change in the extension; another host taking over): a hook that finds no
  * service waits this long once and looks again, before it answers without one.
@@ -248,6 +243,11 @@ function handedOver(ms: number): Promise<true> {
   return new Promise((resolve) => setTimeout(() => resolve(true), ms));
 }
 
+/**
+ * All of stdin. The process's own stdin is read synchronously from fd 0 (the agent writes the
+ * payload and closes the pipe; no stream machinery to start); other sources, and a stdin
+ * that cannot be read that way, asynchronously within the deadline.
+ */
 async function readInput(source: HookIo['stdin'], timeoutMs: number): Promise<string> {
   if (typeof source === 'string') {
     return source;

@@ -130,13 +130,6 @@ export function displayPath(p: string, cwd: string | undefined): string {
   return p;
 }
 
-/**
- * A shell pathname pattern as a RegExp over whole paths: `*` and `?` match within one segment,
- * `[…]` one character of a class (`[!…]` and `[^…]` negate it), and a backslash makes the next
- * character literal (the classifier writes quoted characters so). As bash matches by default:
- * `**` is `*` (zsh and `globstar` recurse), and no wildcard matches a leading `.` of a name. Both
- * narrow the match, so a path it takes is a path the shell's pattern took.
- */
 /** Does this shell pattern (quoted characters escaped with a backslash) have a wildcard? */
 export function hasWildcard(pattern: string): boolean {
   return /(?:^|[^\\])[*?[]/.test(pattern);
@@ -164,6 +157,13 @@ export function patternRoot(pattern: string, windows: boolean): string {
   return root !== '' ? root : segmentStart > 0 ? pattern[0]! : '.';
 }
 
+/**
+ * A shell pathname pattern as a matcher of whole paths: `*` and `?` match within one segment,
+ * `[…]` one character of a class (`[!…]` and `[^…]` negate it), and a backslash makes the next
+ * character literal (the classifier writes quoted characters so). As bash matches by default:
+ * `**` is `*` (zsh and `globstar` recurse), and no wildcard matches a leading `.` of a name. Both
+ * narrow the match, so a path it takes is a path the shell's pattern took.
+ */
 export function shellPattern(pattern: string): PathPattern {
   if (isWindowsPath(pattern)) {
     return windowsPattern(pattern);

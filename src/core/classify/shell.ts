@@ -2169,8 +2169,7 @@ const twoCharOperators = new Set(['&&', '||', '>>', '>|', '&>', '1>', '2>']);
 /**
  * A small POSIX-shell tokenizer: words with quoting, operators, and here-documents (whose
  * bodies are kept whole so `cat > f <<EOF` and `apply_patch <<'EOF'` can be read).
- */
-/**
+ *
  * `windows`: the session's folder is a Windows one. PowerShell (Codex's shell there) has no
  * backslash escapes, and a bare `src\\a\\b.json` is a path; so a backslash before a name
  * character (or the `[` of a Next.js `[id]` folder) is kept as a separator. (Git Bash would drop it, but no one writes a path that way
@@ -2494,16 +2493,16 @@ function braceGroup(raw: string): { prefix: string; alternatives: string[]; suff
   return { prefix: raw.slice(0, found.at), alternatives, suffix: raw.slice(found.close + 1) };
 }
 
-/**
- * The length of a line continuation at `i` (a backslash before the end of the line, which the
- * shell removes, joining the lines: `cd dir && \⏎ mv a b` is `cd dir && mv a b`), else 0.
- */
 /** Does the character at `i` begin the line or follow a space or tab (a word of its own begins there)? */
 function alone(src: string, i: number): boolean {
   const before = src[i - 1];
   return before === undefined || before === ' ' || before === '\t' || before === '\n';
 }
 
+/**
+ * The length of a line continuation at `i` (a backslash before the end of the line, which the
+ * shell removes, joining the lines: `cd dir && \⏎ mv a b` is `cd dir && mv a b`), else 0.
+ */
 function lineContinuation(src: string, i: number): number {
   if (src[i] !== '\\') {
     return 0;

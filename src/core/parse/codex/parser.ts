@@ -496,10 +496,6 @@ function outputText(output: unknown): string | undefined {
 }
 
 /**
- * Codex does not serialise a success flag (FORMATS.md §2.3): failure is read from the
- * output text of shell tools and apply_patch.
- */
-/**
  * Older Codex (0.4x) wrote a shell call's output as JSON, `{"output": "…", "metadata":
  * {"exit_code": N, …}}`: what the command printed, and how it ended. Parsed only when it can be
  * one (the key spelled out, or escapes that could spell it).
@@ -520,6 +516,10 @@ function shellEnvelope(text: string | undefined): { output?: string; exitCode?: 
   }
 }
 
+/**
+ * Codex does not serialise a success flag (FORMATS.md §2.3): failure is read from the
+ * output text of shell tools and apply_patch.
+ */
 function outputFailed(text: string | undefined, envelope: ReturnType<typeof shellEnvelope>, isPatch: boolean): boolean {
   if (text === undefined) {
     return false;
