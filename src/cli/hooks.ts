@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
+import { AgentGuardError } from '../core/lib/errors';
 import { describeHookState, hookState, installedFailClosed, type HookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
@@ -85,7 +86,8 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
     try {
       plan = action === 'install' ? planInstall(before, spec, hookCommand(script, agent, { failClosed: args.values['fail-closed'] === true })) : planUninstall(before);
     } catch (e) {
-      if (e instanceof JsoncError) {
+      // A settings file that is no JSONC, or a hook script at a path no hook command can name.
+      if (e instanceof JsoncError || AgentGuardError.is(e, 'invalid-input')) {
         io.stderr.write(`agent-guard: ${spec.file}: ${e.message}; left as it is\n`);
         failed = true;
         continue;

@@ -21,6 +21,7 @@
  * flight" and tells the guard what the session itself wrote.
  */
 import { isRecord } from '../classify/tools';
+import { AgentGuardError } from '../lib/errors';
 import { addProperty, appendToArray, detectFormat, isEmptyContainer, JsoncError, parseDocument, removeMember } from './jsoncEdit';
 import { getNodeValue, type Node } from 'jsonc-parser';
 
@@ -89,13 +90,13 @@ const ourMarker = '--agent-guard';
 /** `node "<abs>/dist/hook.js" --agent-guard --agent claude`: quoted for spaces; never npx. */
 export function hookCommand(hookScript: string, agent: InstallAgent, opts: { failClosed?: boolean } = {}): string {
   if (hookScript.includes('"')) {
-    throw new JsoncError(`the hook's path contains a double quote, which a hook command cannot quote: ${hookScript}`);
+    throw new AgentGuardError('invalid-input', `the hook's path contains a double quote, which a hook command cannot quote: ${hookScript}`);
   }
   // The agents run the command through a shell, where "$x" and "`x`" are expanded even inside
   // double quotes: the hook would look for another file (and fail open), or run what they name.
   const unsafe = /[$`\n]/.exec(hookScript);
   if (unsafe) {
-    throw new JsoncError(`the hook's path contains ${unsafe[0] === '\n' ? 'a line break' : `'${unsafe[0]}'`}, which a shell expands even inside double quotes: ${hookScript}; install Agent Session Guard in a folder without it`);
+    throw new AgentGuardError('invalid-input', `the hook's path contains ${unsafe[0] === '\n' ? 'a line break' : `'${unsafe[0]}'`}, which a shell expands even inside double quotes: ${hookScript}; install Agent Session Guard in a folder without it`);
   }
   return `node "${hookScript}" ${ourMarker} --agent ${agent}${opts.failClosed ? ' --fail-closed' : ''}`;
 }

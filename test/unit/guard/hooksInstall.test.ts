@@ -12,6 +12,7 @@ import { parse, type ParseError } from 'jsonc-parser';
 import { findOurHooks, hookCommand, hookSpecs, installAgents, planInstall, planUninstall } from '../../../src/core/hooks/install';
 import { JsoncError, removeMember } from '../../../src/core/hooks/jsoncEdit';
 import { unifiedDiff } from '../../../src/core/hooks/preview';
+import { AgentGuardError } from '../../../src/core/lib/errors';
 import { runHooks } from '../../../src/cli/hooks';
 
 const script = '/opt/My Tools/agent-session-guard/dist/hook.js';
@@ -422,9 +423,19 @@ void describe('agent-guard hooks', () => {
 void describe('hook command quoting', () => {
   void test('a path the shell would expand inside double quotes is refused, not installed broken', () => {
     for (const bad of ['/opt/a$HOME/dist/hook.js', '/opt/a`id`/dist/hook.js', '/opt/a\nb/dist/hook.js']) {
-      assert.throws(() => hookCommand(bad, 'claude'), JsoncError, bad);
+      assert.throws(() => hookCommand(bad, 'claude'), (e) => AgentGuardError.is(e, 'invalid-input'), bad);
     }
     assert.match(hookCommand('/opt/My Tools (x86) & more/dist/hook.js', 'claude'), /^node "\/opt\/My Tools \(x86\) & more\/dist\/hook\.js" --agent-guard --agent claude$/);
+  });
+
+  void test('install with such a path: each settings file is left as it is, saying why, and the command fails', async () => {
+    const ws = path.join(tmp, 'dollar-install');
+    mkdirSync(ws, { recursive: true });
+    const r = io(ws);
+    assert.equal(await runHooks(['install', '--agents', 'claude,gemini'], r.io, { hookScript: path.join(tmp, 'pkg$HOME', 'dist', 'hook.js') }), 2);
+    assert.match(r.err.join(''), /^agent-guard: \.claude\/settings\.local\.json: the hook's path contains '\$', which a shell expands .*; left as it is$/m);
+    assert.match(r.err.join(''), /^agent-guard: \.gemini\/settings\.json: the hook's path contains '\$'/m);
+    assert.equal(existsSync(path.join(ws, '.claude')), false);
   });
 
   void test('status says an installed entry with such a path cannot run', async () => {
