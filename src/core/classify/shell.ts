@@ -1,3 +1,4 @@
+import { AgentGuardError } from '../lib/errors';
 import type { AccessOp } from '../model/events';
 import { parseApplyPatch } from './applyPatch';
 import { isAbsolutePath, isWindowsPath, patternRoot, resolveAgainst } from './paths';
@@ -144,6 +145,7 @@ function classify(command: string, cwd: string | undefined, work: Work): ShellAc
   try {
     tokens = expandForLoops(tokenize(windows ? withDotNetWrites(withoutHereStrings(command)) : command, windows), work);
   } catch {
+    // An unterminated quote: the shell would not run the command as written, so it names no file.
     return [];
   }
   const out: ShellAccess[] = [];
@@ -1140,6 +1142,7 @@ function listedFiles(word: string): string[] | undefined {
   try {
     words = tokenize(inner).filter((t): t is Word => t.kind === 'word');
   } catch {
+    // An unterminated quote: no file list to read from it.
     return undefined;
   }
   const [cmd, ...args] = words;
@@ -2600,7 +2603,7 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
     if (c === "'") {
       const end = src.indexOf("'", i + 1);
       if (end === -1) {
-        throw new Error('unterminated quote');
+        throw new AgentGuardError('invalid-input', 'unterminated quote');
       }
       text += src.slice(i + 1, end);
       i = end + 1;
@@ -2629,7 +2632,7 @@ function readWord(src: string, start: number, windows = false): { word: Word; ne
         i++;
       }
       if (i >= n) {
-        throw new Error('unterminated quote');
+        throw new AgentGuardError('invalid-input', 'unterminated quote');
       }
       i++;
       continue;
