@@ -160,13 +160,21 @@ export function sameFile(a: string, b: string): boolean {
 }
 
 function realOrAsIs(path: string): string {
+  return realPathOf(path) ?? path;
+}
+
+/**
+ * The real path of a file, its symbolic links resolved; of a file that does not exist (yet),
+ * its folder's real path and its name. Undefined when neither resolves.
+ */
+export function realPathOf(path: string): string | undefined {
   try {
     return realpathSync.native(path);
   } catch {
     try {
       return nodePath.join(realpathSync.native(nodePath.dirname(path)), nodePath.basename(path));
     } catch {
-      return path;
+      return undefined;
     }
   }
 }

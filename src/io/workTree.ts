@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { createHash } from 'node:crypto';
-import { createReadStream, realpathSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { isUnder } from '../core/engine/knowledge';
@@ -9,7 +9,7 @@ import { Emitter } from '../core/lib/event';
 import { errnoCode } from '../core/lib/errors';
 import { globMatcher } from '../core/lib/glob';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
-import { workspaceSpellings } from './discovery';
+import { realPathOf, workspaceSpellings } from './discovery';
 
 /** One observed content change of a tracked file. */
 export interface TreeChange {
@@ -257,15 +257,9 @@ export class WorkTree implements WorkTreeView {
     if (known !== undefined) {
       return known;
     }
-    let real: string;
-    try {
-      real = realpathSync.native(given);
-    } catch {
-      try {
-        real = nodePath.join(realpathSync.native(nodePath.dirname(given)), nodePath.basename(given));
-      } catch {
-        return given;
-      }
+    const real = realPathOf(given);
+    if (real === undefined) {
+      return given;
     }
     if (this.reals.size >= maxTracked * 2) {
       this.reals.clear();
