@@ -146,7 +146,14 @@ export class MonitorScope extends Disposable {
   private serve(folder: string, service: GuardService, ledger: HookLedger): void {
     this.services.set(folder, service);
     this.ledgers.set(folder, ledger);
-    this.register({ dispose: () => void service.close() });
+    // Unless handed over first: handOver closes it then, and it is no longer this scope's.
+    this.register({
+      dispose: () => {
+        if (this.services.get(folder) === service) {
+          void service.close();
+        }
+      },
+    });
     this.log.info(`[guard] answering the hooks of ${folder} on ${service.socketPath ?? '(no socket)'}`);
   }
 
