@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Finding } from '../../src/core/model/finding';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
 import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
@@ -59,5 +60,30 @@ suite('repair', () => {
     assert.equal(fs.readFileSync(path.join(path.dirname(file), backups[0]!), 'utf8'), original);
     assert.equal(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length, 4, 'the duplicate result line is gone');
     await waitFor(() => (api.flushDiagnostics(), vscode.languages.getDiagnostics(vscode.Uri.file(file)).length === 0), 8000, 'the diagnostics to go');
+  });
+
+  /** A transcript written as the agent would, and its finding of `rule` once the monitor has it. */
+  async function sessionWith(id: string, lines: readonly string[], rule: string): Promise<{ file: string; finding: Finding }> {
+    const at = path.join(claudeProjectDir(), `${id}.jsonl`);
+    await appendLines(at, lines, 5);
+    const finding = await waitFor(() => api.findings().find((x) => x.file === at && x.rule === rule), 8000, `the ${rule} finding`);
+    return { file: at, finding };
+  }
+
+  const backupsOf = (at: string): string[] => fs.readdirSync(path.dirname(at)).filter((n) => n.startsWith(path.basename(at) + '.bak-'));
+
+  test('a session whose pairing problem needs a person is refused as such, not called nothing to repair', async () => {
+    // The call's result may be in the line that cannot be read: repair must not claim that none
+    // was recorded, and leaves it for a person (the rule reports it as soon as the next turn comes).
+    const t = new ClaudeTranscript('c3d4e5f6-0000-4000-8000-00000000000b', workspaceDir())
+      .user('Build it')
+      .call('msg_1', 'toolu_G1', 'Bash', { command: 'make' })
+      .raw('{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_G1","type":"tool_re')
+      .say('msg_2', 'Built.');
+    const { file: at, finding } = await sessionWith('c3d4e5f6-0000-4000-8000-00000000000b', t.lines, 'missing-result');
+    const before = fs.readFileSync(at, 'utf8');
+    assert.equal(await vscode.commands.executeCommand<string>('agentGuard.repairSession', finding, { confirm: false }), 'refused');
+    assert.equal(fs.readFileSync(at, 'utf8'), before);
+    assert.deepEqual(backupsOf(at), []);
   });
 });

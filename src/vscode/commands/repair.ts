@@ -100,13 +100,20 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     void notify.error(`Cannot repair ${name}: ${why}`);
     return 'refused';
   }
-  if (plan.edits.length === 0) {
-    void notify.info(`${name}: nothing to repair.`);
+  if (plan.edits.length === 0 && plan.complete) {
+    void notify.info(
+      plan.left.length > 0
+        ? `${name}: nothing to repair; the calls still open at the end of the file were left as they are (the session may still be running them).`
+        : `${name}: nothing to repair.`,
+    );
     return 'nothing';
   }
   if (!plan.complete) {
-    const left = plan.left.filter((l) => !l.deliberate).map((l) => `line ${l.line}: ${l.reason}`);
-    void notify.error(`${name} cannot be repaired completely, so nothing will be written.`, { modal: true, detail: left.join('\n') });
+    // A plan with no edit and problems left is not "nothing to repair": those need a person.
+    const needed = plan.left.filter((l) => !l.deliberate).map((l) => `line ${l.line}: ${l.reason}`);
+    const rest = plan.remaining.map((f) => `line ${f.line}: ${f.rule}`);
+    const why = plan.edits.length === 0 ? `Repair cannot fix the pairing problems of ${name}: they need a person.` : `${name} cannot be repaired completely, so nothing will be written.`;
+    void notify.error(why, { modal: ask, detail: (needed.length > 0 ? needed : rest).join('\n') });
     return 'refused';
   }
   const repaired = applyRepairPlan(original, plan.edits);
