@@ -201,9 +201,12 @@ suite('session timeline', () => {
       .call('msg_1', 'toolu_X1', '<script>window.__pwned=1</script>', { command: 'x' })
       .call('msg_1', 'toolu_X2', 'Read', { file_path: '<img src=x onerror="window.__pwned=2">' })
       .call('msg_1', 'toolu_X3', 'Write', { file_path: 'javascript:alert(1)', content: '<script>window.__pwned=3</script>' })
+      // A right-to-left override: laid out as text, this path reads "src/st.png".
+      .call('msg_1', 'toolu_X5', 'Read', { file_path: 'src/\u202egnp.ts' })
       .result('toolu_X1', '<script>window.__pwned=1</script>')
       .result('toolu_X2', '<img src=x onerror="window.__pwned=2">')
       .result('toolu_X3', 'javascript:alert(1)')
+      .result('toolu_X5', 'export {};')
       .call('msg_2', 'toolu_X4', 'Bash', { command: 'echo "<img src=x onerror=alert(1)>"' })
       .say('msg_3', 'moving on');
     await appendLines(hostile, x.lines, 10);
@@ -213,6 +216,8 @@ suite('session timeline', () => {
     await uiCheck({ id: 'hostile-prompt', frame, selector: '.row-prompt .body', text: '<script>window.__pwned=1</script> fix <img src=x onerror="window.__pwned=2">' });
     await uiCheck({ id: 'hostile-tool', frame, selector: '.lane .tool', text: '<script>window.__pwned=1</script>' });
     await uiCheck({ id: 'hostile-path', frame, selector: '.lane .path', text: '<img src=x onerror="window.__pwned=2">' });
+    // Its directional formatting characters are shown, not obeyed (as agent-guard's text output shows them).
+    await uiCheck({ id: 'hostile-bidi', frame, selector: '.lane .path', text: 'src/\\u202egnp.ts' });
     const check: TimelineCheck = {
       id: 'hostile-nothing-runs',
       frame,

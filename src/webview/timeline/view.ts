@@ -5,7 +5,7 @@
  * logic; every string in it is transcript text, set as text.
  */
 import type { Edge, Header, HostMessage, Lane, Ref, Row, TimelineFindingMessage, WebviewMessage } from '../../protocol/timeline';
-import { append, h, setAttr, svg } from './dom';
+import { append, h, setAttr, setText, svg } from './dom';
 import { edgePath, laneWidth, rowHeight, rowWidth, visibleWindow, laneLeft, type Window } from './geometry';
 
 /** Rows are asked of the host in aligned chunks of this many. */
@@ -256,13 +256,14 @@ export class TimelineView {
 
   private setHeader(header: Header): void {
     this.header = header;
-    this.titleEl.textContent = header.title ?? header.sessionId ?? header.file;
+    setText(this.titleEl, header.title ?? header.sessionId ?? header.file);
     // The title is the session's words; its id stays at hand, in the tooltip and the subtitle
     // (once: a Claude Code transcript's file name is the id).
-    this.titleEl.title = header.sessionId !== undefined ? `${header.title ?? ''}\nSession ${header.sessionId}`.trim() : header.title ?? '';
+    setAttr(this.titleEl, 'title', header.sessionId !== undefined ? `${header.title ?? ''}\nSession ${header.sessionId}`.trim() : header.title ?? '');
     const id = header.sessionId !== undefined && !header.file.includes(header.sessionId) ? `session ${header.sessionId}` : undefined;
-    this.subtitleEl.textContent = [agentLabel(header.agent), id, header.file, header.cwd].filter(Boolean).join(' · ');
-    this.subtitleEl.title = this.subtitleEl.textContent;
+    const subtitle = [agentLabel(header.agent), id, header.file, header.cwd].filter(Boolean).join(' · ');
+    setText(this.subtitleEl, subtitle);
+    setAttr(this.subtitleEl, 'title', subtitle);
     this.liveEl.hidden = !header.live;
     this.updateStats();
   }
@@ -280,7 +281,7 @@ export class TimelineView {
     const found = (['error', 'warning', 'info'] as const).filter((k) => bySeverity[k] > 0).map((k) => plural(bySeverity[k], k));
     // A session not checked now has no findings to count: "no findings" would say it is clean.
     const verdict = this.header?.unchecked ?? (found.length > 0 ? found.join(' · ') : 'no findings');
-    this.statsEl.textContent = [...parts, verdict].join(' · ');
+    setText(this.statsEl, [...parts, verdict].join(' · '));
   }
 
   // ---- rendering --------------------------------------------------------------------
@@ -289,7 +290,7 @@ export class TimelineView {
     this.canvas.style.height = `${this.total * rowHeight}px`;
     this.canvas.style.width = `${rowWidth(this.widest)}px`;
     this.empty.hidden = this.total > 0;
-    this.empty.textContent = this.header ? 'Nothing in this session yet.' : 'Reading the session…';
+    setText(this.empty, this.header ? 'Nothing in this session yet.' : 'Reading the session…');
   }
 
   private schedule(): void {
