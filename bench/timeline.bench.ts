@@ -248,6 +248,7 @@ function buildModel(text: string): { figures: ModelFigures; builder: TimelineBui
 function initMessage(b: TimelineBuilder, findings: readonly Finding[], rows: number): HostMessage {
   const msg: HostMessage = {
     type: 'init',
+    path: `${cwd}/bench.jsonl`,
     header: { agent: b.header.agent, sessionId: b.header.sessionId, title: 'Benchmark session', cwd, file: 'bench.jsonl', live: true, stats: { ...b.header.stats } },
     total: b.total,
     from: 0,

@@ -87,6 +87,8 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   /** The whole state: header, row count, the rows [from, from + rows.length), every edge and finding. */
   z.object({
     type: z.literal('init'),
+    /** The transcript's path, for the webview to keep in its state (see webviewStateSchema). */
+    path: text(4_096),
     header: headerSchema,
     total: index,
     from: index,
@@ -122,3 +124,15 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   ),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+/**
+ * What the webview keeps in its state (`setState`): where it was scrolled, so a panel that was
+ * hidden comes back there, and its transcript's path, so that when VS Code restores the panel
+ * (the window reloaded or opened again) the host knows what to show in it.
+ * The host reads it back from the webview, so it validates it like a message.
+ */
+export const webviewStateSchema = z.object({
+  scrollTop: z.number().check(z.minimum(0), z.maximum(1e9)),
+  path: z.optional(text(4_096)),
+});
+export type WebviewState = z.infer<typeof webviewStateSchema>;

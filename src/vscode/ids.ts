@@ -28,6 +28,11 @@ export const viewIds = {
   sessions: 'agentGuard.sessions',
 } as const;
 
+/** Webview panel types: the manifest activates the extension to restore one (`onWebviewPanel:`). */
+export const webviewPanelIds = {
+  timeline: 'agentGuard.timeline',
+} as const;
+
 export const contextKeys = {
   ready: 'agentGuard.ready',
   noSessions: 'agentGuard.noSessions',

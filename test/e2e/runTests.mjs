@@ -21,6 +21,8 @@
 //                         workspace; only the multi-root suite runs meaningfully (--grep "multi-root")
 //   --linked              open the fixture workspace through a symbolic link to it; only the
 //                         linked-folder suite runs meaningfully (--grep "linked folder")
+//   --reload              let a test reload the window (code-server only): the tests run again
+//                         in the new window; only the reload suite runs meaningfully (--grep "reload")
 //   --verbose             stream the workbench and code-server logs
 // Environment: AGS_E2E_SKIP_SETUP=1 skips setup.sh; the driver then needs CODE_SERVER_DIR and
 // CODE_SERVER_NODE from the environment. Screenshots and logs go to test-results/e2e/.
@@ -45,6 +47,7 @@ const { values: opts } = parseArgs({
     'no-folder': { type: 'boolean', default: false },
     'multi-root': { type: 'boolean', default: false },
     linked: { type: 'boolean', default: false },
+    reload: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -109,6 +112,10 @@ if ([opts['no-folder'], opts['multi-root'], opts.linked].filter(Boolean).length 
 // What the window was meant to open: a suite for another kind of window skips itself, but one
 // for this kind fails if the window did not open as asked (instead of skipping, and passing).
 extensionTestsEnv.AGS_E2E_WINDOW = opts['multi-root'] ? 'multi-root' : opts['no-folder'] ? 'no-folder' : opts.linked ? 'linked' : 'folder';
+if (opts.reload) {
+  if (mode !== 'code-server') fail('--reload needs the code-server driver');
+  extensionTestsEnv.AGS_E2E_RELOAD = '1';
+}
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'ags-ws-'));
 /** What the window opens: the workspace folder, or a .code-workspace naming two copies of it. */
 let opened = workspace;

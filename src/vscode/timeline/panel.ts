@@ -1,3 +1,4 @@
+import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type Logger } from '../../core/lib/logger';
@@ -6,8 +7,9 @@ import { TimelineBuilder } from '../../core/timeline/builder';
 import type { TimelineFinding, TimelineHeader, TimelineRef } from '../../core/timeline/model';
 import { amplifierWorkingFolder } from '../../io/amplifierFolder';
 import type { SessionFollow } from '../../io/liveMonitor';
-import { webviewMessageSchema, type Header, type HostMessage } from '../../protocol/timeline';
+import { webviewMessageSchema, webviewStateSchema, type Header, type HostMessage } from '../../protocol/timeline';
 import { reveal } from '../commands/open';
+import { webviewPanelIds } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { MonitorScope } from '../monitors';
 import { newNonce, timelineHtml } from './html';
@@ -18,7 +20,7 @@ import { samePath } from '../../core/classify/paths';
 import { agentSettingKeys, enabledAgents, settingsPrefix } from '../../core/config/settings';
 import { agentLabels } from '../../core/model/agent';
 
-const timelineViewType = 'agentGuard.timeline';
+export const timelineViewType = webviewPanelIds.timeline;
 
 /** Rows sent with `init`; the webview asks for the others as they scroll into view. */
 const initialRows = 400;
@@ -34,9 +36,9 @@ export interface TimelineFocus {
 }
 
 /**
- * The session timelines: one panel per transcript, revealed when asked for again. The
- * composition root owns this (its panels go with the extension) and hands it each new
- * monitor scope.
+ * The session timelines: one panel per transcript, revealed when asked for again, and restored
+ * by VS Code when the window is reloaded or opened again. The composition root owns this (its
+ * panels go with the extension) and hands it each new monitor scope.
  */
 export class TimelinePanels extends Disposable {
   private readonly panels = new Map<string, TimelinePanel>();
@@ -54,6 +56,9 @@ export class TimelinePanels extends Disposable {
         }
       },
     });
+    // Without a serializer VS Code keeps no webview panel across a reload: the timelines the
+    // user had open were gone.
+    this.register(vscode.window.registerWebviewPanelSerializer(timelineViewType, { deserializeWebviewPanel: (panel, state) => this.revive(panel, state) }));
   }
 
   show(file: string, focus?: TimelineFocus): void {
@@ -65,9 +70,34 @@ export class TimelinePanels extends Disposable {
       open.show(focus);
       return;
     }
-    const panel = new TimelinePanel(file, this.extensionUri, this.log, focus, () => this.panels.delete(file));
+    this.open(file, focus);
+  }
+
+  private open(file: string, focus: TimelineFocus | undefined, restored?: vscode.WebviewPanel): void {
+    const panel = new TimelinePanel(file, this.extensionUri, this.log, focus, () => this.panels.delete(file), restored);
     this.panels.set(file, panel);
     panel.setScope(this.scope);
+  }
+
+  /**
+   * A panel VS Code restores, with the state its webview last saved: the transcript's path,
+   * which came from the webview, so it is shown only if it names a file (a transcript gone since
+   * closes the panel, as does a state of another shape).
+   */
+  private async revive(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const parsed = webviewStateSchema.safeParse(state);
+    const file = parsed.success ? parsed.data.path : undefined;
+    if (file === undefined || !nodePath.isAbsolute(file) || !(await isFile(file)) || this.isDisposed) {
+      panel.dispose();
+      return;
+    }
+    const open = this.panels.get(file);
+    if (open) {
+      panel.dispose();
+      open.show();
+      return;
+    }
+    this.open(file, undefined, panel);
   }
 
   /** The monitors were rebuilt (settings, folders): every panel follows the new ones. */
@@ -107,17 +137,25 @@ class TimelinePanel extends Disposable {
     private readonly log: Logger,
     focus: TimelineFocus | undefined,
     onDispose: () => void,
+    /** A panel VS Code restored, to show the timeline in instead of a new one. */
+    restored?: vscode.WebviewPanel,
   ) {
     super();
     this.focus = focus;
     const media = vscode.Uri.joinPath(extensionUri, 'media');
-    this.panel = vscode.window.createWebviewPanel(
-      timelineViewType,
-      // Named after the session once it is known (updateTitle); a truncated UUID said nothing.
-      'Session Timeline',
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-      { enableScripts: true, localResourceRoots: [media] },
-    );
+    const options = { enableScripts: true, localResourceRoots: [media] };
+    if (restored) {
+      restored.webview.options = options;
+    }
+    this.panel =
+      restored ??
+      vscode.window.createWebviewPanel(
+        timelineViewType,
+        // Named after the session once it is known (updateTitle); a truncated UUID said nothing.
+        'Session Timeline',
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        options,
+      );
     this.register({ dispose: onDispose });
     this.register(this.panel);
     // A tab icon is drawn as an image, where currentColor is black: activity.svg (which the
@@ -281,7 +319,7 @@ class TimelinePanel extends Disposable {
     const target = this.focusTarget();
     const from = target ? Math.max(0, Math.min(target.row - initialRows / 4, b.total - initialRows)) : 0;
     const findings = this.findings();
-    this.post({ type: 'init', header: this.header(b.header), total: b.total, from, rows: b.rows(from, from + initialRows), edges: [...b.edges], findings });
+    this.post({ type: 'init', path: this.file, header: this.header(b.header), total: b.total, from, rows: b.rows(from, from + initialRows), edges: [...b.edges], findings });
     b.markSent();
     this.sentFindings = JSON.stringify(findings);
     this.revealFocus();
@@ -396,5 +434,13 @@ class TimelinePanel extends Disposable {
     const showing = others.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && samePath(t.input.uri.fsPath, this.file)));
     const other = showing ?? others[0];
     await reveal(vscode.Uri.file(this.file), new vscode.Range(line - 1, 0, line - 1, 0), other?.viewColumn ?? vscode.ViewColumn.Beside);
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(path)).isFile();
+  } catch {
+    return false;
   }
 }

@@ -1,12 +1,12 @@
 /**
  * Entry of the session timeline webview (bundled to media/dist/timeline.js). Validates every
  * message from the host before it touches the view, says `ready` once it listens, and keeps
- * its scroll position in the webview state so a panel that was hidden comes back where it was.
+ * its scroll position and its transcript's path in the webview state (webviewStateSchema), so
+ * a panel that was hidden comes back where it was, and one VS Code restores shows its session.
  */
 // First: configures zod before the protocol's schemas are built.
 import './jitless';
-import * as z from 'zod/mini';
-import { hostMessageSchema, type WebviewMessage } from '../../protocol/timeline';
+import { hostMessageSchema, webviewStateSchema, type WebviewMessage, type WebviewState } from '../../protocol/timeline';
 import { TimelineView } from './view';
 
 interface VsCodeApi {
@@ -17,24 +17,22 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
-const stateSchema = z.object({ scrollTop: z.number().check(z.minimum(0), z.maximum(1e9)) });
-
 function main(): void {
   const vscode = acquireVsCodeApi();
-  const saved = stateSchema.safeParse(vscode.getState());
+  const saved = webviewStateSchema.safeParse(vscode.getState());
   const root = document.getElementById('app');
   if (!root) {
     return;
   }
-  let lastSaved = saved.success ? saved.data.scrollTop : 0;
+  const state: WebviewState = saved.success ? { ...saved.data } : { scrollTop: 0 };
   const view = new TimelineView(
     root,
     {
       post: (m: WebviewMessage) => vscode.postMessage(m),
       saveScroll: (scrollTop) => {
-        if (Math.abs(scrollTop - lastSaved) >= 1) {
-          lastSaved = scrollTop;
-          vscode.setState({ scrollTop });
+        if (Math.abs(scrollTop - state.scrollTop) >= 1) {
+          state.scrollTop = scrollTop;
+          vscode.setState(state);
         }
       },
     },
@@ -45,6 +43,10 @@ function main(): void {
     if (!parsed.success) {
       // Not ours, or not valid: either way nothing of it is shown.
       return;
+    }
+    if (parsed.data.type === 'init' && parsed.data.path !== state.path) {
+      state.path = parsed.data.path;
+      vscode.setState(state);
     }
     view.handle(parsed.data);
   });

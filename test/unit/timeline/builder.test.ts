@@ -280,6 +280,7 @@ void describe('TimelineBuilder', () => {
     }
     const init = {
       type: 'init',
+      path: '/home/dev/.claude/projects/-home-dev-proj/x.jsonl',
       header: { ...b.header, file: 'x.jsonl', live: true },
       total: b.total,
       from: 0,
