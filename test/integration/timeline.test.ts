@@ -95,6 +95,8 @@ suite('session timeline', () => {
     // The stale write: its rule on the write's lane, and the read→write arrow flagged.
     await uiCheck({ id: 'timeline-stale', frame, selector: '.lane[data-severity="error"]', text: 'stale-write' });
     await uiCheck({ id: 'timeline-stale-lane', frame, selector: '.lane[data-severity="error"] .path', text: 'src/timeline-app.ts' });
+    // A screen reader reads a lane's label, not the chips inside it: the label names its findings.
+    await uiCheck({ id: 'timeline-stale-label', frame, selector: '.lane[data-severity="error"][aria-label*="src/timeline-app.ts"][aria-label$=", error stale-write"]' });
     await uiCheck({ id: 'timeline-hb-edge', frame, selector: 'svg.edges path.edge-hb.flagged', screenshot: 'timeline.png' });
   });
 

@@ -393,7 +393,7 @@ export class TimelineView {
       'data-row': index,
       'data-line': row.line,
       'data-severity': severity,
-      'aria-label': `${rowTitle(row)}, line ${row.line}`,
+      'aria-label': `${rowTitle(row)}, line ${row.line}${spoken(rowFindings)}`,
     });
     this.tips.set(el, () => `${rowTitle(row)} — line ${row.line} (Enter opens it)`);
     const gutter = h('div', { class: 'gutter' });
@@ -442,7 +442,7 @@ export class TimelineView {
       'data-line': lane.line,
       'data-status': lane.status,
       'data-severity': worst(findings),
-      'aria-label': `${lane.tool}, ${statusText[lane.status]}${lane.path !== undefined ? `, ${lane.path}` : ''}, line ${lane.line}`,
+      'aria-label': `${lane.tool}, ${statusText[lane.status]}${lane.path !== undefined ? `, ${lane.path}` : ''}, line ${lane.line}${spoken(findings)}`,
     });
     this.tips.set(el, () => laneTip(lane, findings));
     el.style.left = `${laneLeft(index)}px`;
@@ -717,6 +717,14 @@ function chips(findings: readonly TimelineFindingMessage[], cls: string, max: nu
     box.appendChild(h('span', { class: 'rule more', title: findings.slice(max).map((f) => `${f.rule}: ${f.message}`).join('\n') }, `+${findings.length - max}`));
   }
   return box;
+}
+
+/**
+ * The findings as a screen reader says them. A row's or lane's label is all it reads of the
+ * element, so the rule chips inside it, the reason the timeline is opened, went unsaid.
+ */
+function spoken(findings: readonly TimelineFindingMessage[]): string {
+  return findings.map((f) => `, ${f.severity} ${f.rule}`).join('');
 }
 
 function worst(findings: readonly TimelineFindingMessage[]): string | undefined {
