@@ -1,5 +1,7 @@
 /** The timeline model: rows, lanes, statuses, edges and findings, from real pipeline events. */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { NormalizedEvent } from '../../../src/core/model/events';
 import type { Finding } from '../../../src/core/model/finding';
@@ -9,6 +11,7 @@ import type { BatchRow, ResultsRow, TimelineLane, TimelineRow } from '../../../s
 import { hostMessageSchema, rowSchema, webviewMessageSchema } from '../../../src/protocol/timeline';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
+import { repoRoot } from '../support/repo';
 import { run } from '../support/run';
 
 const A = 'toolu_01AAAAAAAAAAAAAAAAAAAAAA';
@@ -379,5 +382,31 @@ void describe('the session title', () => {
     assert.equal(tabTitle('Refactor the whole application, then run every single test we have'), 'Refactor the whole application, then ru…');
     assert.equal(tabTitle('Refactor the whole application, then run every single test we have').length, 40);
     assert.equal(tabTitle('two\nlines'), 'two lines');
+  });
+});
+
+void describe('Gemini CLI 0.61 sessions (test/fixtures/generated/gemini-0.61)', () => {
+  const chats = (scenario: string): string => {
+    const dir = path.join(repoRoot(), 'test', 'fixtures', 'generated', 'gemini-0.61', scenario, '.gemini', 'tmp', 'proj', 'chats');
+    const name = readdirSync(dir).find((n) => n.startsWith('session-') && n.endsWith('.jsonl'));
+    assert.ok(name, dir);
+    return path.join(dir, name);
+  };
+  const timeline = (file: string): TimelineBuilder => {
+    const { events } = run(readFileSync(file), { file });
+    const b = new TimelineBuilder();
+    for (const e of events) {
+      b.add(e);
+    }
+    return b;
+  };
+  const prompts = (b: TimelineBuilder): string[] => b.rows().flatMap((r) => (r.kind === 'prompt' ? [r.text] : []));
+
+  void it('are named by the person’s first prompt, not by the <session_context> Gemini CLI opens them with', () => {
+    const b = timeline(chats('healthy'));
+    assert.equal(b.header.firstPrompt, 'Make the port 8080');
+    assert.deepEqual(prompts(b), ['Make the port 8080']);
+    // Compressed and resumed, it sends its context again: still no prompt of the person's.
+    assert.ok(!prompts(timeline(chats('resumed-compressed'))).some((p) => p.includes('session_context')));
   });
 });

@@ -24,6 +24,9 @@ import {
 import { parseWith } from '../guard';
 import { StringPairs } from './pairs';
 
+/** How the context message Gemini CLI writes itself begins (no prompt: see where user records are read). */
+const sessionContext = /^\s*<session_context>/;
+
 const messageTypes: ReadonlySet<unknown> = new Set(geminiMessageTypes);
 
 /** What was already emitted for one message id; the record is re-appended whole on every change. */
@@ -476,7 +479,11 @@ class GeminiParser implements FormatParser {
     const sent = partsText(rec.content);
     const text = rec.displayContent === undefined || rec.displayContent === null ? sent : partsText(rec.displayContent);
     const at = this.textPlace(rec, raw, place);
-    this.ctx.emit({ kind: 'text', ...at, role: 'user', prompt: true, preview: preview(text) });
+    // Gemini CLI opens a session (and one it compresses or resumes) with a message of its own,
+    // its `<session_context>` (date, OS, folders): no person's prompt. Taken for one, it named
+    // every session without a summary ("<session_context> This is the Gemini CLI…") and made a turn.
+    const own = sessionContext.test(sent);
+    this.ctx.emit({ kind: 'text', ...at, role: 'user', prompt: !own, ...(own ? {} : { preview: preview(text) }) });
     // (From what the model was sent: the display text shows the prompt as typed.)
     for (const name of contextFiles(sent)) {
       const path = resolveAgainst(name, this.cwd);
