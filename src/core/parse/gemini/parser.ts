@@ -24,8 +24,11 @@ import {
 import { parseWith } from '../guard';
 import { StringPairs } from './pairs';
 
-/** How the context message Gemini CLI writes itself begins (no prompt: see where user records are read). */
-const sessionContext = /^\s*<session_context>/;
+/**
+ * How the user messages Gemini CLI writes itself begin (no prompt: see where user records are
+ * read): the context it opens a session with, and the summary it compresses a history into.
+ */
+const ownMessage = /^\s*<(?:session_context|state_snapshot)>/;
 
 const messageTypes: ReadonlySet<unknown> = new Set(geminiMessageTypes);
 
@@ -480,9 +483,10 @@ class GeminiParser implements FormatParser {
     const text = rec.displayContent === undefined || rec.displayContent === null ? sent : partsText(rec.displayContent);
     const at = this.textPlace(rec, raw, place);
     // Gemini CLI opens a session (and one it compresses or resumes) with a message of its own,
-    // its `<session_context>` (date, OS, folders): no person's prompt. Taken for one, it named
-    // every session without a summary ("<session_context> This is the Gemini CLI…") and made a turn.
-    const own = sessionContext.test(sent);
+    // its `<session_context>` (date, OS, folders), and a compressed history is its
+    // `<state_snapshot>`: no person's prompt. Taken for one, the context named every session
+    // without a summary ("<session_context> This is the Gemini CLI…"), and each made a turn.
+    const own = ownMessage.test(sent);
     this.ctx.emit({ kind: 'text', ...at, role: 'user', prompt: !own, ...(own ? {} : { preview: preview(text) }) });
     // (From what the model was sent: the display text shows the prompt as typed.)
     for (const name of contextFiles(sent)) {
