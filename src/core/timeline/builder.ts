@@ -137,6 +137,11 @@ export class TimelineBuilder {
         this.epoch++;
         this.cur = undefined;
         this.prev = undefined;
+        if (e.reason === 'replace' && this.rowList.length === 0) {
+          // A history set before anything was said (Gemini CLI writes a session's first messages
+          // as a checkpoint) resets nothing: it read as a reset and a turn above every session.
+          return;
+        }
         this.newTurn();
         this.index(e.at.line, { ref: { row: this.push({ kind: 'reset', line: e.at.line, turn: this.turn, message: this.messages, reason: e.reason }) } });
         return;

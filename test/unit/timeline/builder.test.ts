@@ -406,6 +406,15 @@ void describe('Gemini CLI 0.61 sessions (test/fixtures/generated/gemini-0.61)', 
     const b = timeline(chats('healthy'));
     assert.equal(b.header.firstPrompt, 'Make the port 8080');
     assert.deepEqual(prompts(b), ['Make the port 8080']);
+  });
+
+  void it('open with their first turn, not with a history reset: the checkpoint of their first messages resets nothing', () => {
+    const b = timeline(chats('healthy'));
+    assert.notEqual(b.row(0)?.kind, 'reset');
+    assert.deepEqual(b.rows().filter((r) => r.kind === 'prompt').map((r) => r.turn), [1]);
+    assert.equal(b.header.stats.turns, 1);
+    // A checkpoint later on is one (the history compressed).
+    assert.ok(timeline(chats('resumed-compressed')).rows().some((r, i) => i > 0 && r.kind === 'reset'));
     // Compressed and resumed, it sends its context again, and the summary of the history: no
     // prompt of the person's either.
     assert.deepEqual(prompts(timeline(chats('resumed-compressed'))), ['Read app.ts', 'Read app.ts', 'Now make the port 8080', 'Now make the port 8080']);
