@@ -18,6 +18,14 @@ import type {
 const maxToolChars = 120;
 const maxPathChars = 400;
 const maxNoteChars = 300;
+/** A call id is only shown (a lane's tooltip); a hostile transcript's may be any length. */
+const maxCallIdChars = 200;
+/**
+ * A finding's message quotes the transcript (ids, paths), and its id holds the call's: over the
+ * protocol's bounds, the whole message carrying them was refused by the webview.
+ */
+const maxFindingMessageChars = 4_000;
+const maxFindingIdChars = 2_000;
 
 
 /** One API message as the engine groups them (see RuleEngine.messageFor, which this mirrors). */
@@ -230,10 +238,10 @@ export class TimelineBuilder {
       // A line the builder has not read yet: the finding is placed once it has.
       const ref = f.line <= this.head.stats.lines ? this.locate(f.line, f.callId) : undefined;
       out.push({
-        id: f.id,
+        id: clip(f.id, maxFindingIdChars),
         rule: f.rule,
         severity: f.severity,
-        message: f.message,
+        message: clip(f.message, maxFindingMessageChars),
         line: f.line,
         ...(ref ? { row: ref.row, ...(ref.lane !== undefined ? { lane: ref.lane } : {}) } : {}),
       });
@@ -298,7 +306,7 @@ export class TimelineBuilder {
     const first = e.accesses[0];
     const lane: TimelineLane = {
       kind: 'call',
-      callId: e.callId,
+      callId: clip(e.callId, maxCallIdChars),
       tool: clip(e.tool, maxToolChars),
       category: e.category,
       ...(first ? { path: clip(this.relative(first.path), maxPathChars) } : {}),
@@ -393,7 +401,7 @@ export class TimelineBuilder {
     const path = source ? source.path : e.filePath !== undefined ? clip(this.relative(e.filePath), maxPathChars) : undefined;
     const lane: TimelineLane = {
       kind: 'result',
-      callId: e.callId,
+      callId: clip(e.callId, maxCallIdChars),
       tool: source?.tool ?? clip(e.tool ?? 'unknown tool', maxToolChars),
       ...(source?.category ? { category: source.category } : {}),
       ...(path !== undefined ? { path } : {}),

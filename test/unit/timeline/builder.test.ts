@@ -300,6 +300,20 @@ void describe('TimelineBuilder', () => {
     assert.ok(!webviewMessageSchema.safeParse({ type: 'eval', code: 'x' }).success);
   });
 
+  void it('a call id and a finding longer than the protocol carries still make valid messages (the webview drops an invalid one whole)', () => {
+    // Transcript text is unbounded: one id of 10,000 characters, in a lane, a finding's id and its
+    // message, left the timeline blank ("Reading the session…"), every message failing validation.
+    const long = `toolu_${'x'.repeat(10_000)}`;
+    const t = cc().call('m1', long, 'Bash', { command: 'ls' }).say('m2', 'moved on').call('m3', long, 'Bash', { command: 'ls' }).result(long, 'ok');
+    const { b, findings } = build(t.text());
+    assert.ok(findings.some((x) => x.callId === long && x.message.length > 8_000), findings.map((x) => `${x.rule} ${x.message.length}`).join(', '));
+    const placed = b.attach(findings);
+    assert.ok(placed.some((x) => x.row !== undefined));
+    const init = { type: 'init', path: '/tmp/session.jsonl', header: { ...b.header, file: 'session.jsonl', live: true }, total: b.total, from: 0, rows: b.rows(), edges: b.edges, findings: placed };
+    const parsed = hostMessageSchema.safeParse(init);
+    assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.map((i) => i.path)));
+  });
+
   void it('10,000 events: builds in linear work, compact, and locates every call line', () => {
     const t = new ClaudeTranscript();
     let n = 0;
