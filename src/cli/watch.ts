@@ -50,8 +50,12 @@ export interface WatchHandle {
   stop(): Promise<void>;
 }
 
-/** Starts watching; `runWatch` keeps the process alive until SIGINT, SIGTERM or SIGHUP. */
-export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle | number> {
+/**
+ * Starts watching; `runWatch` keeps the process alive until SIGINT, SIGTERM or SIGHUP. `stop`
+ * ends the start-up itself (its first reads of every transcript, minutes with thousands of
+ * them): then nothing is left running and the exit code comes back.
+ */
+export async function startWatch(argv: string[], io: CliIo, stop?: AbortSignal): Promise<WatchHandle | number> {
   const options = {
     workspace: { type: 'string' },
     format: { type: 'string', default: 'text' },
@@ -103,6 +107,10 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     ...(rulesLedger ? { hookLedger: rulesLedger } : {}),
   });
   const print = (f: Finding): void => {
+    if (stop?.aborted === true) {
+      // Asked to stop: what the reads still under way find is not what was asked for.
+      return;
+    }
     io.stdout.write(format === 'jsonl' ? JSON.stringify(watchFindingToJson(f)) + '\n' : renderFindingLine(f, p, io.cwd) + '\n');
   };
   const printGone = (f: Finding): void => {
@@ -158,7 +166,10 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
     }
   });
   monitor.onDidFinishFirstRead((file) => release(file));
-  await monitor.start();
+  if (!(await startUnlessStopped(monitor, stop))) {
+    await monitor.close();
+    return exitCodes.ok;
+  }
   const info = io.stderr;
   let guard: GuardService | undefined;
   let standby: GuardStandby | undefined;
@@ -222,11 +233,20 @@ export async function startWatch(argv: string[], io: CliIo): Promise<WatchHandle
 export async function runWatch(argv: string[], io: CliIo): Promise<number> {
   // The handlers go in before anything starts. Until a listener exists, SIGINT and SIGTERM keep
   // their default action and the kernel kills the process outright; a parent that signals as soon
-  // as it reads "Press Ctrl-C" could otherwise win that race and lose the clean stop. A signal
-  // during start-up is remembered and acted on once start-up is done.
+  // as it reads "Press Ctrl-C" could otherwise win that race and lose the clean stop.
   let requested: string | undefined;
+  // A signal during start-up ends it: start-up reads every transcript of the workspace, and a
+  // Ctrl-C waiting for all of them (minutes, with thousands) looked ignored, as did a second one.
+  const startUp = new AbortController();
   let onSignal = (signal: string): void => {
-    requested ??= signal;
+    if (requested === undefined) {
+      requested = signal;
+      io.stderr.write(signal === 'EPIPE' ? 'agent-guard: the output was closed, stopping\n' : `agent-guard: ${signal}, stopping\n`);
+      startUp.abort();
+    } else if (signal !== 'EPIPE') {
+      io.stderr.write(`agent-guard: ${signal} again, exiting without waiting\n`);
+      process.exit(exitCode(signal));
+    }
   };
   const onSigint = (): void => onSignal('SIGINT');
   const onSigterm = (): void => onSignal('SIGTERM');
@@ -241,7 +261,7 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
   // so the closed pipe is seen at the next write; it stops watch like a signal.
   const piped = io.onStdoutClosed?.(() => onSignal('EPIPE'));
   try {
-    const started = await startWatch(argv, io);
+    const started = await startWatch(argv, io, startUp.signal);
     if (typeof started === 'number') {
       return started;
     }
@@ -252,17 +272,8 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
     const keepAlive = setInterval(() => undefined, 1 << 30);
     return await new Promise<number>((resolve) => {
       let stopping = false;
-      onSignal = (signal: string): void => {
-        if (stopping && signal === 'EPIPE') {
-          return;
-        }
-        if (stopping) {
-          // A second Ctrl-C while a stop hangs is the user insisting: leave now.
-          io.stderr.write(`agent-guard: ${signal} again, exiting without waiting\n`);
-          process.exit(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143);
-        }
+      const stop = (): void => {
         stopping = true;
-        io.stderr.write(signal === 'EPIPE' ? 'agent-guard: the output was closed, stopping\n' : `agent-guard: ${signal}, stopping\n`);
         started.stop().then(
           () => resolve(exitCodes.ok),
           (e: unknown) => {
@@ -271,8 +282,21 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
           },
         );
       };
+      onSignal = (signal: string): void => {
+        if (stopping && signal === 'EPIPE') {
+          return;
+        }
+        if (stopping) {
+          // A second Ctrl-C while a stop hangs is the user insisting: leave now.
+          io.stderr.write(`agent-guard: ${signal} again, exiting without waiting\n`);
+          process.exit(exitCode(signal));
+        }
+        io.stderr.write(signal === 'EPIPE' ? 'agent-guard: the output was closed, stopping\n' : `agent-guard: ${signal}, stopping\n`);
+        stop();
+      };
       if (requested !== undefined) {
-        onSignal(requested);
+        // Asked (and said so) as start-up ended: past the monitor's reads, which it ends.
+        stop();
       }
     }).finally(() => clearInterval(keepAlive));
   } finally {
@@ -281,6 +305,37 @@ export async function runWatch(argv: string[], io: CliIo): Promise<number> {
     process.off('SIGTERM', onSigterm);
     process.off('SIGHUP', onSighup);
   }
+}
+
+/**
+ * Starts the monitor; false if `stop` fires first. The start is then left behind, not awaited:
+ * a watcher closed before it was ready never says it is, and the start would wait on it for ever.
+ */
+async function startUnlessStopped(monitor: LiveMonitor, stop: AbortSignal | undefined): Promise<boolean> {
+  const started = monitor.start().then(() => true);
+  if (!stop) {
+    return started;
+  }
+  // Left behind once stopped: its failure (the monitor closed under it) is no one's to hear.
+  started.catch(() => undefined);
+  let onAbort = (): void => undefined;
+  const stopped = new Promise<boolean>((resolve) => {
+    onAbort = () => resolve(false);
+    if (stop.aborted) {
+      onAbort();
+    }
+    stop.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([started, stopped]);
+  } finally {
+    stop.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The exit code of a process killed by the signal: what a stop that does not wait says. */
+function exitCode(signal: string): number {
+  return signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143;
 }
 
 function guardPolicyFromFlags(flags: readonly string[]): Partial<Record<GuardDecision, GuardLevel>> {

@@ -1,6 +1,6 @@
 /** How long `agent-guard watch` runs: until it is stopped, and no longer. */
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { socketPathFor } from '../../../src/io/guard/socketPath';
 import { ClaudeTranscript } from '../support/claude';
 import { spawnCli } from '../support/cli';
+import { repoRoot } from '../support/repo';
 import { sleep, waitFor } from '../support/wait';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ag-life-'));
@@ -57,6 +58,30 @@ void describe('agent-guard watch lifetime', () => {
     }
     assert.equal(await w.exited, 'exit 0', w.err());
     assert.match(w.err(), /SIGTERM, stopping/);
+  });
+
+  void test('a stop signal during start-up ends it there, not once every transcript has been read', async () => {
+    const ws = path.join(tmp, 'ws-busy');
+    const claude = path.join(tmp, 'claude-busy');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    // Seconds of start-up reading (2.7 MB each), as a workspace with a long history has.
+    const big = path.join(repoRoot(), 'test', 'fixtures', 'real', 'claude-code', 'spotter', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+    for (let i = 0; i < 24; i++) {
+      copyFileSync(big, path.join(proj, `s${i}.jsonl`));
+    }
+    const w = spawnCli(['watch', '--no-guard', '--verbose'], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-busy'), AGENT_GUARD_DIR: path.join(tmp, 'gd-busy') } });
+    try {
+      // The folder's watcher is ready once it has listed the transcripts, whose reads have begun.
+      await waitFor(() => /watching \S+projects for claude-code sessions/.test(w.err()), 10_000, 'the transcripts found');
+      w.child.kill('SIGINT');
+      assert.equal(await w.exited, 'exit 0', w.err());
+    } finally {
+      w.child.kill('SIGKILL');
+    }
+    assert.match(w.err(), /SIGINT, stopping/);
+    assert.doesNotMatch(w.err(), /Press Ctrl-C/, 'stopped before its start-up was done');
   });
 
   void test('closing its terminal (SIGHUP) stops it cleanly and frees the guard socket', async () => {
