@@ -4,7 +4,7 @@ import { emptyRuleConfig, ruleLevel, type RuleConfig, type RuleLevel } from '../
 import { displayPath } from '../core/classify/paths';
 import { agentForPath, type Environment } from '../core/discovery/locations';
 import { findingId, type FindingSink } from '../core/engine/engine';
-import type { HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../core/engine/rule';
+import type { ForeignChangeVerdict, HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
 import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
@@ -189,6 +189,15 @@ export class LiveMonitor implements Disposable {
   private readonly namer: WriterNamer;
   /** Finds a Codex session's write, before the watching began, over another session's write it never saw. */
   private readonly blind: BlindWriteFinder;
+  /**
+   * The changes the working tree found under each transcript's writes when they were new, by
+   * transcript, then call and path. A transcript read again from its start (a re-check, the file
+   * rewritten or replaced, deleted and written again) asks again about writes made long ago, and
+   * the tree, told of the reads again as if made now, answers that nothing came between: a lost
+   * update found live was taken back. Only the changes found are kept, a few per transcript;
+   * kept while the transcript may come back (see lookForReturn).
+   */
+  private readonly verdicts = new Map<string, Map<string, ForeignChangeVerdict>>();
 
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -914,6 +923,7 @@ export class LiveMonitor implements Disposable {
     const delay = returnLookDelaysMs[attempt];
     if (this.disposed || delay === undefined) {
       this.returning.delete(file);
+      this.verdicts.delete(file);
       return;
     }
     const timer = setTimeout(() => {
@@ -948,7 +958,24 @@ export class LiveMonitor implements Disposable {
       if (!tree || gate.muted) {
         return undefined;
       }
-      return history ? history.verdict(callId, path, () => tree.judgeWrite(session, path, callId)) : tree.judgeWrite(session, path, callId);
+      if (history) {
+        return history.verdict(callId, path, () => tree.judgeWrite(session, path, callId));
+      }
+      const key = `${callId}\0${path}`;
+      const kept = this.verdicts.get(file)?.get(key);
+      if (kept) {
+        return kept;
+      }
+      const v = tree.judgeWrite(session, path, callId);
+      if (v) {
+        let mine = this.verdicts.get(file);
+        if (!mine) {
+          mine = new Map();
+          this.verdicts.set(file, mine);
+        }
+        mine.set(key, v);
+      }
+      return v;
     };
     const services: RuleServices = {
       ...(tree ? { workTree: { judgeWrite } } : {}),
