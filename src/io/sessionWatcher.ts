@@ -16,6 +16,7 @@ import {
   type Environment,
 } from '../core/discovery/locations';
 import type { Disposable } from '../core/lib/disposable';
+import { errnoCode } from '../core/lib/errors';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
@@ -97,6 +98,13 @@ export class SessionWatcher implements Disposable {
   private disposed = false;
   /** Set once the first scan is done: folders that appear after it are looked through again. */
   private started = false;
+  /**
+   * Folders the watcher could not enter for their permissions (a session folder left by
+   * `sudo claude`, a `chmod`), by path: chokidar gives up on them for good, so every poll looks
+   * whether they can be read now, and then hands them to it again. Without this, the sessions
+   * in such a folder, and any written there later, were never read, with no word after the first.
+   */
+  private readonly denied = new Map<string, WatchedRoot>();
 
   constructor(private readonly opts: SessionWatcherOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -122,6 +130,9 @@ export class SessionWatcher implements Disposable {
     this.started = true;
     this.pollTimer = setInterval(() => {
       this.retryUndecided();
+      if (this.denied.size > 0) {
+        this.track(this.retryDenied());
+      }
       for (const r of this.roots) {
         if (!this.watchers.has(r)) {
           void this.tryWatch(r);
@@ -287,7 +298,14 @@ export class SessionWatcher implements Disposable {
         }
       }
     });
-    w.on('error', (e) => this.logger.warn(`watcher error under ${root.path}: ${describeError(e)}`));
+    w.on('error', (e) => {
+      this.logger.warn(`watcher error under ${root.path}: ${describeError(e)}`);
+      const code = errnoCode(e);
+      const where = (e as { path?: unknown }).path;
+      if ((code === 'EACCES' || code === 'EPERM') && typeof where === 'string' && (where === root.path || where.startsWith(root.path + nodePath.sep))) {
+        this.denied.set(where, root);
+      }
+    });
     await new Promise<void>((resolve) => w.once('ready', () => resolve()));
     this.logger.info(`watching ${root.path} for ${root.agent} sessions`);
     w.on('addDir', (p) => this.rescanSoon(root, p));
@@ -331,6 +349,37 @@ export class SessionWatcher implements Disposable {
       } else if (e.isFile() && namedLikeTranscript(root, p) && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
         await this.onFile(root, p, 'add');
       }
+    }
+  }
+
+  /** See `denied`. A file denied needs nothing: its folder's watcher still reports it, and its tail tries again. */
+  private async retryDenied(): Promise<void> {
+    for (const [dir, root] of [...this.denied]) {
+      const w = this.watchers.get(root);
+      if (!w || this.disposed) {
+        // The root was lost (and is watched whole again when it comes back), or we stop.
+        this.denied.delete(dir);
+        continue;
+      }
+      try {
+        if (!(await stat(dir)).isDirectory()) {
+          this.denied.delete(dir);
+          continue;
+        }
+        await readdir(dir);
+      } catch (e) {
+        if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') {
+          this.denied.delete(dir);
+        }
+        continue;
+      }
+      if (this.denied.get(dir) !== root || this.watchers.get(root) !== w) {
+        continue;
+      }
+      this.denied.delete(dir);
+      this.logger.info(`${dir} can be read now; watching it`);
+      w.add(dir);
+      this.rescanSoon(root, dir);
     }
   }
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { encodeClaudeProject } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
-import { cli } from '../support/cli';
+import { cli, spawnCli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
 import { repoRoot } from '../support/repo';
 import { sleep, waitFor } from '../support/wait';
@@ -88,6 +88,44 @@ void describe('agent-guard watch', () => {
     assert.equal(await exited, 'exit 0', w.err);
     assert.match(w.err, /SIGINT, stopping/);
     assert.equal(w.out.split('\n').filter(Boolean).length, 2, 'each finding printed once');
+  });
+
+  void test('a session folder it may not enter at first is watched once it may: its sessions, and those written later', { skip: process.platform === 'win32' }, async () => {
+    const ws = path.join(tmp, 'ws-denied');
+    const claude = path.join(tmp, 'claude-denied');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(path.join(proj, 'old.jsonl'), new ClaudeTranscript('old', ws).user('go').result('toolu_X', 'stray').text());
+    chmodSync(tmp, 0o755);
+    chmodSync(proj, 0o000);
+    // Root ignores permission bits: run as nobody to see what a user would see.
+    const w = spawnCli(['watch', '--format', 'jsonl', '--no-guard', '--no-tree'], {
+      cwd: ws,
+      env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-denied') },
+      ...(process.getuid?.() === 0 ? { asUser: 65534 } : {}),
+    });
+    try {
+      await waitFor(() => w.err().includes('Press Ctrl-C'), 10_000, 'the start banner');
+      assert.match(w.err(), /EACCES/, 'said once');
+      chmodSync(proj, 0o755);
+      await waitFor(() => w.out().includes('old.jsonl'), 10_000, () => `the session there all along: ${w.err()}`);
+      writeFileSync(path.join(proj, 'new.jsonl'), new ClaudeTranscript('new', ws).user('go').result('toolu_Y', 'stray').text());
+      await waitFor(() => w.out().includes('new.jsonl'), 10_000, 'a session written since');
+    } finally {
+      chmodSync(proj, 0o755);
+      w.child.kill('SIGTERM');
+    }
+    assert.equal(await w.exited, 'exit 0', w.err());
+    assert.deepEqual(
+      w
+        .out()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { rule: string; file: string })
+        .map((r) => `${r.rule}:${path.basename(r.file)}`),
+      ['orphan-result:old.jsonl', 'orphan-result:new.jsonl'],
+    );
   });
 
   void test('a --folder is listed as a folder, not as a Claude Code folder, whatever agents its transcripts are of', async () => {

@@ -42,14 +42,19 @@ export interface CliProcess {
 }
 
 /** Starts the built CLI as a real process and leaves it running. */
-export function spawnCli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): CliProcess {
+export function spawnCli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string; asUser?: number } = {}): CliProcess {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...opts.env })) {
     if (v !== undefined) {
       env[k] = v;
     }
   }
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'cli.js'), ...args], { env, cwd: opts.cwd ?? repoRoot() });
+  const argv = [path.join(repoRoot(), 'dist', 'cli.js'), ...args];
+  // As in `cli`: root ignores permission bits.
+  const child =
+    opts.asUser !== undefined
+      ? spawn('setpriv', [`--reuid=${opts.asUser}`, `--regid=${opts.asUser}`, '--clear-groups', process.execPath, ...argv], { env, cwd: opts.cwd ?? repoRoot() })
+      : spawn(process.execPath, argv, { env, cwd: opts.cwd ?? repoRoot() });
   let out = '';
   let err = '';
   child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
