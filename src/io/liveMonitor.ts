@@ -107,7 +107,13 @@ interface Gate {
    * fed it to the working tree already (see DocumentHistory), which it then is not again.
    */
   fedBefore?: (e: NormalizedEvent) => boolean;
-  /** What `fedBefore` said of the event being handled. */
+  /**
+   * A re-check reads the transcript again from its start: the working tree was told of what it
+   * holds up to this byte already. Told again, the session's old reads counted as made now: a
+   * change someone made since went unseen, and the session's next write over it was no stale write.
+   */
+  heardTo?: number;
+  /** What `fedBefore` (or `heardTo`) said of the event being handled. */
   fed?: boolean;
 }
 
@@ -360,7 +366,7 @@ export class LiveMonitor implements Disposable {
     for (const s of this.sessions.values()) {
       const file = s.summary.file;
       this.findings.beginGeneration(file);
-      s.gate = { muted: false };
+      s.gate = { muted: false, ...(s.history ? {} : { heardTo: s.tail.bytesRead }) };
       s.stream?.release();
       s.stream = undefined;
       // The files beside the transcript are read again too.
@@ -481,7 +487,8 @@ export class LiveMonitor implements Disposable {
       await s.tail.reread();
       return;
     }
-    const gate: Gate = { muted: true };
+    // (What a re-check queued to read again is read by this wake: it heard what the re-check heard.)
+    const gate: Gate = { muted: true, ...(s.gate.heardTo !== undefined ? { heardTo: s.gate.heardTo } : {}) };
     const stream = this.newStream(file, s.summary.agent, gate, s.cwd);
     s.gate = gate;
     s.stream = stream;
@@ -1028,7 +1035,8 @@ export class LiveMonitor implements Disposable {
   /** Before the rules: the working tree learns when a session's write starts and ends. */
   private before(file: string, stream: TranscriptStream, gate: Gate, e: NormalizedEvent): void {
     this.lastLines.set(file, e.at.line);
-    gate.fed = gate.fedBefore?.(e);
+    // (By bytes, not lines: an event a parser held past its line is told once it comes.)
+    gate.fed = gate.fedBefore?.(e) ?? (gate.heardTo !== undefined && stream.consumedBytes <= gate.heardTo ? true : undefined);
     const tree = this.tree;
     if (!tree || gate.muted || gate.fed === true) {
       return;

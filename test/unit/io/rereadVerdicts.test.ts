@@ -18,8 +18,8 @@ afterEach(async () => {
 
 const patch = `*** Begin Patch\n*** Update File: src/app.ts\n@@\n-const a = 1;\n+const a = 2;\n*** End Patch`;
 
-/** A Codex lost update, live: the session reads app.ts, someone changes it, the session patches it. */
-async function lostUpdate(): Promise<{ rollout: string; r: CodexRollout }> {
+/** A Codex session being written live, with app.ts in its workspace; each step is read before the next. */
+async function session(): Promise<{ rollout: string; file: string; step: (fn: (r: CodexRollout) => void) => Promise<void>; changeBehindItsBack: () => Promise<void> }> {
   env = new LiveEnv();
   const file = path.join(env.workspace, 'src', 'app.ts');
   mkdirSync(path.dirname(file), { recursive: true });
@@ -37,15 +37,26 @@ async function lostUpdate(): Promise<{ rollout: string; r: CodexRollout }> {
     await waitFor(() => (env.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 15_000, 'the lines read');
     await env.monitor!.idle();
   };
+  const changeBehindItsBack = async (): Promise<void> => {
+    await env.monitor!.tree!.settle(file);
+    const changed = readFileSync(file, 'utf8') + '// changed by hand\n';
+    writeFileSync(file, changed);
+    await waitFor(() => env.monitor!.tree!.history(file).at(-1)?.hash === hashText(changed), 15_000, 'the foreign change');
+    // Longer than the attribution grace: a change this close to a patch whose content is not
+    // recorded would be taken for the patch itself.
+    await sleep(400);
+  };
+  return { rollout, file, step, changeBehindItsBack };
+}
+
+/** A Codex lost update, live: the session reads app.ts, someone changes it, the session patches it. */
+async function lostUpdate(): Promise<{ rollout: string }> {
+  const { rollout, step, changeBehindItsBack } = await session();
   await step((x) => x.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
-  await env.monitor!.tree!.settle(file);
-  const changed = 'const a = 1;\nconst b = 3; // changed by hand\n';
-  writeFileSync(file, changed);
-  await waitFor(() => env.monitor!.tree!.history(file).at(-1)?.hash === hashText(changed), 15_000, 'the foreign change');
-  await sleep(400);
+  await changeBehindItsBack();
   await step((x) => x.patch('c2', patch).output('c2', 'Done!', true).say('done'));
   assert.deepEqual(env.monitor!.findings.forFile(rollout).map((f) => `${f.rule}@${f.line}`), ['stale-write@5']);
-  return { rollout, r };
+  return { rollout };
 }
 
 void describe('a transcript read again keeps its writes’ verdicts', () => {
@@ -54,6 +65,26 @@ void describe('a transcript read again keeps its writes’ verdicts', () => {
     await env.monitor!.recheck();
     assert.deepEqual(env.monitor!.findings.forFile(rollout).map((f) => `${f.rule}@${f.line}`), ['stale-write@5']);
     assert.deepEqual(env.removed.map((f) => f.rule), [], 'nothing taken back');
+  });
+
+  void test('a re-check between a change the session never saw and its write: the write is still stale', async () => {
+    const { rollout, step, changeBehindItsBack } = await session();
+    await step((x) => x.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await changeBehindItsBack();
+    // What the session read is as old as it was: read again, it is not read now.
+    await env.monitor!.recheck();
+    await step((x) => x.patch('c2', patch).output('c2', 'Done!', true).say('done'));
+    assert.deepEqual(env.monitor!.findings.forFile(rollout).map((f) => `${f.rule}@${f.line}`), ['stale-write@5']);
+  });
+
+  void test('a re-check after someone changed a file the session wrote: its write, made before, is no stale write', async () => {
+    const { rollout, step, changeBehindItsBack } = await session();
+    await step((x) => x.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await step((x) => x.patch('c2', patch).output('c2', 'Done!', true).say('done'));
+    await changeBehindItsBack();
+    await env.monitor!.recheck();
+    assert.deepEqual(env.monitor!.findings.forFile(rollout), []);
+    assert.deepEqual(env.announced, []);
   });
 
   void test('rewritten in place with an earlier line changed', async () => {
