@@ -350,16 +350,23 @@ function guardPolicyFromFlags(flags: readonly string[]): Partial<Record<GuardDec
   return policy;
 }
 
+/** The frames of a stack that a message quotes (describeError gives the stack). */
+const stackFrames = /(?:\n[ \t]+at [^\n]*)+/g;
+
 function stderrLogger(io: CliIo, verbose: boolean): Logger {
-  const line = (level: string, m: string | Error): void => {
-    io.stderr.write(`[${level}] ${printable(typeof m === 'string' ? m : describeError(m))}\n`);
+  const line = (level: string, m: string | Error, frames = true): void => {
+    const text = typeof m === 'string' ? m : describeError(m);
+    io.stderr.write(`[${level}] ${printable(frames ? text : text.replace(stackFrames, ''))}\n`);
   };
   return {
     trace: () => {},
     debug: (m) => (verbose ? line('debug', m) : undefined),
     info: (m) => (verbose ? line('info', m) : undefined),
     // Warnings are always shown: a permission error or a vanished folder must not be silent.
-    warn: (m) => line('warn', m),
+    // They are about the user's files, not a fault of ours: the frames of our bundle a stack
+    // names (printed as one line, escaped, several hundred characters) tell them nothing, and
+    // --verbose keeps them. An error keeps its stack: it is a bug to report.
+    warn: (m) => line('warn', m, verbose),
     error: (m) => line('error', m),
   };
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -126,6 +126,31 @@ void describe('agent-guard watch', () => {
         .map((r) => `${r.rule}:${path.basename(r.file)}`),
       ['orphan-result:old.jsonl', 'orphan-result:new.jsonl'],
     );
+  });
+
+  void test('a warning about a file is one line, without the stack frames of the program (--verbose keeps them)', { skip: process.platform === 'win32' }, async () => {
+    const ws = path.join(tmp, 'ws-fifo');
+    const claude = path.join(tmp, 'claude-fifo');
+    const proj = path.join(claude, 'projects', encodeClaudeProject(ws));
+    mkdirSync(proj, { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    execFileSync('mkfifo', [path.join(proj, 'pipe.jsonl')]);
+    for (const verbose of [false, true]) {
+      const w = spawnCli(['watch', '--no-guard', '--no-tree', ...(verbose ? ['--verbose'] : [])], { cwd: ws, env: { HOME: tmp, CLAUDE_CONFIG_DIR: claude, CODEX_HOME: path.join(tmp, 'codex-fifo') } });
+      try {
+        await waitFor(() => w.err().includes('Press Ctrl-C') && w.err().includes('[warn]'), 10_000, () => `the warning: ${w.err()}`);
+      } finally {
+        w.child.kill('SIGTERM');
+      }
+      assert.equal(await w.exited, 'exit 0', w.err());
+      const warning = w.err().split('\n').find((l) => l.startsWith('[warn]')) ?? '';
+      assert.match(warning, /cannot read .*pipe\.jsonl: AgentGuardError: .*pipe\.jsonl is not a regular file/);
+      if (verbose) {
+        assert.match(warning, /\\n {4}at /, 'with --verbose, the stack');
+      } else {
+        assert.doesNotMatch(warning, /\\n {4}at |cli\.js/, 'no stack frames');
+      }
+    }
   });
 
   void test('a --folder is listed as a folder, not as a Claude Code folder, whatever agents its transcripts are of', async () => {
