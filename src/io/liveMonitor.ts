@@ -848,7 +848,7 @@ export class LiveMonitor implements Disposable {
           this.findings.beginGeneration(file);
           // Lines count from the new start (the guard places a decision on the last one read).
           this.lastLines.delete(file);
-          this.tree?.forgetSession(file);
+          this.tree?.forgetSession(file, true);
           s.gate = { muted: false };
           s.stream = this.newStream(file, s.summary.agent, s.gate, s.cwd);
           this.blind.begin(file);

@@ -174,6 +174,11 @@ const alwaysIgnored = ['**/.git/**', '**/node_modules/**', '**/.hg/**', '**/.svn
 export class WorkTree implements WorkTreeView {
   private readonly tracked = new Map<string, TrackedFile>();
   private readonly seen = new Map<string, Map<string, Seen>>();
+  /**
+   * What each session had seen before its transcript was read again from the start (see
+   * `forgetSession`): a call it reports again gives back the view it gave the first time.
+   */
+  private readonly former = new Map<string, Map<string, Seen>>();
   private readonly inflight = new Map<string, Inflight[]>();
   private sweeps: Sweep[] = [];
   private watcher: FSWatcher | undefined;
@@ -541,6 +546,12 @@ export class WorkTree implements WorkTreeView {
    */
   private observe(session: string, path: string, how: Seen['how'], hash: string | null | undefined, o: SessionObservation, extra: Pick<Seen, 'prior' | 'whole'> = {}): void {
     const source = o.source ?? 'transcript';
+    const was = this.former.get(session)?.get(path);
+    if (was && o.callId !== undefined && was.callId === o.callId && source === 'transcript') {
+      // The same call read again: the session saw the file when the call was new, as it was then.
+      this.setSeen(session, path, was);
+      return;
+    }
     const prev = this.seen.get(session)?.get(path);
     if (prev?.source === 'hook' && source === 'transcript') {
       if ((o.callId !== undefined && prev.callId === o.callId) || (o.eventAt !== undefined && o.eventAt <= prev.at)) {
@@ -637,8 +648,19 @@ export class WorkTree implements WorkTreeView {
     m.set(path, s);
   }
 
-  /** A session's transcript went away: forget what it saw and had in flight. */
-  forgetSession(session: string): void {
+  /**
+   * A session's transcript went away, or is read again from its start (`readAgain`): forget what
+   * it saw and had in flight. Read again, each call it still holds gives back the view it gave
+   * when it was new: told again as new, a read made before a change the session never saw counted
+   * as made after it, and the session's next write over that change was no stale write.
+   */
+  forgetSession(session: string, readAgain = false): void {
+    const views = this.seen.get(session);
+    if (readAgain && views) {
+      this.former.set(session, views);
+    } else if (!readAgain) {
+      this.former.delete(session);
+    }
     this.seen.delete(session);
     this.sweeps = this.sweeps.filter((w) => w.session !== session);
     for (const [p, list] of this.inflight) {

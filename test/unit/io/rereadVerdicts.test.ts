@@ -106,6 +106,17 @@ void describe('a transcript read again keeps its writes’ verdicts', () => {
     assert.deepEqual(env.monitor!.findings.forFile(rollout).map((f) => `${f.rule}@${f.line}`), ['stale-write@5']);
   });
 
+  void test('rewritten in place between a change the session never saw and its write: the write is still stale', async () => {
+    const { rollout, step, changeBehindItsBack } = await session();
+    await step((x) => x.user('bump a').shell('c1', 'cat src/app.ts').output('c1', 'const a = 1;'));
+    await changeBehindItsBack();
+    writeFileSync(rollout, readFileSync(rollout, 'utf8').replace('bump a', 'BUMP A'));
+    await waitFor(() => env.logs.some((l) => /was replaced; reading it again/.test(l)), 15_000, 'the re-read');
+    await env.monitor!.idle();
+    await step((x) => x.patch('c2', patch).output('c2', 'Done!', true).say('done'));
+    assert.deepEqual(env.monitor!.findings.forFile(rollout).map((f) => `${f.rule}@${f.line}`), ['stale-write@5']);
+  });
+
   void test('deleted and written again', async () => {
     const { rollout } = await lostUpdate();
     const text = readFileSync(rollout, 'utf8');
