@@ -639,7 +639,11 @@ export class FileKnowledge {
       return undefined;
     }
     if (k.base.text === write.before || sameNormalised(k.base.text, write.before)) {
-      return k.blind ? moved(k.blind, splitLines(write.before), splitLines(after)) : undefined;
+      if (!k.blind) {
+        return undefined;
+      }
+      const before = splitLines(write.before);
+      return moved({ ...k.blind, ranges: stillUnseen(k, k.blind.ranges, before) }, before, splitLines(after));
     }
     const before = splitLines(write.before);
     const verdict = this.judge(write);
@@ -647,7 +651,7 @@ export class FileKnowledge {
       return undefined;
     }
     const earlier = k.blind ? moved(k.blind, splitLines(k.base.text), before) : undefined;
-    const ranges = mergeRanges([...verdict.unseen, ...(earlier?.ranges ?? [])]);
+    const ranges = mergeRanges([...verdict.unseen, ...(earlier ? stillUnseen(k, earlier.ranges, before) : [])]);
     return moved({ ranges, seenAt: earlier?.seenAt ?? verdict.seenAt, seenBy: earlier?.seenBy ?? verdict.seenBy }, before, splitLines(after));
   }
 
@@ -962,22 +966,26 @@ function judgeBlind(k: PathKnowledge, blind: Blind, write: WriteSnapshot): Stale
     return undefined;
   }
   const before = splitLines(write.before);
-  let unseen = subtractSeen(blind.ranges, k.partials, before, () => shownAsTheyAre(k.partials, before));
+  let unseen = stillUnseen(k, blind.ranges, before);
   if (write.quoted) {
     unseen = unquoted(unseen, write.quoted);
   }
-  const overwrites =
-    write.whole && write.after !== undefined
-      ? rewritesAny(unseen, diffLines(before, splitLines(write.after)))
-      : write.replaced.length > 0 && touchesAny(unseen, write.replaced);
-  if (unseen.length === 0 || !overwrites) {
+  // Only the lines this write overwrites: the finding names what it lost, not all the edit left.
+  const hunks = write.whole && write.after !== undefined ? diffLines(before, splitLines(write.after)) : undefined;
+  const overwritten = unseen.filter((u) => (hunks ? rewritesAny([u], hunks) : write.replaced.length > 0 && touchesAny([u], write.replaced)));
+  if (overwritten.length === 0) {
     return undefined;
   }
-  const verdict: StaleVerdict = { unseen: mergeRanges(unseen), overlaps: true, seenAt: blind.seenAt, seenBy: blind.seenBy };
+  const verdict: StaleVerdict = { unseen: mergeRanges(overwritten), overlaps: true, seenAt: blind.seenAt, seenBy: blind.seenBy };
   if (k.hookChange && k.hookChange.at.line > blind.seenAt.line) {
     verdict.byHook = k.hookChange;
   }
   return verdict;
+}
+
+/** Of blind ranges of `before` (the file as it is now), those no partial read since showed as they are. */
+function stillUnseen(k: PathKnowledge, ranges: { start: number; count: number }[], before: readonly string[]): { start: number; count: number }[] {
+  return subtractSeen(ranges, k.partials, before, () => shownAsTheyAre(k.partials, before));
 }
 
 /**

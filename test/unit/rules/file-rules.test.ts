@@ -1223,6 +1223,33 @@ ruleTester(staleWrite, {
       ],
     },
     {
+      // A partial read showed the changed line as it is, then another edit of the file: the line
+      // stays seen, though the edit's own result replaces what the session knows of the file
+      // (helper's validation, entireio/cli: a false overlap on a line the Write deleted).
+      name: 'an edit over a change it never saw, the changed line read, another edit, then a whole Write: only the edit’s finding',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, 'one\ntwo\nTHREE\nfour\nfive\n', 'one', '1')
+        .read('m3', C, f, '1\ntwo\nTHREE\nfour\nfive\n', { offset: 3, limit: 1 })
+        .edit('m4', 'toolu_01DDDDDDDDDDDDDDDDDDDDDD', f, '1\ntwo\nTHREE\nfour\nfive\n', 'five', '5')
+        .write('m5', 'toolu_01EEEEEEEEEEEEEEEEEEEEEE', f, '1\ntwo\nfour\n5\n', '1\ntwo\nTHREE\nfour\n5\n')
+        .text(),
+      errors: [{ messageId: 'aside', line: 4 }],
+    },
+    {
+      // Two lines changed unseen; the Write rewrites one of them: the message names that one.
+      name: 'an edit over two changes it never saw, then a whole Write that rewrites one of them: the message names only that line',
+      input: cc()
+        .read('m1', A, f, v1)
+        .edit('m2', B, f, 'one\ntwo\nTHREE\nfour\nFIVE\n', 'one', '1')
+        .write('m3', C, f, '1\ntwo\nthree\nfour\nFIVE\n', '1\ntwo\nTHREE\nfour\nFIVE\n')
+        .text(),
+      errors: [
+        { messageId: 'aside', line: 4, message: /file lines 3, 5 changed/ },
+        { messageId: 'overlap', line: 6, message: /: file line 3 changed after the session last read the file/ },
+      ],
+    },
+    {
       // A command refused before it ran changed nothing: the change is still another writer's.
       name: "Claude Code: the session's sed -i was refused at the permission prompt",
       input: shellThenEdit("sed -i 's/two/2/' src/app.ts", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", true),
