@@ -7,7 +7,8 @@ import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { ClaudeTranscript } from '../support/claude';
-import { CodexRollout } from '../support/codex';
+import type { CodexRollout } from '../support/codex';
+import { liveRollout } from '../support/codexLive';
 import { hashText } from '../../../src/io/workTree';
 import { LiveEnv } from '../support/liveEnv';
 import { sleep, waitFor } from '../support/wait';
@@ -41,19 +42,7 @@ async function setup(opts: { throughLink?: boolean } = {}): Promise<{ rollout: s
   } else {
     await env.start();
   }
-  const day = path.join(env.codexHome, 'sessions', '2026', '01', '02');
-  mkdirSync(day, { recursive: true });
-  const rollout = path.join(day, 'rollout-2026-01-02T03-04-05-s1.jsonl');
-  const r = new CodexRollout('s1', env.workspace);
-  let written = 0;
-  const step = async (fn: (r: CodexRollout) => void): Promise<void> => {
-    fn(r);
-    appendFileSync(rollout, r.lines.slice(written).map((l) => l + '\n').join(''));
-    const target = r.lines.length;
-    written = target;
-    await waitFor(() => (env.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 15_000, `line ${target} read`);
-    await env.monitor!.idle();
-  };
+  const { rollout, r, step } = liveRollout(env);
   return { rollout, file, r, step };
 }
 

@@ -3,10 +3,11 @@
  * bytes) keeps the verdicts the working tree gave its writes when they were new.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { CodexRollout } from '../support/codex';
+import type { CodexRollout } from '../support/codex';
+import { liveRollout } from '../support/codexLive';
 import { hashText } from '../../../src/io/workTree';
 import { LiveEnv } from '../support/liveEnv';
 import { sleep, waitFor } from '../support/wait';
@@ -25,18 +26,7 @@ async function session(): Promise<{ rollout: string; file: string; step: (fn: (r
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, 'const a = 1;\nconst b = 2;\n');
   await env.start();
-  const day = path.join(env.codexHome, 'sessions', '2026', '01', '02');
-  mkdirSync(day, { recursive: true });
-  const rollout = path.join(day, 'rollout-2026-01-02T03-04-05-s1.jsonl');
-  const r = new CodexRollout('s1', env.workspace);
-  let written = 0;
-  const step = async (fn: (r: CodexRollout) => void): Promise<void> => {
-    fn(r);
-    appendFileSync(rollout, r.lines.slice(written).map((l) => l + '\n').join(''));
-    written = r.lines.length;
-    await waitFor(() => (env.monitor!.session(rollout)?.bytes ?? 0) >= Buffer.byteLength(r.text()), 15_000, 'the lines read');
-    await env.monitor!.idle();
-  };
+  const { rollout, step } = liveRollout(env);
   const changeBehindItsBack = async (): Promise<void> => {
     await env.monitor!.tree!.settle(file);
     const changed = readFileSync(file, 'utf8') + '// changed by hand\n';

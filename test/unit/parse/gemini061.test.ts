@@ -101,6 +101,15 @@ void describe('Gemini CLI 0.61: what a read showed, and what an edit replaced', 
   /** The file after the user changed line 2. */
   const changed = original.replace('"localhost"', '"0.0.0.0"');
 
+  /** A replace of the port, applied to the file after the user changed line 2. */
+  const portEdit = (id: string): Call => ({
+    id,
+    name: 'replace',
+    args: { file_path: app, old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' },
+    output: `Successfully modified file: ${app} (1 replacements).`,
+    display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: changed, newContent: changed.replace('3000', '8080'), isNewFile: false },
+  });
+
   void test('a write_file over a change made since the whole-file read_file is a stale write (it was before: no finding)', () => {
     const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1796104434525_0')]), ...turn('m2', [overwrite('write_file__write_file_1796104434784_0', changed)])]);
     assert.deepEqual(r.findings.map(brief), ['stale-write error @9']);
@@ -112,26 +121,12 @@ void describe('Gemini CLI 0.61: what a read showed, and what an edit replaced', 
   });
 
   void test('a replace of line 1 after line 2 changed: the stale-write warning, from its originalContent and newContent', () => {
-    const edit: Call = {
-      id: 'replace__replace_1796104434784_0',
-      name: 'replace',
-      args: { file_path: app, old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' },
-      output: `Successfully modified file: ${app} (1 replacements).`,
-      display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: changed, newContent: changed.replace('3000', '8080'), isNewFile: false },
-    };
-    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [edit])]);
+    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [portEdit('replace__replace_1796104434784_0')])]);
     assert.deepEqual(r.findings.map(brief), ['stale-write warning @9']);
   });
 
   void test('a replace over a change made since the read, then a write_file from the read: the write_file overwrote the change (it was before: only the warning)', () => {
-    const edit: Call = {
-      id: 'replace__replace_2_0',
-      name: 'replace',
-      args: { file_path: app, old_string: 'port = 3000', new_string: 'port = 8080', instruction: 'Set the port' },
-      output: `Successfully modified file: ${app} (1 replacements).`,
-      display: { fileDiff: '…', fileName: 'app.ts', filePath: app, originalContent: changed, newContent: changed.replace('3000', '8080'), isNewFile: false },
-    };
-    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [edit]), ...turn('m3', [overwrite('write_file__write_file_3_0', changed.replace('3000', '8080'))])]);
+    const r = run([meta, context, prompt, ...turn('m1', [read('read_file__read_file_1_0')]), ...turn('m2', [portEdit('replace__replace_2_0')]), ...turn('m3', [overwrite('write_file__write_file_3_0', changed.replace('3000', '8080'))])]);
     assert.deepEqual(r.findings.map(brief), ['stale-write warning @9', 'stale-write error @13']);
     assert.match(r.findings[1]!.message, /^write_file overwrote a change to src\/app\.ts that this session never saw: file line 2 changed after the session last read the file/);
   });
