@@ -10,7 +10,7 @@ import { afterEach, describe, test } from 'node:test';
 import { geminiProjectHash } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
 import { sleep } from '../support/wait';
-import { GuardEnv, payloads } from './support/guardEnv';
+import { GuardEnv, payloads, UserSaveLog } from './support/guardEnv';
 
 let env: GuardEnv | undefined;
 afterEach(async () => {
@@ -33,8 +33,8 @@ async function session(opts: { userSaves?: boolean } = {}) {
   env = new GuardEnv();
   const g = env;
   const file = g.file('perm2.txt', 'line1\nline2\n');
-  const saves = new Map<string, number>();
-  await g.start(opts.userSaves ? { monitor: { isUserSave: (p, at) => Math.abs((saves.get(p) ?? -1e12) - at) < 3000 } } : {});
+  const saves = new UserSaveLog();
+  await g.start(opts.userSaves ? { monitor: { isUserSave: saves.isUserSave } } : {});
   const claude = { sessionId: 'c1', transcript: path.join(g.live.projectDir, 'c1.jsonl'), cwd: g.workspace };
   mkdirSync(g.live.projectDir, { recursive: true });
   const t = new ClaudeTranscript('c1', g.workspace).user('edit it');
@@ -42,8 +42,7 @@ async function session(opts: { userSaves?: boolean } = {}) {
   const hook = (event: 'PreToolUse' | 'PostToolUse', tool: string, input: Record<string, unknown>, id: string) =>
     g.hook(payloads.claude(event, claude, tool, { file_path: file, ...input }, id), ['--agent', 'claude']);
   const userSave = async (content: string): Promise<void> => {
-    saves.set(file, Date.now());
-    writeFileSync(file, content);
+    saves.save(file, content);
     await sleep(400);
   };
   /**
@@ -152,8 +151,8 @@ void describe('guard: a change made while the session’s write waits', () => {
       env = new GuardEnv();
       const g = env;
       const file = g.file('perm2.txt', 'line1\nline2\n');
-      const saves = new Map<string, number>();
-      await g.start({ monitor: { isUserSave: (p, at) => Math.abs((saves.get(p) ?? -1e12) - at) < 3000 } });
+      const saves = new UserSaveLog();
+      await g.start({ monitor: { isUserSave: saves.isUserSave } });
       const id = '0b7d3c1e-5a2f-4c69-9e1d-7f3a2b8c4d10';
       const chats = path.join(g.live.root, '.gemini', 'tmp', geminiProjectHash(g.workspace), 'chats');
       mkdirSync(chats, { recursive: true });
@@ -182,8 +181,7 @@ void describe('guard: a change made while the session’s write waits', () => {
       const edit = { old_string: 'line1', new_string: 'LINE1', instruction: 'capitals' };
       allowed(await hook('BeforeTool', 'replace', edit));
       // The confirmation is up; the user saves their own change meanwhile, then allows the replace.
-      saves.set(file, Date.now());
-      writeFileSync(file, 'line1\nuser-line2\n');
+      saves.save(file, 'line1\nuser-line2\n');
       await sleep(400);
       writeFileSync(file, 'LINE1\nuser-line2\n');
       await sleep(100);

@@ -20,7 +20,7 @@ import { ClaudeTranscript } from '../support/claude';
 import { cli, spawnCli } from '../support/cli';
 import { CodexRollout } from '../support/codex';
 import { sleep, waitFor } from '../support/wait';
-import { GuardEnv, payloads, runHook } from './support/guardEnv';
+import { GuardEnv, payloads, runHook, UserSaveLog } from './support/guardEnv';
 
 let env: GuardEnv | undefined;
 afterEach(async () => {
@@ -133,12 +133,11 @@ void describe('guard hook end to end', () => {
   void test('the user’s change is named as such (the host says which saves are the user’s)', async () => {
     env = new GuardEnv();
     const file = env.file('src/app.ts', v1);
-    const saves = new Map<string, number>();
-    await env.start({ monitor: { isUserSave: (p, at) => Math.abs((saves.get(p) ?? -1e12) - at) < 3000 } });
+    const saves = new UserSaveLog();
+    await env.start({ monitor: { isUserSave: saves.isUserSave } });
     const claude = { sessionId: 'c1', transcript: path.join(env.live.projectDir, 'c1.jsonl'), cwd: env.workspace };
     allowed(await env.hook(payloads.claude('PostToolUse', claude, 'Read', { file_path: file }, 'toolu_R'), ['--agent', 'claude']));
-    saves.set(file, Date.now());
-    writeFileSync(file, 'const a = 9;\n');
+    saves.save(file, 'const a = 9;\n');
     const reason = denied(await env.hook(payloads.claude('PreToolUse', claude, 'Edit', { file_path: file, old_string: 'a', new_string: 'b' }, 'toolu_E'), ['--agent', 'claude']), 'claude');
     assert.match(reason, new RegExp(`^src/app\\.ts changed on disk after you last read it \\(by the user at ${clock}\\)\\. Read it again, then redo the edit\\.$`));
   });

@@ -6,6 +6,7 @@ import { HookLedger } from '../../../../src/io/guard/ledger';
 import { GuardService } from '../../../../src/io/guard/service';
 import { ledgerPathFor } from '../../../../src/io/guard/socketPath';
 import type { LiveMonitorOptions } from '../../../../src/io/liveMonitor';
+import { hashText } from '../../../../src/io/workTree';
 import { LiveEnv } from '../../support/liveEnv';
 import { repoRoot } from '../../support/repo';
 import { waitFor } from '../../support/wait';
@@ -52,6 +53,23 @@ export function runHook(input: unknown, args: string[], env: Record<string, stri
 }
 
 /** A workspace with a live monitor and a guard service on its socket, in a private guard directory. */
+/**
+ * The user's saves as the editor host reports them (LiveMonitorOptions.isUserSave): a change
+ * to content the user saved is theirs. Known by content, not by a window of time: on a loaded
+ * machine the watcher may see the change seconds after the save.
+ */
+export class UserSaveLog {
+  private readonly saved = new Map<string, string>();
+
+  /** The user saves `content` to `file`. */
+  save(file: string, content: string): void {
+    this.saved.set(file, hashText(content));
+    writeFileSync(file, content);
+  }
+
+  readonly isUserSave = (file: string, _at: number, hash: string | null): boolean => hash !== null && this.saved.get(file) === hash;
+}
+
 export class GuardEnv {
   readonly live = new LiveEnv();
   readonly dir = path.join(this.live.root, 'gd');
