@@ -4,8 +4,16 @@
  * the timeline's tab and the sessions view cannot name one session differently.
  */
 export function sessionTitle(s: { title?: string | undefined; firstPrompt?: string | undefined; sessionId?: string | undefined }): string | undefined {
-  return nonBlank(s.title) ?? nonBlank(s.firstPrompt) ?? nonBlank(s.sessionId);
+  const title = nonBlank(s.title) ?? nonBlank(s.firstPrompt) ?? nonBlank(s.sessionId);
+  return title?.replace(bidiControls, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
+
+/**
+ * Directional formatting characters. VS Code draws a tab's title, a tree item's label and a
+ * picker's item with them obeyed, so a prompt holding one would read in another order than it is
+ * (`fix \u202egnp.ts` as `fix st.png`): shown as escapes, as the timeline's rows and the CLI show them.
+ */
+const bidiControls = /[\u202a-\u202e\u2066-\u2069]/g;
 
 /** Editor tabs have room for a few words: longer titles end in an ellipsis, on one line. */
 const maxTabTitle = 40;

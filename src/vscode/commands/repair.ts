@@ -6,6 +6,7 @@ import { changesFor, editLine, summarize } from '../../core/repair/plan';
 import { planRepair } from '../../core/repair/planner';
 import { describeLive, isLive, liveness, writeRepaired } from '../../io/repairFile';
 import { agentLabels } from '../../core/model/agent';
+import { sessionTitle } from '../../core/model/sessionTitle';
 import { isRepairable } from '../codeActions';
 import { repairPreviewScheme } from '../ids';
 import { relativeTime } from '../sessionsView';
@@ -66,7 +67,7 @@ async function pickRepairable(s: Services): Promise<string | undefined> {
   }
   const pick = await vscode.window.showQuickPick(
     candidates.map(({ session, problems }) => ({
-      label: session.title ?? session.firstPrompt ?? session.sessionId,
+      label: sessionTitle(session) ?? nodePath.basename(session.file),
       description: `${agentLabels[session.agent]} · ${problems} pairing problem${problems === 1 ? '' : 's'} · ${relativeTime(session.lastActivity)}`,
       detail: session.file,
       file: session.file,

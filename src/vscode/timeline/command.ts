@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { agentLabels } from '../../core/model/agent';
+import { sessionTitle } from '../../core/model/sessionTitle';
 import { asFinding, asSessionFile } from '../commands/findingArg';
 import { productName } from '../ids';
 import type { Services } from '../services';
@@ -42,7 +43,7 @@ async function pickSession(s: Services): Promise<string | undefined> {
   }
   const pick = await vscode.window.showQuickPick(
     sessions.map((x) => ({
-      label: x.title ?? x.firstPrompt ?? x.sessionId,
+      label: sessionTitle(x) ?? nodePath.basename(x.file),
       description: `${agentLabels[x.agent]} · ${relativeTime(x.lastActivity)}`,
       detail: x.file,
       file: x.file,
