@@ -873,7 +873,8 @@ class ClaudeParser implements FormatParser {
         // Text in a record of results is what the person typed while the tools ran: Claude
         // Code hands it to the model with the results (real sessions go on normally after
         // it, even with another call of the batch still to answer).
-        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true, raw, common, this.resultsFirstOf(value), resultBlocks > 0 || forTool, line.isMeta === true);
+        // A compaction summary written as blocks is Claude Code's, as it is written as a string.
+        this.userText(isTextBlock(block) ? block.text : '', line.isMeta === true || summary, raw, common, this.resultsFirstOf(value), resultBlocks > 0 || forTool, line.isMeta === true);
       }
     }
   }
