@@ -564,9 +564,9 @@ export class WorkTree implements WorkTreeView {
   /**
    * Did the session's edit go on top of a change it never saw after `view`? Its transcript says
    * what the edit replaced (`beforeHash`: Claude Code's `originalFile`, Gemini CLI's
-   * `originalContent`): not what the session saw,
-   * and the tree saw the file take that content after the session saw it (both, so that a
-   * transcript's text that hashes other than the file's bytes, a byte order mark, says nothing).
+   * `originalContent`): not what the session saw, and the tree saw the file take that content
+   * after the session saw it (both, so that a transcript's text that hashes other than the
+   * file's bytes, a byte order mark, says nothing).
    * That change was taken for the write when its window was open (the user's save while the
    * write waited on its permission prompt): it is someone else's. A formatter run after the
    * edit changes nothing here: the edit replaced what the session saw.

@@ -949,12 +949,6 @@ function unquoted(unseen: { start: number; count: number }[], quoted: readonly {
 }
 
 /**
- * Do the lines a whole-file write changed (`hunks`, of `before` against what it wrote) touch a
- * change the session never saw? A changed line it wrote back as it was is kept. A deletion is
- * touched by a change of a line on either side of it, and by lines inserted where it was (the
- * deleted lines may be back). Each change is one search (see touchesAny), not a pass over the hunks.
- */
-/**
  * A write of what the session last wrote, where its earlier edit went on top of a change it never
  * saw: does it replace those lines (not seen since as they are, nor quoted by this write),
  * overwriting the change? A whole write (Claude Code's `Write`) only where its text changes them:
@@ -1017,6 +1011,12 @@ function moved(blind: Blind, before: readonly string[], after: readonly string[]
   return ranges.length > 0 ? { ...blind, ranges } : undefined;
 }
 
+/**
+ * Do the lines a whole-file write changed (`hunks`, of `before` against what it wrote) touch a
+ * change the session never saw? A changed line it wrote back as it was is kept. A deletion is
+ * touched by a change of a line on either side of it, and by lines inserted where it was (the
+ * deleted lines may be back). Each change is one search (see touchesAny), not a pass over the hunks.
+ */
 function rewritesAny(unseen: readonly { start: number; count: number }[], hunks: readonly DiffHunk[]): boolean {
   const replaced: { start: number; count: number }[] = [];
   const insertedAt = new Set<number>();
