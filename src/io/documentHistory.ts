@@ -15,7 +15,7 @@ import type { NormalizedEvent } from '../core/model/events';
 export class DocumentHistory {
   /** How many events of each key the tree has been fed, over all versions. */
   private readonly fed = new Map<string, number>();
-  private readonly verdicts = new Map<string, ForeignChangeVerdict | undefined>();
+  private readonly verdicts = new WriteVerdicts(true);
 
   /** A version starts: says of each of its events, in order, whether an earlier version fed it. */
   version(): (e: NormalizedEvent) => boolean {
@@ -39,12 +39,31 @@ export class DocumentHistory {
 
   /** The verdict given on this write when it was first judged; `judge` gives it the first time. */
   verdict(callId: string, path: string, judge: () => ForeignChangeVerdict | undefined): ForeignChangeVerdict | undefined {
+    return this.verdicts.verdict(callId, path, judge);
+  }
+}
+
+/**
+ * The working tree's verdict on each write of a transcript, as it gave it when the write was new:
+ * asked again once the transcript is read again, the tree would judge the write against what the
+ * session did since. `keepNone`: remember that a write was judged clean too (a rewritten
+ * document's few writes); otherwise only the changes found are kept, a few per transcript.
+ */
+export class WriteVerdicts {
+  private readonly given = new Map<string, ForeignChangeVerdict | undefined>();
+
+  constructor(private readonly keepNone: boolean) {}
+
+  /** The verdict given on this write when it was first judged; `judge` gives it the first time. */
+  verdict(callId: string, path: string, judge: () => ForeignChangeVerdict | undefined): ForeignChangeVerdict | undefined {
     const key = `${callId}\0${path}`;
-    if (this.verdicts.has(key)) {
-      return this.verdicts.get(key);
+    if (this.given.has(key)) {
+      return this.given.get(key);
     }
     const v = judge();
-    this.verdicts.set(key, v);
+    if (v || this.keepNone) {
+      this.given.set(key, v);
+    }
     return v;
   }
 }

@@ -4,7 +4,7 @@ import { emptyRuleConfig, ruleLevel, type RuleConfig, type RuleLevel } from '../
 import { displayPath } from '../core/classify/paths';
 import { agentForPath, type Environment } from '../core/discovery/locations';
 import { findingId, type FindingSink } from '../core/engine/engine';
-import type { ForeignChangeVerdict, HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../core/engine/rule';
+import type { HookLedgerView, RuleModule, RuleServices, WorkTreeView } from '../core/engine/rule';
 import { TranscriptStream } from '../core/engine/stream';
 import type { Disposable } from '../core/lib/disposable';
 import { Emitter } from '../core/lib/event';
@@ -18,7 +18,7 @@ import { adapters } from '../core/parse/registry';
 import { isDocumentTranscript } from '../core/parse/transcript';
 import { allRules } from '../core/rules/all';
 import { guardFinding, guardRule } from '../core/rules/guard';
-import { DocumentHistory } from './documentHistory';
+import { DocumentHistory, WriteVerdicts } from './documentHistory';
 import { DocumentTail, type DocumentLook } from './documentTail';
 import { amplifierWorkingFolder } from './amplifierFolder';
 import { FindingStore } from './findingStore';
@@ -203,7 +203,7 @@ export class LiveMonitor implements Disposable {
    * update found live was taken back. Only the changes found are kept, a few per transcript;
    * kept while the transcript may come back (see lookForReturn).
    */
-  private readonly verdicts = new Map<string, Map<string, ForeignChangeVerdict>>();
+  private readonly verdicts = new Map<string, WriteVerdicts>();
 
   constructor(private readonly opts: LiveMonitorOptions) {
     this.logger = opts.logger ?? nullLogger;
@@ -689,6 +689,16 @@ export class LiveMonitor implements Disposable {
     }
   }
 
+  /** The verdicts given on a JSONL transcript's writes (see `verdicts`). */
+  private verdictsOf(file: string): WriteVerdicts {
+    let v = this.verdicts.get(file);
+    if (!v) {
+      v = new WriteVerdicts(false);
+      this.verdicts.set(file, v);
+    }
+    return v;
+  }
+
   /** The level of a rule's findings in this monitor: its configured severity, or 'off'. */
   ruleLevel(rule: { readonly id: string; readonly defaultSeverity: Severity }): RuleLevel {
     return ruleLevel(this.opts.config ?? emptyRuleConfig, rule);
@@ -965,24 +975,7 @@ export class LiveMonitor implements Disposable {
       if (!tree || gate.muted) {
         return undefined;
       }
-      if (history) {
-        return history.verdict(callId, path, () => tree.judgeWrite(session, path, callId));
-      }
-      const key = `${callId}\0${path}`;
-      const kept = this.verdicts.get(file)?.get(key);
-      if (kept) {
-        return kept;
-      }
-      const v = tree.judgeWrite(session, path, callId);
-      if (v) {
-        let mine = this.verdicts.get(file);
-        if (!mine) {
-          mine = new Map();
-          this.verdicts.set(file, mine);
-        }
-        mine.set(key, v);
-      }
-      return v;
+      return (history ?? this.verdictsOf(file)).verdict(callId, path, () => tree.judgeWrite(session, path, callId));
     };
     const services: RuleServices = {
       ...(tree ? { workTree: { judgeWrite } } : {}),
