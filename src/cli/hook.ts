@@ -22,6 +22,7 @@ import { hookAgents, type HookAgent } from '../core/guard/types';
 import { displayPath } from '../core/classify/paths';
 import { writeOps } from '../core/model/events';
 import { currentFolder, type CliIo } from './io';
+import { errorMessage } from '../core/lib/errors';
 
 /** Default deadline of the question to the service (ms); AGENT_GUARD_TIMEOUT_MS overrides it. */
 const defaultTimeoutMs = 1500;
@@ -89,7 +90,7 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
   try {
     text = await readInput(io.stdin, timeoutMs);
   } catch (e) {
-    return unreadable(e instanceof Error ? e.message : String(e));
+    return unreadable(errorMessage(e));
   }
   if (text.trim() === '') {
     return unreadable('stdin was empty');
@@ -98,7 +99,7 @@ async function hook(argv: string[], io: HookIo): Promise<HookAnswer> {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return unreadable(`stdin is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    return unreadable(`stdin is not JSON: ${errorMessage(e)}`);
   }
   const parsed = parseHookPayload(value, args.agent);
   if (parsed.kind === 'invalid') {

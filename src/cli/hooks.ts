@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
-import { AgentGuardError } from '../core/lib/errors';
+import { AgentGuardError, errorMessage } from '../core/lib/errors';
 import { describeHookState, hookState, installedFailClosed, type HookState } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
@@ -78,7 +78,7 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
     try {
       before = await readSettings(file);
     } catch (e) {
-      io.stderr.write(`agent-guard: ${spec.label}: cannot read ${spec.file}: ${printable(errorText(e))}; left as it is\n`);
+      io.stderr.write(`agent-guard: ${spec.label}: cannot read ${spec.file}: ${printable(errorMessage(e))}; left as it is\n`);
       failed = true;
       continue;
     }
@@ -106,7 +106,7 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
       try {
         outcome = await writeSettings(file, before, after);
       } catch (e) {
-        io.stderr.write(`agent-guard: ${spec.label}: cannot ${action === 'install' ? 'write' : 'change'} ${spec.file}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there\n`);
+        io.stderr.write(`agent-guard: ${spec.label}: cannot ${action === 'install' ? 'write' : 'change'} ${spec.file}: ${errorMessage(e)}; nothing was changed there\n`);
         failed = true;
         continue;
       }
@@ -141,7 +141,7 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
       before = await readSettings(file);
       state = hookState(before, spec, { script, exists: existsSync });
     } catch (e) {
-      state = { kind: 'unreadable', error: errorText(e) };
+      state = { kind: 'unreadable', error: errorMessage(e) };
     }
     let line: string;
     switch (state.kind) {
@@ -218,6 +218,3 @@ function hookScriptPath(): string {
   }
 }
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Event } from '../core/lib/event';
+import { errorMessage } from '../core/lib/errors';
 
 /** What a CLI command may touch, injected so commands can be run in-process by tests. */
 export interface CliIo {
@@ -90,7 +91,7 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
   try {
     args = parseArgs({ args: argv, allowPositionals, options, tokens: true });
   } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
+    throw new UsageError(errorMessage(e));
   }
   strictTokens(args.tokens, options);
   return args;

@@ -7,6 +7,7 @@ import { repairUsage, runRepair } from './repair';
 import { runWatch, watchUsage } from './watch';
 import { currentFolder, exitCodes, UsageError, type CliIo } from './io';
 import { version } from './version';
+import { errorMessage } from '../core/lib/errors';
 
 const usage = `agent-guard ${version} — keeps coding agents honest
 
@@ -80,7 +81,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return exitCodes.usage;
     }
     // Anything else is a bug or an I/O failure outside a file: one clear line, no stack.
-    io.stderr.write(`agent-guard: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.stderr.write(`agent-guard: ${errorMessage(e)}\n`);
     if (io.env['AGENT_GUARD_DEBUG']) {
       io.stderr.write(String(e instanceof Error ? e.stack : e) + '\n');
     }

@@ -1,6 +1,6 @@
 import { promises as fsp, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
-import { AgentGuardError, errnoCode } from '../core/lib/errors';
+import { AgentGuardError, errnoCode, errorMessage } from '../core/lib/errors';
 import { agentLabels } from '../core/model/agent';
 import { applyRepairPlan } from '../core/repair/apply';
 import { changesFor, editLine, summarize, type RepairPlan } from '../core/repair/plan';
@@ -231,7 +231,7 @@ function describeIoError(e: unknown): string {
     return e.message;
   }
   const code = errnoCode(e);
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   const m = /^[A-Z]+: ([^,]+)/.exec(message);
   return code !== undefined && m ? `${code}: ${m[1]}` : message;
 }

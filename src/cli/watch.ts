@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { encodeClaudeProject } from '../core/discovery/locations';
-import { AgentGuardError } from '../core/lib/errors';
+import { AgentGuardError, errorMessage } from '../core/lib/errors';
 import { describeError, type Logger } from '../core/lib/logger';
 import { agentLabels } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
@@ -181,7 +181,7 @@ export async function startWatch(argv: string[], io: CliIo, stop?: AbortSignal):
       guardLine = guard.socketPath ?? '';
     } catch (e) {
       rulesLedger.withdraw();
-      guardLine = `not started: ${e instanceof Error ? e.message : String(e)}`;
+      guardLine = `not started: ${errorMessage(e)}`;
       if (AgentGuardError.is(e, 'refused')) {
         // Another host serves the workspace; once it stops, this one answers the hooks.
         guardLine += ' (taking over when it stops)';

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { RuleConfig } from '../core/config/ruleConfig';
-import { errnoCode } from '../core/lib/errors';
+import { errnoCode, errorMessage } from '../core/lib/errors';
 import { adapters } from '../core/parse/registry';
 import { allRules } from '../core/rules/all';
 import { checkFile, type CheckedFile } from './checkFile';
@@ -121,7 +121,7 @@ export async function ledgerServices(file: string): Promise<{ hookLedger: HookLe
 }
 
 export function describeFailure(e: unknown): { code: string; message: string } {
-  return { code: errnoCode(e) ?? 'EIO', message: e instanceof Error ? e.message : String(e) };
+  return { code: errnoCode(e) ?? 'EIO', message: errorMessage(e) };
 }
 
 /** A stat failure is the worker's to report, with the rest of that file's errors. */

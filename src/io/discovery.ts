@@ -16,7 +16,7 @@ import {
   type Environment,
 } from '../core/discovery/locations';
 import { samePath } from '../core/classify/paths';
-import { errnoCode } from '../core/lib/errors';
+import { errnoCode, errorMessage } from '../core/lib/errors';
 import type { AgentKind } from '../core/model/agent';
 
 export interface FoundTranscript {
@@ -57,9 +57,7 @@ function problem(path: string, e: unknown): IoProblem {
         ? 'no such file or directory'
         : code === 'ENOTDIR'
           ? 'not a directory'
-          : e instanceof Error
-            ? e.message
-            : String(e);
+          : errorMessage(e);
   return { path, code, message: `${path}: ${reason}` };
 }
 

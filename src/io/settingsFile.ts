@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { InstallPlan } from '../core/hooks/install';
-import { AgentGuardError, errnoCode } from '../core/lib/errors';
+import { AgentGuardError, errnoCode, errorMessage } from '../core/lib/errors';
 
 /**
  * The file's text, or undefined when there is none. A file that is there but cannot be read (no
@@ -23,7 +23,7 @@ export async function readSettings(file: string): Promise<string | undefined> {
       return undefined;
     }
     // The message is the system's (it names the file where it can): callers say what they could not do.
-    throw new AgentGuardError('io', e instanceof Error ? e.message : String(e), { cause: e });
+    throw new AgentGuardError('io', errorMessage(e), { cause: e });
   }
 }
 

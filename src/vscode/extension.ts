@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import { AgentGuard, type AgentGuardApi } from './agentGuard';
 import { productName } from './ids';
 import { notify } from './notify';
+import { errorMessage } from '../core/lib/errors';
 
 /**
  * A composition root and nothing else: build the extension, hand its lifetime to VS Code.
@@ -13,7 +14,7 @@ export function activate(context: vscode.ExtensionContext): AgentGuardApi {
     context.subscriptions.push(guard);
     return guard.api;
   } catch (e) {
-    void notify.error(`${productName} could not start: ${e instanceof Error ? e.message : String(e)}`);
+    void notify.error(`${productName} could not start: ${errorMessage(e)}`);
     throw e;
   }
 }

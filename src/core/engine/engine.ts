@@ -7,6 +7,7 @@ import { Conversation, messageToJoin, type MessageRecord } from './conversation'
 import { maxCarriedIn } from './acrossFiles';
 import { FileKnowledge } from './knowledge';
 import type { ReportDescriptor, RuleContext, RuleListener, RuleModule, RuleServices } from './rule';
+import { errorMessage } from '../lib/errors';
 
 export interface FindingSink {
   add(finding: Finding): void;
@@ -438,7 +439,7 @@ export class RuleEngine {
   private crash(entry: ActiveRule, e: unknown, at: Span, where: string): void {
     entry.disabled = true;
     this.logger.error(`rule ${entry.rule.meta.id} threw in ${where} at ${this.opts.file}:${at.line}: ${describeError(e)}`);
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     this.reportOwnBug(
       entry.rule.meta.id,
       at,

@@ -5,6 +5,7 @@
  * through.
  */
 import { findOurHooks, hookCommand, planInstall, type AgentHookSpec } from './install';
+import { errorMessage } from '../lib/errors';
 
 export type HookState =
   | { kind: 'not-installed' }
@@ -39,7 +40,7 @@ export function hookState(text: string | undefined, spec: AgentHookSpec, ctx: Ho
   try {
     ours = findOurHooks(text);
   } catch (e) {
-    return { kind: 'unreadable', error: e instanceof Error ? e.message : String(e) };
+    return { kind: 'unreadable', error: errorMessage(e) };
   }
   if (ours.length === 0) {
     return { kind: 'not-installed' };

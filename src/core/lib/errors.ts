@@ -34,3 +34,11 @@ export function errnoCode(e: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The message of a thrown value, for a line a person reads: an Error's message without its
+ * stack (see `describeError` for logs), anything else as a string.
+ */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -4,6 +4,7 @@ import type { MalformedEvent, NormalizedEvent, Span } from '../model/events';
 import type { FormatAdapter, FormatParser } from './adapter';
 import { defaultMaxLineBytes, LineSplitter, type RawLine } from './lineSplitter';
 import { lineSpan } from './span';
+import { errorMessage } from '../lib/errors';
 
 /** Lines held while the format is not yet known (the first lines are usually enough). */
 const maxUndetectedLines = 64;
@@ -250,7 +251,7 @@ export class TranscriptParser {
     try {
       value = parsed ? parsed.value : JSON.parse(raw.text);
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       const records = errorAt ? undefined : splitRecords(raw.text);
       if (records) {
         this.broken({

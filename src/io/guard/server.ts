@@ -3,7 +3,7 @@ import { chmodSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStat
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { maxRequestBytes, type GuardWireRequest, type GuardWireResponse } from '../../core/guard/protocol';
 import { parseGuardRequest } from '../../core/guard/protocolSchema';
-import { AgentGuardError, errnoCode } from '../../core/lib/errors';
+import { AgentGuardError, errnoCode, errorMessage } from '../../core/lib/errors';
 import { describeError, nullLogger, type Logger } from '../../core/lib/logger';
 import { ensureGuardDir, isWindows } from './socketPath';
 
@@ -131,7 +131,7 @@ export class GuardServer {
       this.reply(conn, { ...response, ...(id !== undefined ? { id } : {}) });
     } catch (e) {
       this.logger.error(`[guard] request failed: ${describeError(e)}`);
-      this.reply(conn, { v: 1, ...(id !== undefined ? { id } : {}), ok: false, error: e instanceof Error ? e.message : String(e) });
+      this.reply(conn, { v: 1, ...(id !== undefined ? { id } : {}), ok: false, error: errorMessage(e) });
     }
   }
 

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { errnoCode } from '../../core/lib/errors';
+import { errnoCode, errorMessage } from '../../core/lib/errors';
 
 export interface GuardDirProblem {
   dir: string;
@@ -74,7 +74,7 @@ export function checkGuardDir(dir: string): GuardDirProblem | undefined {
   try {
     info = lstatSync(dir);
   } catch (e) {
-    return { dir, problem: errnoCode(e) === 'ENOENT' ? 'does not exist' : `cannot be read (${e instanceof Error ? e.message : String(e)})` };
+    return { dir, problem: errnoCode(e) === 'ENOENT' ? 'does not exist' : `cannot be read (${errorMessage(e)})` };
   }
   if (info.isSymbolicLink()) {
     return { dir, problem: 'is a symbolic link' };
@@ -101,7 +101,7 @@ export function ensureGuardDir(dir: string): GuardDirProblem | undefined {
     mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
     if (errnoCode(e) !== 'EEXIST') {
-      return { dir, problem: `cannot be created (${e instanceof Error ? e.message : String(e)})` };
+      return { dir, problem: `cannot be created (${errorMessage(e)})` };
     }
   }
   return checkGuardDir(dir);

@@ -1,6 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
-import { errnoCode } from '../../core/lib/errors';
+import { errnoCode, errorMessage } from '../../core/lib/errors';
 import type { Finding } from '../../core/model/finding';
 import type { Span } from '../../core/model/events';
 import { findingRange } from '../diagnostics';
@@ -25,7 +25,7 @@ export async function reveal(uri: vscode.Uri, range: vscode.Range, viewColumn?: 
   try {
     editor = await vscode.window.showTextDocument(uri, { selection: range, preview: true, ...(viewColumn !== undefined ? { viewColumn } : {}) });
   } catch (e) {
-    void notify.error(jumpProblemMessage(uri.fsPath, line, { kind: 'failed', reason: e instanceof Error ? e.message : String(e) }));
+    void notify.error(jumpProblemMessage(uri.fsPath, line, { kind: 'failed', reason: errorMessage(e) }));
     return undefined;
   }
   const doc = editor.document;
@@ -45,7 +45,7 @@ async function statBeforeOpen(file: string): Promise<JumpProblem | undefined> {
     const s = await fsp.stat(file);
     return statProblem({ isFile: s.isFile(), size: s.size });
   } catch (e) {
-    return statProblem({ code: errnoCode(e), message: e instanceof Error ? e.message : String(e) });
+    return statProblem({ code: errnoCode(e), message: errorMessage(e) });
   }
 }
 

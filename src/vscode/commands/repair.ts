@@ -13,6 +13,7 @@ import { relativeTime } from '../sessionsView';
 import type { Services } from '../services';
 import { asFinding, asSessionFile } from './findingArg';
 import { notify } from '../notify';
+import { errorMessage } from '../../core/lib/errors';
 
 /** A session file counts as live for repair if written this recently (as `agent-guard repair`). */
 const liveSeconds = 120;
@@ -97,7 +98,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     original = await fsp.readFile(file);
     plan = planRepair(original, { file });
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = errorMessage(e);
     void notify.error(`Cannot repair ${name}: ${why}`);
     return 'refused';
   }
@@ -148,7 +149,7 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
     void notify.info(`Repaired ${name}. The original is saved as ${nodePath.basename(backup)}.`);
     return 'written';
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = errorMessage(e);
     s.log.error(`[repair] ${file}: ${why}`);
     void notify.error(`Could not repair ${name}: ${why}`);
     return 'refused';

@@ -11,6 +11,7 @@ import { pathOf } from '../uriPath';
 import { notify } from '../notify';
 import { notebookCells } from '../notebookSaves';
 import type { UserSaves } from '../userSaves';
+import { errorMessage } from '../../core/lib/errors';
 
 /**
  * The guard for writes that bypass the hooks (shell writes, agents without hooks): when a
@@ -177,9 +178,6 @@ function openAt<D extends { uri: vscode.Uri }>(docs: readonly D[], path: string)
   return docs.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, path));
 }
 
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
-import { AgentGuardError } from '../../core/lib/errors';
+import { AgentGuardError, errorMessage } from '../../core/lib/errors';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
@@ -48,7 +48,7 @@ async function plan(workspace: string, action: 'install' | 'uninstall', hookScri
         changes.push({ agent, file, rel: spec.file, before, after: await plannedText(file, p) });
       }
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       problems.push(`${spec.file}: ${AgentGuardError.is(e, 'io') ? `cannot read it: ${message}` : message} (left as it is)`);
     }
   }
@@ -132,7 +132,7 @@ export async function changeHooks(
     try {
       outcome = await writeSettings(c.file, c.before, c.after);
     } catch (e) {
-      void notify.warn(`${productName}: cannot write ${c.rel}: ${e instanceof Error ? e.message : String(e)}; nothing was changed there.`);
+      void notify.warn(`${productName}: cannot write ${c.rel}: ${errorMessage(e)}; nothing was changed there.`);
       continue;
     }
     if (outcome === 'changed-meanwhile') {
@@ -160,7 +160,7 @@ export async function hooksStatus(workspace: string, script: string): Promise<{ 
       const text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
       state = hookState(text, spec, { script, exists: existsSync });
     } catch (e) {
-      state = { kind: 'unreadable', error: e instanceof Error ? e.message : String(e) };
+      state = { kind: 'unreadable', error: errorMessage(e) };
     }
     out.push({ agent, file: spec.file, state });
   }
