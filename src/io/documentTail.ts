@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, type Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { defaultMaxLineBytes } from '../core/parse/lineSplitter';
-import { AgentGuardError, errnoCode } from '../core/lib/errors';
+import { AgentGuardError } from '../core/lib/errors';
+import { FileFollower, type FollowOptions } from './fileFollower';
 
 /** One look at a document that differs from the last version taken. */
 export interface DocumentLook {
@@ -25,10 +26,7 @@ export interface DocumentSink {
   gone(): void;
 }
 
-export interface DocumentTailOptions {
-  onError?: (e: unknown) => void;
-  /** After every burst of reads, whoever started it (a watcher event, the reader's own look again). */
-  onCaughtUp?: () => void;
+export interface DocumentTailOptions extends FollowOptions {
   /** Documents bigger than this are not read, only reported (the parser's limit for one record). */
   maxBytes?: number;
   /** A document whose file has not changed for this long (by its mtime) is settled as soon as it is read. */
@@ -48,10 +46,7 @@ const readDelayMs = 25;
  */
 const paceFactor = 4;
 const maxPaceMs = 10_000;
-/**
- * A look again this long after a burst of reads: chokidar drops a change within 50 ms of the
- * previous one, and the last write of a rewrite is the one that matters.
- */
+/** A look again this long after a burst of reads (see FileFollower): the last write of a rewrite is the one that matters. */
 const followUpMs = 150;
 
 interface Stamp {
@@ -66,15 +61,15 @@ interface Stamp {
  * `session-*.json`, one JSON document): each change is read as a new version of the whole
  * document and handed over whole, never as an append.
  *
- * - Bursts coalesce: changes during a read or the wait before it give one more read, of the
- *   latest version, and the wait grows with the document's cost (`paceFactor`).
+ * - Bursts coalesce (FileFollower): changes during a read or the wait before it give one more
+ *   read, of the latest version, and the wait grows with the document's cost (`paceFactor`).
  * - A version identical to the last one taken (same sha256) is not handed over again.
  * - A half-written document is handed over unsettled and, not taken, looked at again: on its
  *   next change, or settled by `settle()` once the file has been quiet (then it is what the file
  *   holds and is taken, broken or not).
  * - Only the last version's hash is kept, never its bytes.
  */
-export class DocumentTail {
+export class DocumentTail extends FileFollower {
   /** The last look (whether its version was taken): a change is a different stamp. */
   private looked: Stamp | undefined;
   /** sha256 of the last version taken; for one past `maxBytes`, its stamp instead. */
@@ -87,33 +82,20 @@ export class DocumentTail {
    * is taken as it stands; a file written since is not quiet, and is looked at as any other.
    */
   private settling: Stamp | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private disposed = false;
-  private suspended = false;
   private gone = false;
-  /**
-   * What the last look failed with, the file being there (see `failing`); undefined after a
-   * look that succeeded. Said once, not at every change of a file that stays unreadable.
-   */
-  private failedWith: string | undefined;
   private lastEnd = 0;
   private lastCost = 0;
-  private followUp: ReturnType<typeof setTimeout> | undefined;
   /** The wait for the next read, cut short by `dispose()`. */
   private turn: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
-  private readonly onError: (e: unknown) => void;
-  private readonly onCaughtUp: () => void;
   private readonly maxBytes: number;
   private readonly settleMs: number;
 
   constructor(
-    readonly path: string,
+    path: string,
     private readonly sink: DocumentSink,
     opts: DocumentTailOptions = {},
   ) {
-    this.onError = opts.onError ?? (() => {});
-    this.onCaughtUp = opts.onCaughtUp ?? (() => {});
+    super(path, opts, followUpMs);
     this.maxBytes = opts.maxBytes ?? defaultMaxLineBytes;
     this.settleMs = opts.settleMs ?? 2_000;
   }
@@ -123,55 +105,9 @@ export class DocumentTail {
     return this.takenSize;
   }
 
-  /** A read is running or waiting for its turn. */
-  get busy(): boolean {
-    return this.running !== undefined;
-  }
-
-  /**
-   * The last look failed (the file is there but cannot be read): the version taken before is
-   * all that is known of it, and nothing it reported is to be taken back until a look succeeds.
-   */
-  get failing(): boolean {
-    return this.failedWith !== undefined;
-  }
-
   /** The last look found the document mid-rewrite, and nothing was taken since. */
   get isUnsettled(): boolean {
     return this.unsettled;
-  }
-
-  /** Pokes are ignored until `resume()`; what was taken is remembered. */
-  suspend(): void {
-    this.suspended = true;
-    this.clearFollowUp();
-  }
-
-  resume(): void {
-    this.suspended = false;
-  }
-
-  get isSuspended(): boolean {
-    return this.suspended;
-  }
-
-  /** Something may have changed: look. Resolves when the latest version has been handed over. */
-  poke(): Promise<void> {
-    if (this.disposed || this.suspended) {
-      return Promise.resolve();
-    }
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-      if (!this.disposed) {
-        this.onCaughtUp();
-      }
-      this.scheduleFollowUp();
-    });
-    return this.running;
   }
 
   /** The file has been quiet: a document last seen mid-rewrite is taken as it stands now. */
@@ -192,7 +128,7 @@ export class DocumentTail {
   }
 
   /** The watcher saw the file disappear. */
-  unlinked(): void {
+  override unlinked(): void {
     if (!this.gone) {
       this.gone = true;
       this.looked = undefined;
@@ -203,9 +139,8 @@ export class DocumentTail {
     }
   }
 
-  dispose(): void {
-    this.disposed = true;
-    this.clearFollowUp();
+  override dispose(): void {
+    super.dispose();
     if (this.turn) {
       clearTimeout(this.turn.timer);
       this.turn.resolve();
@@ -213,37 +148,18 @@ export class DocumentTail {
     }
   }
 
-  private async loop(): Promise<void> {
-    do {
-      await this.waitTurn();
-      // What changed before this read is in it.
-      this.again = false;
-      if (this.disposed || this.suspended) {
-        return;
+  protected override async readOnce(): Promise<void> {
+    const start = performance.now();
+    try {
+      if (await this.look()) {
+        this.lastCost = performance.now() - start;
       }
-      const start = performance.now();
-      try {
-        if (await this.look()) {
-          this.lastCost = performance.now() - start;
-        }
-        this.failedWith = undefined;
-      } catch (e) {
-        const code = errnoCode(e);
-        if (code === 'ENOENT') {
-          this.unlinked();
-        } else {
-          const what = code ?? String(e);
-          if (what !== this.failedWith) {
-            this.failedWith = what;
-            this.onError(e);
-          }
-        }
-      }
+    } finally {
       this.lastEnd = performance.now();
-    } while (this.again && !this.disposed);
+    }
   }
 
-  private waitTurn(): Promise<void> {
+  protected override waitTurn(): Promise<void> {
     const now = performance.now();
     const at = Math.max(now + readDelayMs, this.lastEnd + Math.min(maxPaceMs, this.lastCost * paceFactor));
     return new Promise((resolve) => {
@@ -305,35 +221,17 @@ export class DocumentTail {
     return true;
   }
 
-  private scheduleFollowUp(): void {
-    if (this.disposed || this.suspended || this.followUp || this.gone) {
-      return;
-    }
-    const seen = this.looked;
-    this.followUp = setTimeout(() => {
-      this.followUp = undefined;
-      void stat(this.path).then(
-        (info) => {
-          if (!seen || !sameStamp(seen, { ino: info.ino, dev: info.dev, size: info.size, mtimeMs: info.mtimeMs })) {
-            void this.poke();
-          }
-        },
-        () => {
-          // Gone: the watcher's unlink says so; a file back already is looked at.
-          if (existsSync(this.path)) {
-            void this.poke();
-          }
-        },
-      );
-    }, followUpMs);
-    this.followUp.unref?.();
+  protected override get isGone(): boolean {
+    return this.gone;
   }
 
-  private clearFollowUp(): void {
-    if (this.followUp) {
-      clearTimeout(this.followUp);
-      this.followUp = undefined;
-    }
+  protected override followUpCheck(): (info: Stats | undefined) => boolean {
+    const seen = this.looked;
+    return (info) =>
+      info === undefined
+        ? // Gone: the watcher's unlink says so; a file back already is looked at.
+          existsSync(this.path)
+        : !seen || !sameStamp(seen, { ino: info.ino, dev: info.dev, size: info.size, mtimeMs: info.mtimeMs });
   }
 }
 

@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { AgentGuardError, errnoCode } from '../core/lib/errors';
+import { closeSync, existsSync, openSync, readSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { AgentGuardError } from '../core/lib/errors';
+import { FileFollower, type FollowOptions } from './fileFollower';
 import { acquireReadBuffer, readBufferBytes, releaseReadBuffer } from './readBuffers';
 
 /** What a tail reader feeds: the bytes appended since the last read, in order. */
@@ -18,16 +19,8 @@ export interface TailSink {
 
 export type TailState = 'reading' | 'idle' | 'gone';
 
-export interface TailOptions {
-  onError?: (e: unknown) => void;
-  /** After every burst of reads, whoever started it (a watcher event or the tail's own follow-up). */
-  onCaughtUp?: () => void;
-  /**
-   * After each burst of reads, look once more this much later. chokidar drops a change
-   * event that comes within 50 ms of the previous one for the same file (no trailing event),
-   * and watchers coalesce quick successive renames: a missed event must not leave the tail
-   * behind the file.
-   */
+export interface TailOptions extends FollowOptions {
+  /** After each burst of reads, look once more this much later (see FileFollower); 0: never. */
   followUpMs?: number;
   /**
    * Also watch the file itself with `fs.watch` and read on its events directly. The directory
@@ -46,9 +39,6 @@ export interface TailOptions {
  */
 const guardBytes = 64;
 
-/** A failing file is looked at again at most 2^this follow-up delays apart (150 ms: about 40 s). */
-const maxBackOffSteps = 8;
-
 /** Appends up to this size are read synchronously (see `readSmall`); at most one read buffer. */
 const syncReadBytes = Math.min(256 * 1024, readBufferBytes);
 
@@ -57,12 +47,10 @@ const syncReadBytes = Math.min(256 * 1024, readBufferBytes);
  * truncation (size below the offset) and replacement (a new inode — a rename over the file,
  * Amplifier's temp-and-rename rewrite, Codex segment rotation). A replacement whose first
  * bytes equal everything read so far is treated as an append (no re-read, nothing re-reported);
- * otherwise the sink is reset and the file read again from the start.
- *
- * Calls are serialised: `poke()` while a read is running schedules one more read after it,
- * so bursts of change events coalesce and no two reads of one file ever overlap.
+ * otherwise the sink is reset and the file read again from the start. When it reads (serialised,
+ * coalescing bursts, with a follow-up look) is FileFollower's.
  */
-export class FileTail {
+export class FileTail extends FileFollower {
   private offset = 0;
   private ino: number | undefined;
   private dev: number | undefined;
@@ -70,36 +58,17 @@ export class FileTail {
   private prefix: Hash = createHash('sha256');
   /** The bytes just before `offset` (up to guardBytes), as read. */
   private lastBytes = new Uint8Array(0);
-  private running: Promise<void> | undefined;
-  private again = false;
   private state: TailState = 'idle';
-  private disposed = false;
-  private followUp: ReturnType<typeof setTimeout> | undefined;
   private lastMtimeMs = 0;
-  /**
-   * Reads that failed in a row, and the last one's error code: the same error again is not
-   * reported again, and the follow-up look backs off. A file that stays unreadable (its
-   * permissions taken away with an append unread) otherwise failed at every follow-up look,
-   * and `watch` printed a warning seven times a second until it became readable.
-   */
-  private failures = 0;
-  private failedWith: string | undefined;
-  private suspended = false;
   private watcher: FSWatcher | undefined;
-
-  private readonly onError: (e: unknown) => void;
-  private readonly onCaughtUp: () => void;
-  private readonly followUpMs: number;
   private readonly directWatch: boolean;
 
   constructor(
-    readonly path: string,
+    path: string,
     private readonly sink: TailSink,
     opts: TailOptions = {},
   ) {
-    this.onError = opts.onError ?? (() => {});
-    this.onCaughtUp = opts.onCaughtUp ?? (() => {});
-    this.followUpMs = opts.followUpMs ?? 150;
+    super(path, opts, opts.followUpMs ?? 150);
     this.directWatch = opts.directWatch ?? false;
   }
 
@@ -111,66 +80,29 @@ export class FileTail {
     return this.state;
   }
 
-  /** A read is running or scheduled. */
-  get busy(): boolean {
-    return this.running !== undefined;
-  }
-
-  /**
-   * The last read failed (the file is there but cannot be read: its permissions, a FIFO or a
-   * folder in its place). What was read before is all that is known of the file, not the news
-   * that the file no longer holds it: whoever reads it again from the start waits for a read
-   * that succeeds before taking anything back.
-   */
-  get failing(): boolean {
-    return this.failures > 0;
-  }
-
   /**
    * Stop reading until `resume()`: pokes (the watcher's, the tail's own follow-up look) are
    * ignored. Whoever suspends owns the catching up: offset, inode and prefix are kept, so the
    * first read after `resume()` still detects a truncation or a replacement.
    */
-  suspend(): void {
-    this.suspended = true;
+  override suspend(): void {
+    super.suspend();
     this.unwatch();
-    if (this.followUp) {
-      clearTimeout(this.followUp);
-      this.followUp = undefined;
-    }
   }
 
-  resume(): void {
-    this.suspended = false;
+  protected override get isGone(): boolean {
+    return this.state === 'gone';
   }
 
-  get isSuspended(): boolean {
-    return this.suspended;
-  }
-
-  /** Something may have changed: read what is new. Resolves when the file is caught up. */
-  poke(): Promise<void> {
-    if (this.disposed || this.suspended) {
-      return Promise.resolve();
-    }
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-      if (!this.disposed) {
-        this.onCaughtUp();
-      }
-      this.scheduleFollowUp();
-      this.rewatch();
-    });
-    return this.running;
+  protected override followUpCheck(): (info: Stats | undefined) => boolean {
+    const seen = { offset: this.offset, ino: this.ino, mtime: this.lastMtimeMs };
+    // A failed stat reads again: a file gone is then unlinked, one unreadable counts as failing.
+    return (info) => info === undefined || info.size !== seen.offset || info.ino !== seen.ino || info.mtimeMs !== seen.mtime;
   }
 
   /** (Re-)arms the direct watch after a read: a replaced file is a new inode to watch. */
-  private rewatch(): void {
-    if (!this.directWatch || this.watcher || this.disposed || this.suspended || this.state === 'gone' || this.ino === undefined) {
+  protected override afterReads(): void {
+    if (!this.directWatch || this.watcher || this.disposed || this.isSuspended || this.state === 'gone' || this.ino === undefined) {
       return;
     }
     try {
@@ -199,27 +131,8 @@ export class FileTail {
     this.watcher = undefined;
   }
 
-  private scheduleFollowUp(): void {
-    if (this.disposed || this.suspended || this.followUpMs <= 0 || this.followUp || this.state === 'gone') {
-      return;
-    }
-    const seen = { offset: this.offset, ino: this.ino, mtime: this.lastMtimeMs };
-    this.followUp = setTimeout(() => {
-      this.followUp = undefined;
-      void stat(this.path).then(
-        (info) => {
-          if (info.size !== seen.offset || info.ino !== seen.ino || info.mtimeMs !== seen.mtime) {
-            void this.poke();
-          }
-        },
-        () => void this.poke(),
-      );
-    }, this.followUpMs * 2 ** Math.min(this.failures, maxBackOffSteps));
-    this.followUp.unref?.();
-  }
-
   /** The watcher saw the file disappear. */
-  unlinked(): void {
+  override unlinked(): void {
     this.unwatch();
     if (this.state !== 'gone') {
       this.state = 'gone';
@@ -231,39 +144,12 @@ export class FileTail {
     }
   }
 
-  dispose(): void {
-    this.disposed = true;
+  override dispose(): void {
+    super.dispose();
     this.unwatch();
-    if (this.followUp) {
-      clearTimeout(this.followUp);
-      this.followUp = undefined;
-    }
   }
 
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.readNew();
-        this.failures = 0;
-        this.failedWith = undefined;
-      } catch (e) {
-        const code = errnoCode(e);
-        if (code === 'ENOENT') {
-          this.unlinked();
-        } else {
-          this.failures++;
-          const what = code ?? String(e);
-          if (what !== this.failedWith) {
-            this.failedWith = what;
-            this.onError(e);
-          }
-        }
-      }
-    } while (this.again && !this.disposed);
-  }
-
-  private async readNew(): Promise<void> {
+  protected override async readOnce(): Promise<void> {
     // Synchronous for the reason given at `readSmall`: a stat is microseconds.
     const info = statSync(this.path);
     if (!info.isFile()) {

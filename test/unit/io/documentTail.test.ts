@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
@@ -216,5 +216,31 @@ void describe('document tail', () => {
     rmSync(file);
     await tail.poke();
     assert.equal(gone(), true);
+  });
+
+  // FileTail already backed off; the reader of a rewritten document looked again every 150 ms,
+  // and read, as long as the failing thing kept changing. Both follow one file as FileFollower now.
+  void test('a file that keeps failing while it changes is looked at again less and less often', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-doc-'));
+    // A folder in the document's place: every look fails (not a regular file), and each entry
+    // added changes its mtime, which the follow-up look takes for a change.
+    const file = path.join(dir, 'session-1.json');
+    mkdirSync(file);
+    const errors: unknown[] = [];
+    let bursts = 0;
+    const tail = new DocumentTail(file, { version: () => true, gone: () => {} }, { onError: (e) => errors.push(e), onCaughtUp: () => bursts++ });
+    let n = 0;
+    const churn = setInterval(() => writeFileSync(path.join(file, `x${n++}`), ''), 10);
+    cleanup = () => {
+      clearInterval(churn);
+      tail.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    await tail.poke();
+    await sleep(2_500);
+    clearInterval(churn);
+    assert.equal(errors.length, 1, 'reported once');
+    // 150 ms apart this was about 14 bursts; backing off (300, 600, 1,200 ms…) it is 4 or 5.
+    assert.ok(bursts <= 7, `${bursts} bursts of reads in 2.5 s`);
   });
 });
