@@ -3,9 +3,10 @@ import * as nodePath from 'node:path';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, findOurHooks, type InstallAgent, type InstallPlan } from '../core/hooks/install';
 import { JsoncError } from '../core/hooks/jsoncEdit';
 import { AgentGuardError, errorMessage } from '../core/lib/errors';
-import { describeHookState, hookState, installedFailClosed, type HookState } from '../core/hooks/state';
+import { describeHookState, installedFailClosed } from '../core/hooks/state';
 import { unifiedDiff } from '../core/hooks/preview';
 import { askService } from '../io/guard/client';
+import { hookSettingsPath, readHookStates } from '../io/hookStates';
 import { plannedText, readSettings, writeSettings } from '../io/settingsFile';
 import { guardDir, socketPathFor } from '../io/guard/socketPath';
 import { exitCodes, isDirectory, UsageError, parseCommandArgs, type CliIo } from './io';
@@ -73,7 +74,7 @@ export async function runHooks(argv: string[], io: CliIo, opts: HooksOptions = {
   let failed = false;
   for (const agent of agents) {
     const spec = hookSpecs[agent];
-    const file = nodePath.join(workspace, ...spec.file.split('/'));
+    const file = hookSettingsPath(workspace, spec);
     let before: string | undefined;
     try {
       before = await readSettings(file);
@@ -132,17 +133,7 @@ async function status(workspace: string, agents: readonly InstallAgent[], io: Cl
   const script = opts.hookScript ?? hookScriptPath();
   let unreadable = false;
   let broken = false;
-  for (const agent of agents) {
-    const spec = hookSpecs[agent];
-    const file = nodePath.join(workspace, ...spec.file.split('/'));
-    let before: string | undefined;
-    let state: HookState;
-    try {
-      before = await readSettings(file);
-      state = hookState(before, spec, { script, exists: existsSync });
-    } catch (e) {
-      state = { kind: 'unreadable', error: errorMessage(e) };
-    }
+  for (const { spec, file, text: before, state } of await readHookStates(workspace, script, agents)) {
     let line: string;
     switch (state.kind) {
       case 'current':

@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
-import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/lib/logger';
 import { AgentGuardError, errorMessage } from '../../core/lib/errors';
 import { hookCommand, hookSpecs, installAgents, planInstall, planUninstall, type InstallAgent } from '../../core/hooks/install';
 import { unifiedDiff } from '../../core/hooks/preview';
 import { answeredFolders, foldersToOffer, offerMessage, type OfferCandidate } from '../../core/hooks/offer';
-import { hookState, installedFailClosed, needsRepair, type HookState } from '../../core/hooks/state';
+import { installedFailClosed, needsRepair, type HookState } from '../../core/hooks/state';
+import { hookSettingsPath, readHookSettings, readHookStates } from '../../io/hookStates';
 import { plannedText, readSettings, writeSettings } from '../../io/settingsFile';
 import { productName } from '../ids';
 import { notify } from '../notify';
@@ -39,7 +38,7 @@ async function plan(workspace: string, action: 'install' | 'uninstall', hookScri
   const problems: string[] = [];
   for (const agent of installAgents) {
     const spec = hookSpecs[agent];
-    const file = nodePath.join(workspace, ...spec.file.split('/'));
+    const file = hookSettingsPath(workspace, spec);
     try {
       // Inside: a settings file that is there but cannot be read is a problem listed, not no settings.
       const before = await readSettings(file);
@@ -152,19 +151,7 @@ export async function changeHooks(
 
 /** What each agent's settings in a folder hold, compared with what `script` would install. */
 export async function hooksStatus(workspace: string, script: string): Promise<{ agent: InstallAgent; file: string; state: HookState }[]> {
-  const out: { agent: InstallAgent; file: string; state: HookState }[] = [];
-  for (const agent of installAgents) {
-    const spec = hookSpecs[agent];
-    let state: HookState;
-    try {
-      const text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
-      state = hookState(text, spec, { script, exists: existsSync });
-    } catch (e) {
-      state = { kind: 'unreadable', error: errorMessage(e) };
-    }
-    out.push({ agent, file: spec.file, state });
-  }
-  return out;
+  return (await readHookStates(workspace, script)).map((h) => ({ agent: h.agent, file: h.spec.file, state: h.state }));
 }
 
 /**
@@ -174,18 +161,11 @@ export async function hooksStatus(workspace: string, script: string): Promise<{ 
  */
 export async function failModeDiffers(workspace: string, failClosed: boolean): Promise<string[]> {
   const out: string[] = [];
-  for (const agent of installAgents) {
-    const spec = hookSpecs[agent];
-    let text: string | undefined;
-    try {
-      text = await readSettings(nodePath.join(workspace, ...spec.file.split('/')));
-    } catch {
-      // Unreadable: the status says so, and installing would not touch it.
-      continue;
-    }
-    const installed = installedFailClosed(text);
+  for (const s of await readHookSettings(workspace)) {
+    // Unreadable: the status says so, and installing would not touch it.
+    const installed = 'error' in s ? undefined : installedFailClosed(s.text);
     if (installed !== undefined && installed !== failClosed) {
-      out.push(spec.file);
+      out.push(s.spec.file);
     }
   }
   return out;
