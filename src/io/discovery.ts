@@ -3,14 +3,14 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import {
   agentForPath,
-  amplifierHome,
-  amplifierSlug,
-  claudeConfigDirs,
+  amplifierSessionsDir,
   claudeProjectMatches,
-  codexHome,
+  claudeProjectsDirs,
+  codexSessionsDir,
   geminiHome,
   geminiProjectHash,
   geminiSlug,
+  geminiTmpDir,
   isTranscriptName,
   isWithin,
   type Environment,
@@ -186,8 +186,7 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
     found.problems.push(...more.problems.filter((p) => p.code !== 'ENOENT'));
     found.tooDeep.push(...more.tooDeep);
   };
-  for (const dir of claudeConfigDirs(e)) {
-    const projects = nodePath.join(dir, 'projects');
+  for (const projects of claudeProjectsDirs(e)) {
     for (const name of await listDir(projects)) {
       if (spellings.some((ws) => claudeProjectMatches(name, ws))) {
         add(await findTranscripts(nodePath.join(projects, name)));
@@ -197,7 +196,7 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
   add(await codexSessionsFor(spellings, e));
   for (const ws of spellings) {
     add(await geminiSessionsFor(ws, e));
-    const amp = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
+    const amp = amplifierSessionsDir(e, ws);
     for (const id of await listDir(amp)) {
       // The transcript, and the execution log next to it (where overlapping executions show).
       for (const name of ['transcript.jsonl', 'events.jsonl']) {
@@ -220,7 +219,7 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
 }
 
 async function codexSessionsFor(spellings: readonly string[], e: Environment): Promise<Found> {
-  const all = await findTranscripts(nodePath.join(codexHome(e), 'sessions'));
+  const all = await findTranscripts(codexSessionsDir(e));
   const out: Found = { transcripts: [], problems: all.problems, tooDeep: all.tooDeep };
   for (const t of all.transcripts) {
     const cwd = await codexCwd(t.file);
@@ -279,7 +278,7 @@ async function readFirstLine(file: string, maxBytes: number): Promise<string | u
 }
 
 async function geminiSessionsFor(ws: string, e: Environment): Promise<Found> {
-  const tmp = nodePath.join(geminiHome(e), 'tmp');
+  const tmp = geminiTmpDir(e);
   const names = new Set<string>([geminiProjectHash(ws)]);
   try {
     // projects.json maps project roots to their slug (current builds).

@@ -3,14 +3,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import {
   agentForPath,
-  amplifierHome,
-  amplifierSlug,
-  claudeConfigDirs,
+  amplifierSessionsDir,
   claudeProjectMatches,
-  codexHome,
-  geminiHome,
+  claudeProjectsDirs,
+  codexSessionsDir,
   geminiProjectHash,
   geminiSlug,
+  geminiTmpDir,
   isTranscriptName,
   isWithin,
   type Environment,
@@ -151,8 +150,7 @@ export class SessionWatcher implements Disposable {
     const on = (a: AgentKind): boolean => this.opts.agents?.[a] !== false;
     const roots: WatchedRoot[] = [];
     if (on('claude-code')) {
-      for (const dir of claudeConfigDirs(e)) {
-        const projects = nodePath.join(dir, 'projects');
+      for (const projects of claudeProjectsDirs(e)) {
         roots.push({
           agent: 'claude-code',
           path: projects,
@@ -166,7 +164,7 @@ export class SessionWatcher implements Disposable {
       }
     }
     if (on('codex')) {
-      const sessions = nodePath.join(codexHome(e), 'sessions');
+      const sessions = codexSessionsDir(e);
       roots.push({
         agent: 'codex',
         path: sessions,
@@ -190,7 +188,7 @@ export class SessionWatcher implements Disposable {
       });
     }
     if (on('gemini')) {
-      const tmp = nodePath.join(geminiHome(e), 'tmp');
+      const tmp = geminiTmpDir(e);
       const hashes = new Set(spellings.map(geminiProjectHash));
       const slugs = new Set(spellings.map(geminiSlug));
       const owned = new Map<string, boolean>();
@@ -224,7 +222,7 @@ export class SessionWatcher implements Disposable {
     }
     if (on('amplifier')) {
       for (const ws of spellings) {
-        const sessions = nodePath.join(amplifierHome(e), 'projects', amplifierSlug(ws), 'sessions');
+        const sessions = amplifierSessionsDir(e, ws);
         roots.push({
           agent: 'amplifier',
           path: sessions,

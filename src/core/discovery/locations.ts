@@ -46,6 +46,31 @@ export function amplifierHome(e: Environment): string {
   return configured && configured.trim() !== '' ? configured : nodePath.join(e.home, '.amplifier');
 }
 
+/** The folders Claude Code keeps its projects' sessions in: `projects/` in each of its config folders. */
+export function claudeProjectsDirs(e: Environment): string[] {
+  return claudeConfigDirs(e).map((d) => nodePath.join(d, 'projects'));
+}
+
+/** Codex CLI's rollouts, by date below it: `$CODEX_HOME/sessions`. */
+export function codexSessionsDir(e: Environment): string {
+  return nodePath.join(codexHome(e), 'sessions');
+}
+
+/** Gemini CLI's per-project folders (a project's sessions in its `chats/`): `~/.gemini/tmp`. */
+export function geminiTmpDir(e: Environment): string {
+  return nodePath.join(geminiHome(e), 'tmp');
+}
+
+/** Amplifier's per-project folders: `$AMPLIFIER_HOME/projects`. */
+export function amplifierProjectsDir(e: Environment): string {
+  return nodePath.join(amplifierHome(e), 'projects');
+}
+
+/** Amplifier's sessions of one project, a folder each. */
+export function amplifierSessionsDir(e: Environment, cwd: string): string {
+  return nodePath.join(amplifierProjectsDir(e), amplifierSlug(cwd), 'sessions');
+}
+
 /** Claude Code's project folder name: every non-alphanumeric character becomes '-' (no collapsing). */
 export function encodeClaudeProject(cwd: string): string {
   return cwd.replace(/[^a-zA-Z0-9]/g, '-');
@@ -87,10 +112,10 @@ export function isWithin(child: string, parent: string): boolean {
 
 export function allRoots(e: Environment, extra: readonly string[] = []): AgentRoots[] {
   return [
-    { agent: 'claude-code', roots: claudeConfigDirs(e).map((d) => nodePath.join(d, 'projects')) },
-    { agent: 'codex', roots: [nodePath.join(codexHome(e), 'sessions')] },
-    { agent: 'gemini', roots: [nodePath.join(geminiHome(e), 'tmp')] },
-    { agent: 'amplifier', roots: [nodePath.join(amplifierHome(e), 'projects')] },
+    { agent: 'claude-code', roots: claudeProjectsDirs(e) },
+    { agent: 'codex', roots: [codexSessionsDir(e)] },
+    { agent: 'gemini', roots: [geminiTmpDir(e)] },
+    { agent: 'amplifier', roots: [amplifierProjectsDir(e)] },
     ...extra.map((r) => ({ agent: 'claude-code' as const, roots: [r] })),
   ];
 }
