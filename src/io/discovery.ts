@@ -194,8 +194,8 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
     }
   }
   add(await codexSessionsFor(spellings, e));
+  add(await geminiSessionsFor(spellings, e));
   for (const ws of spellings) {
-    add(await geminiSessionsFor(ws, e));
     const amp = amplifierSessionsDir(e, ws);
     for (const id of await listDir(amp)) {
       // The transcript, and the execution log next to it (where overlapping executions show).
@@ -277,37 +277,77 @@ async function readFirstLine(file: string, maxBytes: number): Promise<string | u
   }
 }
 
-async function geminiSessionsFor(ws: string, e: Environment): Promise<Found> {
+async function geminiSessionsFor(spellings: readonly string[], e: Environment): Promise<Found> {
   const tmp = geminiTmpDir(e);
-  const names = new Set<string>([geminiProjectHash(ws)]);
-  try {
-    // projects.json maps project roots to their slug (current builds).
-    const registry = JSON.parse(await readFile(nodePath.join(geminiHome(e), 'projects.json'), 'utf8')) as unknown;
-    collectGeminiSlugs(registry, ws, names);
-  } catch {
-    // no registry: legacy layout or no Gemini CLI at all
-  }
-  const slug = geminiSlug(ws);
-  for (const name of await listDir(tmp)) {
-    if (name === slug || /^.+-\d+$/.test(name)) {
-      try {
-        const marker = (await readFile(nodePath.join(tmp, name, '.project_root'), 'utf8')).trim();
-        if (marker === ws) {
-          names.add(name);
-        }
-      } catch {
-        // no ownership marker
-      }
-    }
-  }
+  const owns = geminiProjectsOf(spellings, e);
+  // The hashes are tried even where tmp/ cannot be listed.
+  const names = new Set([...spellings.map(geminiProjectHash), ...(await listDir(tmp))]);
   const out: Found = { transcripts: [], problems: [], tooDeep: [] };
   for (const name of names) {
+    if (!(await owns(name))) {
+      continue;
+    }
     const more = await findTranscripts(nodePath.join(tmp, name, 'chats'));
     out.transcripts.push(...more.transcripts.map((t) => ({ file: t.file, agent: 'gemini' as const })));
     out.problems.push(...more.problems);
     out.tooDeep.push(...more.tooDeep);
   }
   return out;
+}
+
+/**
+ * Which of Gemini CLI's project folders (the names in geminiTmpDir) hold a workspace's sessions,
+ * for `check` and the watcher alike: the legacy one named by the sha256 of its root; the slug
+ * projects.json gives it (current builds); and a slug folder — its basename's, or one with a
+ * `-N` suffix for a basename taken — whose `.project_root` names it, or, in older layouts that
+ * have no such marker, its basename's slug itself. A slug is shared by every project with that
+ * basename: the marker decides where there is one. Each answer is kept.
+ */
+export function geminiProjectsOf(spellings: readonly string[], e: Environment): (name: string) => Promise<boolean> {
+  const hashes = new Set(spellings.map(geminiProjectHash));
+  const slugs = new Set(spellings.map(geminiSlug));
+  let registered: Promise<Set<string>> | undefined;
+  const answers = new Map<string, Promise<boolean>>();
+  const decide = async (name: string): Promise<boolean> => {
+    if (hashes.has(name)) {
+      return true;
+    }
+    registered ??= registrySlugs(spellings, e);
+    if ((await registered).has(name)) {
+      return true;
+    }
+    if (!slugs.has(name) && !/^.+-\d+$/.test(name)) {
+      return false;
+    }
+    try {
+      return spellings.includes((await readFile(nodePath.join(geminiTmpDir(e), name, '.project_root'), 'utf8')).trim());
+    } catch {
+      // No ownership marker: the slug alone decides.
+      return slugs.has(name);
+    }
+  };
+  return (name) => {
+    let answer = answers.get(name);
+    if (answer === undefined) {
+      answer = decide(name);
+      answers.set(name, answer);
+    }
+    return answer;
+  };
+}
+
+/** The slugs projects.json maps a workspace's spellings to. */
+async function registrySlugs(spellings: readonly string[], e: Environment): Promise<Set<string>> {
+  const names = new Set<string>();
+  try {
+    const registry = JSON.parse(await readFile(nodePath.join(geminiHome(e), 'projects.json'), 'utf8')) as unknown;
+    for (const ws of spellings) {
+      collectGeminiSlugs(registry, ws, names);
+    }
+  } catch {
+    // no registry: legacy layout or no Gemini CLI at all
+  }
+  return names;
 }
 
 function collectGeminiSlugs(registry: unknown, ws: string, names: Set<string>): void {

@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'chokidar';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import {
   agentForPath,
@@ -7,8 +7,6 @@ import {
   claudeProjectMatches,
   claudeProjectsDirs,
   codexSessionsDir,
-  geminiProjectHash,
-  geminiSlug,
   geminiTmpDir,
   isTranscriptName,
   isWithin,
@@ -19,7 +17,7 @@ import { errnoCode } from '../core/lib/errors';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import { codexCwd, maxFolderDepth, skippedDirs, workspaceSpellings } from './discovery';
+import { codexCwd, geminiProjectsOf, maxFolderDepth, skippedDirs, workspaceSpellings } from './discovery';
 
 /**
  * How often (about once a second) a file that cannot be judged yet is asked about again;
@@ -189,9 +187,7 @@ export class SessionWatcher implements Disposable {
     }
     if (on('gemini')) {
       const tmp = geminiTmpDir(e);
-      const hashes = new Set(spellings.map(geminiProjectHash));
-      const slugs = new Set(spellings.map(geminiSlug));
-      const owned = new Map<string, boolean>();
+      const owns = geminiProjectsOf(spellings, e);
       roots.push({
         agent: 'gemini',
         path: tmp,
@@ -206,17 +202,7 @@ export class SessionWatcher implements Disposable {
           if (parts[1] !== 'chats' || !isTranscriptName(f)) {
             return false;
           }
-          if (hashes.has(project)) {
-            return true;
-          }
-          if (!slugs.has(project) && !/-\d+$/.test(project)) {
-            return false;
-          }
-          // A slug is shared by every project with that basename: check the ownership marker.
-          if (!owned.has(project)) {
-            owned.set(project, await markerIs(nodePath.join(tmp, project, '.project_root'), spellings, slugs.has(project)));
-          }
-          return owned.get(project) === true;
+          return owns(project);
         },
       });
     }
@@ -522,13 +508,4 @@ export class SessionWatcher implements Disposable {
 
 function namedLikeTranscript(root: WatchedRoot, file: string): boolean {
   return root.names ? root.names(file) : file.endsWith('.jsonl');
-}
-
-async function markerIs(marker: string, spellings: readonly string[], fallback: boolean): Promise<boolean> {
-  try {
-    return spellings.includes((await readFile(marker, 'utf8')).trim());
-  } catch {
-    // Older layouts have no marker: the slug alone decides.
-    return fallback;
-  }
 }

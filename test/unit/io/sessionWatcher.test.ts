@@ -209,6 +209,44 @@ void describe('session watcher', () => {
     );
     assert.ok(events.every((e) => e.type === 'add' && e.agent === 'gemini'));
   });
+  // check took a slug folder with no `.project_root` (older layouts) for another project's, which
+  // the watcher took for the workspace's; the watcher did not read projects.json, which check did.
+  void test('Gemini CLI project folders: check and the watcher take the same ones', async () => {
+    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
+    const workspace = path.join(root, 'My App');
+    mkdirSync(workspace);
+    const tmp = path.join(root, '.gemini', 'tmp');
+    const folders: Record<string, { marker?: string; ours: boolean }> = {
+      [geminiProjectHash(workspace)]: { ours: true },
+      'my-app': { ours: true },
+      'my-app-1': { marker: path.join(root, 'elsewhere', 'My App'), ours: false },
+      'my-app-2': { marker: workspace, ours: true },
+      custom: { ours: true },
+      other: { ours: false },
+    };
+    const wanted: string[] = [];
+    for (const [name, f] of Object.entries(folders)) {
+      mkdirSync(path.join(tmp, name, 'chats'), { recursive: true });
+      if (f.marker !== undefined) {
+        writeFileSync(path.join(tmp, name, '.project_root'), f.marker + '\n');
+      }
+      if (f.ours) {
+        wanted.push(path.join(tmp, name, 'chats', 'session-2026-03-20T10-00-0f0e0d0c.jsonl'));
+      }
+    }
+    writeFileSync(path.join(root, '.gemini', 'projects.json'), JSON.stringify({ projects: { [workspace]: 'custom' } }));
+    const environment = { home: root, env: { CODEX_HOME: path.join(root, 'codex'), CLAUDE_CONFIG_DIR: path.join(root, 'claude') } };
+    const { watcher, events } = await started(root, { workspace, environment, pendingPollMs: 50 });
+    for (const name of Object.keys(folders)) {
+      writeFileSync(path.join(tmp, name, 'chats', 'session-2026-03-20T10-00-0f0e0d0c.jsonl'), '{"sessionId":"s"}\n');
+    }
+    await waitFor(() => events.length >= wanted.length, 10_000, 'the sessions to be taken up');
+    await sleep(500);
+    await watcher.idle();
+    assert.deepEqual(events.map((e) => e.file).sort(), [...wanted].sort(), 'watched');
+    const found = await findWorkspaceSessions(workspace, environment);
+    assert.deepEqual(found.transcripts.map((t) => t.file).sort(), [...wanted].sort(), 'found by check');
+  });
   void test("an extra folder is searched as check searches it: below node_modules and .git nothing is watched, and 12 levels down is", async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'ag-sw-'));
     const workspace = path.join(root, 'ws');
