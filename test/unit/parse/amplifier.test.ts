@@ -118,6 +118,30 @@ void describe('amplifierAdapter.sniff / claimsPath', () => {
     assert.ok(!amplifierAdapter.sniff({ id: 'm', type: 'user', content: 'x' }));
   });
 
+  void test("Cursor's agent transcript (the message under `message`) is no Amplifier session", () => {
+    // The shape of .cursor/projects/<p>/agent-transcripts/*.jsonl: a role, and the message beside it.
+    const lines = [
+      { role: 'user', message: { content: [{ type: 'text', text: '<user_query>\nfix the build\n</user_query>' }] } },
+      { role: 'assistant', message: { content: [{ type: 'text', text: 'Looking at the build script.' }] } },
+    ];
+    for (const line of lines) {
+      assert.ok(!amplifierAdapter.sniff(line), JSON.stringify(line));
+    }
+    const events: NormalizedEvent[] = [];
+    const stream = new TranscriptStream({
+      file: '/tmp/agent-transcript.jsonl',
+      adapters,
+      rules: streamRules,
+      mode: 'batch',
+      sink: { add: () => undefined, retract: () => undefined },
+      observe: (e) => events.push(e),
+    });
+    stream.push(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'));
+    stream.end();
+    assert.equal(stream.agent, undefined);
+    assert.deepEqual(events.map(project), ['malformed 1 unknown-format']);
+  });
+
   void test('no earlier adapter claims an Amplifier line', () => {
     for (const line of [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'x', name: 'bash', content: '{}' }]) {
       for (const other of [codexAdapter, geminiAdapter, claudeAdapter]) {

@@ -33,7 +33,12 @@ const maxErrorProbe = 4096;
 export const amplifierAdapter: FormatAdapter = {
   agent: 'amplifier',
   sniff(v) {
-    return conversationRoles.has(v['role']) && !foreignTypes.has(v['type']) && !('payload' in v) && !('uuid' in v);
+    // A message object under `message` is Cursor's agent transcript (`{"role":…,"message":
+    // {"content":[…]}}`): an Amplifier message holds its content itself, and read as one, each
+    // Cursor line would be a message with nothing in it, and the file a session with no finding.
+    return (
+      conversationRoles.has(v['role']) && !foreignTypes.has(v['type']) && !('payload' in v) && !('uuid' in v) && !isRecord(v['message'])
+    );
   },
   claimsPath(p) {
     return /[\\/]\.amplifier[\\/]projects[\\/][^\\/]+[\\/]sessions[\\/][^\\/]+[\\/]transcript\.jsonl$/.test(p);
