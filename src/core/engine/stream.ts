@@ -1,7 +1,7 @@
 import type { RuleConfig } from '../config/ruleConfig';
 import type { Logger } from '../lib/logger';
 import type { AgentKind } from '../model/agent';
-import type { NormalizedEvent } from '../model/events';
+import type { MalformedEvent, NormalizedEvent } from '../model/events';
 import type { FormatAdapter } from '../parse/adapter';
 import { TranscriptParser } from '../parse/transcript';
 import { RuleEngine, type FindingSink } from './engine';
@@ -37,6 +37,8 @@ export class TranscriptStream {
   readonly engine: RuleEngine;
   private readonly parser: TranscriptParser;
   private released = false;
+  /** The last line reported as truncated while its newline may still come (see `settle`). */
+  private heldLine: MalformedEvent | undefined;
 
   constructor(opts: TranscriptStreamOptions) {
     this.engine = new RuleEngine({
@@ -87,9 +89,16 @@ export class TranscriptStream {
   }
 
   push(chunk: Uint8Array): void {
-    if (!this.released) {
-      this.parser.push(chunk);
+    if (this.released) {
+      return;
     }
+    if (this.heldLine && chunk.length > 0) {
+      // More of the line reported as truncated: its writer was not done with it after all.
+      const held = this.heldLine;
+      this.heldLine = undefined;
+      this.engine.handle({ ...held, provisional: 'withdraw' });
+    }
+    this.parser.push(chunk);
   }
 
   /** Events that did not come from transcript bytes (Amplifier's events.jsonl, hook records). */
@@ -124,9 +133,24 @@ export class TranscriptStream {
     return this.parser.readDocument(settled, unreadBytes);
   }
 
-  /** Live: the file has been quiet; what the parser held for lines to come is read (see FormatParser.settle). */
+  /**
+   * Live: the file has been quiet; what the parser held for lines to come is read (see
+   * FormatParser.settle), and a last line still without its newline that is not complete JSON
+   * is reported as `check` reports it at the end of the file, on the same line. It is only
+   * provisional: the rules keep no state from it, and more bytes of the line withdraw it.
+   * (The observers do not see it: the timeline shows the finding, not a row for a line that
+   * may yet be read.)
+   */
   settle(): void {
     this.parser.settle();
+    if (this.heldLine || this.released) {
+      return;
+    }
+    const held = this.parser.heldLine();
+    if (held) {
+      this.heldLine = held;
+      this.engine.handle({ ...held, provisional: 'report' });
+    }
   }
 }
 

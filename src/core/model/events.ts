@@ -283,6 +283,14 @@ export interface MalformedEvent {
   detail: string;
   /** A truncated last line at end of input: the writer may still be writing it. */
   atEnd?: boolean;
+  /**
+   * Live only, a 'truncated' line: the last line of a transcript quiet for a while, still
+   * without its newline (see TranscriptStream.settle). 'report': said now as `check` says it at
+   * the end of the file; 'withdraw': more of the line came, and what was said is taken back (it
+   * is judged again once the file is quiet again). Either way no record was lost (yet), and the
+   * line is read as any other once its newline comes.
+   */
+  provisional?: 'report' | 'withdraw';
   /** The file is one JSON document (Gemini CLI's legacy session) that does not parse: nothing in it was read. */
   document?: boolean;
 }

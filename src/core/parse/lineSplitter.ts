@@ -88,6 +88,25 @@ export class LineSplitter {
     }
   }
 
+  /**
+   * The unterminated last line held now, as `end()` would emit it, left held: live, its
+   * newline may still come. Undefined when no bytes are held.
+   */
+  peek(): RawLine | undefined {
+    if (this.pendingBytes === 0 && !this.discarding) {
+      return undefined;
+    }
+    const { pending, pendingBytes, discarding, lineNo, offset } = this;
+    // flush() only replaces `pending` (the parts are not written to), so they can be put back.
+    const line = this.flush(false);
+    this.pending = pending;
+    this.pendingBytes = pendingBytes;
+    this.discarding = discarding;
+    this.lineNo = lineNo;
+    this.offset = offset;
+    return line;
+  }
+
   private hold(bytes: Uint8Array): void {
     if (bytes.length === 0) {
       return;

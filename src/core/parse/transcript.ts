@@ -170,6 +170,29 @@ export class TranscriptParser {
     }
   }
 
+  /**
+   * Live: what `end()` would report of the last line, still without its newline, were the
+   * file to end now: the 'truncated' line `check` reports, or undefined (no line held, or one
+   * that is complete JSON, or a file whose format is not known yet). The line stays held: its
+   * newline may still come.
+   */
+  heldLine(): MalformedEvent | undefined {
+    if (this.document || !this.parser) {
+      return undefined;
+    }
+    const raw = this.splitter.peek();
+    if (!raw || raw.tooLong || firstChar(raw.text) === -1) {
+      return undefined;
+    }
+    try {
+      JSON.parse(raw.text);
+      return undefined;
+    } catch (e) {
+      // Records run together are each read at the end, as `line()` reads them: not truncated.
+      return splitRecords(raw.text) ? undefined : truncatedLine(raw, e instanceof Error ? e.message : String(e));
+    }
+  }
+
   /** A malformed line: reported now once the format is known, else held until it is (or the end). */
   private broken(e: MalformedEvent): void {
     if (this.parser) {
@@ -266,13 +289,7 @@ export class TranscriptParser {
         return;
       }
       if (!raw.terminated) {
-        this.broken({
-          kind: 'malformed',
-          at: lineSpan(raw),
-          reason: 'truncated',
-          detail: `the last line ends without a newline and is not complete JSON (${message}); the writer may have been cut off`,
-          atEnd: true,
-        });
+        this.broken(truncatedLine(raw, message));
       } else if (errorAt) {
         this.unreadableDocument = true;
         this.broken({ kind: 'malformed', at: errorAt(message), reason: 'invalid-json', detail: message, document: true });
@@ -393,6 +410,17 @@ export class TranscriptParser {
   get hasContent(): boolean {
     return this.sawContent;
   }
+}
+
+/** A last line without its newline that is not complete JSON (`message`: JSON.parse's complaint). */
+function truncatedLine(raw: RawLine, message: string): MalformedEvent {
+  return {
+    kind: 'malformed',
+    at: lineSpan(raw),
+    reason: 'truncated',
+    detail: `the last line ends without a newline and is not complete JSON (${message}); the writer may have been cut off`,
+    atEnd: true,
+  };
 }
 
 function describeThrown(e: unknown): string {

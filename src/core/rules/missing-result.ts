@@ -407,7 +407,8 @@ export const missingResult = defineRule({
         }
       },
       onMalformed(e) {
-        if (lostRecord.has(e.reason) && open.length > 0) {
+        // (A provisional one is a line still being written, or not: no record is lost yet.)
+        if (lostRecord.has(e.reason) && e.provisional === undefined && open.length > 0) {
           unreadable.push(e.at.line);
           if (unreadable.length > maxUnreadableKept) {
             unreadable.shift();

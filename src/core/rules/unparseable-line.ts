@@ -23,6 +23,10 @@ export const unparseableLine = defineRule({
   create(ctx) {
     return {
       onMalformed(e) {
+        if (e.provisional === 'withdraw') {
+          ctx.retract(`${e.at.line}:${e.reason}`);
+          return;
+        }
         const messageId = e.document
           ? 'document'
           : e.reason === 'truncated'

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import type { Finding } from '../../../src/core/model/finding';
 import { ClaudeTranscript } from '../support/claude';
 import { CodexRollout } from '../support/codex';
 import { LiveEnv } from '../support/liveEnv';
@@ -100,6 +101,34 @@ void describe('live monitor', () => {
     // Its call never came; nothing is reported twice when time passes again.
     env.monitor!.tick(Date.now() + 120_000);
     assert.deepEqual(brief(sortFindings([...env.announced])), expected);
+  });
+
+  void test('a last line left without its newline is reported once the file is quiet, as check reports it, and withdrawn when the rest comes', async () => {
+    env = new LiveEnv();
+    await env.start({ watchTree: false });
+    mkdirSync(env.projectDir, { recursive: true });
+    const id = 'aaaaaaaa-1111-4000-8000-000000000003';
+    const file = path.join(env.projectDir, `${id}.jsonl`);
+    const bytes = Buffer.from(new ClaudeTranscript(id, env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').say('m2', 'done').text());
+    // Cut inside the last line: its writer stopped (or has not finished) before its end.
+    const cut = bytes.length - 20;
+    writeFileSync(file, bytes.subarray(0, cut));
+    const checked = run(readFileSync(file), { file }).findings;
+    assert.deepEqual(checked.map((f) => `${f.rule}@${f.line}`), ['unparseable-line@4'], 'check reports the cut line');
+    const whole = (fs: readonly Finding[]): string[] => fs.map((f) => `${brief([f]).join()} ${f.message}`);
+    await waitFor(() => env.monitor!.session(file)?.bytes === cut, 10_000, 'the file read');
+    await env.monitor!.idle();
+    assert.deepEqual(liveFindings(env, file), [], 'not at once: the line may be in the middle of being written');
+    env.monitor!.tick(Date.now() + 60_000);
+    assert.deepEqual(whole(sortFindings(env.monitor!.findings.forFile(file))), whole(checked), 'once quiet, what check says, on its line');
+    // The rest of the line comes: the line was being written after all.
+    appendFileSync(file, bytes.subarray(cut));
+    await waitFor(() => liveFindings(env, file).length === 0, 10_000, () => `withdrawn: ${liveFindings(env, file).join(' ')}`);
+    await env.monitor!.idle();
+    env.monitor!.tick(Date.now() + 120_000);
+    assert.deepEqual(liveFindings(env, file), checkFindings(file));
+    assert.deepEqual(checkFindings(file), []);
+    assert.deepEqual(whole(env.announced), whole(checked), 'reported once');
   });
 
   void test('the clock set back: a result held for a call that never comes is still read once the file is quiet', async () => {
