@@ -161,6 +161,15 @@ export function tooOldToExplain(timestamp: string | undefined, now: number): boo
   return Number.isFinite(t) && now - t > maxInflightAge;
 }
 
+/**
+ * How often files that could not be read for their permissions are looked at again (ms): as
+ * often as the session watcher looks at the session folders it could not enter.
+ */
+const deniedLookMs = 1_000;
+
+/** A file its folder's (or its own) permissions keep from being read: neither gone nor known. */
+const denied = Symbol('denied');
+
 /** Windows kept per file: enough for every session that can plausibly be writing it at once. */
 const maxWindowsPerPath = 64;
 const alwaysIgnored = ['**/.git/**', '**/node_modules/**', '**/.hg/**', '**/.svn/**'];
@@ -184,6 +193,15 @@ export class WorkTree implements WorkTreeView {
   private watcher: FSWatcher | undefined;
   /** Tracked files with a watch on them. */
   private readonly watched = new Set<string>();
+  /**
+   * Tracked files that could not be read for their permissions (a folder `chmod 000`, a file of
+   * another user's): not deleted, and of unknown content. chokidar drops a file it cannot stat,
+   * and nothing watched it again once it could be read: every change made there afterwards
+   * went unseen (a lost update over it was no stale write). Looked at every `deniedLookMs`
+   * while any is denied, and watched again once readable.
+   */
+  private readonly denied = new Set<string>();
+  private deniedTimer: ReturnType<typeof setInterval> | undefined;
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly grace: number;
@@ -687,22 +705,34 @@ export class WorkTree implements WorkTreeView {
       return t.hashing;
     }
     const at = this.clock();
+    let change = isChange;
     t.hashing = (async () => {
       let observedAt = at;
       do {
         t.again = false;
         const hash = await hashFile(path, this.logger);
+        if (hash === denied) {
+          this.deny(path);
+          continue;
+        }
+        if (this.denied.delete(path)) {
+          this.logger.info(`[tree] ${path} can be read now; watching it`);
+          if (t.hash === undefined) {
+            // Never read before: what it holds now is where its history starts, not a change.
+            change = false;
+          }
+        }
         this.watchFile(path, hash !== null);
         if (hash !== t.hash) {
           const previous = t.hash;
           t.hash = hash;
           // The editor's save of this notebook is being read back: only then is it known
           // whether this content is what the user saved (bounded by the host; see userSavePending).
-          const saving = isChange || previous !== undefined ? this.opts.userSavePending?.(path) : undefined;
+          const saving = change || previous !== undefined ? this.opts.userSavePending?.(path) : undefined;
           if (saving) {
             await saving;
           }
-          if (isChange || previous !== undefined) {
+          if (change || previous !== undefined) {
             this.record(path, t, { path: this.spelled(path), at: observedAt, hash, previous, by: this.attribute(path, hash, observedAt) });
           }
         }
@@ -712,6 +742,37 @@ export class WorkTree implements WorkTreeView {
       t.hashing = undefined;
     });
     return t.hashing;
+  }
+
+  /** See `denied`. The file's watch goes: chokidar has dropped it, or will at its next event. */
+  private deny(path: string): void {
+    if (!this.denied.has(path)) {
+      this.denied.add(path);
+      this.logger.warn(`[tree] cannot read ${path} (permission denied); looking again every ${deniedLookMs / 1000} s`);
+    }
+    if (this.watched.delete(path)) {
+      this.watcher?.unwatch(path);
+    }
+    if (!this.deniedTimer && this.watcher) {
+      this.deniedTimer = setInterval(() => this.retryDenied(), deniedLookMs);
+      this.deniedTimer.unref?.();
+    }
+  }
+
+  private retryDenied(): void {
+    for (const path of this.denied) {
+      const t = this.tracked.get(path);
+      if (t) {
+        // A change, if it was known before: what happened meanwhile is looked for.
+        void this.rehash(path, t, true);
+      } else {
+        this.denied.delete(path);
+      }
+    }
+    if (this.denied.size === 0 && this.deniedTimer) {
+      clearInterval(this.deniedTimer);
+      this.deniedTimer = undefined;
+    }
   }
 
   /** Who made a change; `notBy`: a session known not to have made it (see wroteOverUnseen). */
@@ -762,6 +823,8 @@ export class WorkTree implements WorkTreeView {
   }
 
   async dispose(): Promise<void> {
+    clearInterval(this.deniedTimer);
+    this.deniedTimer = undefined;
     this.changed.dispose();
     const w = this.watcher;
     this.watcher = undefined;
@@ -778,8 +841,8 @@ function authorOf(w: Pick<Inflight, 'session' | 'sessionId' | 'line'>): ChangeAu
   };
 }
 
-/** sha256 of a file's bytes, streamed; null when it does not exist. */
-async function hashFile(path: string, logger: Logger = nullLogger): Promise<string | null> {
+/** sha256 of a file's bytes, streamed; null when it does not exist; `denied` when its permissions keep it from being read. */
+async function hashFile(path: string, logger: Logger = nullLogger): Promise<string | null | typeof denied> {
   try {
     const info = await stat(path);
     if (!info.isFile()) {
@@ -792,6 +855,9 @@ async function hashFile(path: string, logger: Logger = nullLogger): Promise<stri
     return h.digest('hex');
   } catch (e) {
     const code = errnoCode(e);
+    if (code === 'EACCES' || code === 'EPERM') {
+      return denied;
+    }
     if (code !== 'ENOENT' && code !== 'ENOTDIR') {
       logger.warn(`[tree] cannot hash ${path}: ${describeError(e)}`);
     }

@@ -128,6 +128,60 @@ void describe('agent-guard watch', () => {
     );
   });
 
+  void test('a working-tree folder it may not read at first is followed once it may: a change made there is seen', { skip: process.platform === 'win32' }, async () => {
+    const ws = path.join(tmp, 'ws-tree-denied');
+    const codexHome = path.join(tmp, 'codex-tree-denied');
+    const sub = path.join(ws, 'sub');
+    const file = path.join(sub, 'app.ts');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(file, 'const a = 1;\nconst b = 2;\n');
+    const day = path.join(codexHome, 'sessions', '2026', '01', '02');
+    mkdirSync(day, { recursive: true });
+    const rollout = path.join(day, 'rollout-2026-01-02T03-04-05-s1.jsonl');
+    const r = new CodexRollout('s1', ws);
+    let written = 0;
+    const step = (fn: (r: CodexRollout) => void): void => {
+      fn(r);
+      appendFileSync(rollout, r.lines.slice(written).map((l) => l + '\n').join(''));
+      written = r.lines.length;
+    };
+    chmodSync(tmp, 0o755);
+    // Root ignores permission bits: run as nobody to see what a user would see.
+    const w = spawnCli(['watch', '--format', 'jsonl', '--no-guard'], {
+      cwd: ws,
+      env: { HOME: tmp, CLAUDE_CONFIG_DIR: path.join(tmp, 'claude-tree-denied'), CODEX_HOME: codexHome },
+      ...(process.getuid?.() === 0 ? { asUser: 65534 } : {}),
+    });
+    try {
+      await waitFor(() => w.err().includes('Press Ctrl-C'), 10_000, 'the start banner');
+      chmodSync(sub, 0o000);
+      // The session reads the file (it runs as another user, who may): the tree may not.
+      step((x) => x.user('bump a').shell('c1', 'cat sub/app.ts').output('c1', 'const a = 1;\nconst b = 2;'));
+      await waitFor(() => /EACCES|permission denied/.test(w.err()), 10_000, () => `the tree denied the file: ${w.err()}`);
+      chmodSync(sub, 0o755);
+      // Someone else changes the file, now that the folder can be read again.
+      await sleep(1_500);
+      writeFileSync(file, 'const a = 1;\nconst b = 3; // changed by hand\n');
+      // Longer than the attribution grace, and than a poll.
+      await sleep(1_500);
+      step((x) => x.patch('c2', '*** Begin Patch\n*** Update File: sub/app.ts\n@@\n-const a = 1;\n+const a = 2;\n*** End Patch').output('c2', 'Done!', true).say('done'));
+      await waitFor(() => w.out().includes('stale-write'), 10_000, () => `the lost update: ${w.out()} ${w.err()}`);
+    } finally {
+      chmodSync(sub, 0o755);
+      w.child.kill('SIGTERM');
+    }
+    assert.equal(await w.exited, 'exit 0', w.err());
+    assert.deepEqual(
+      w
+        .out()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { rule: string; line: number })
+        .map((x) => `${x.rule}@${x.line}`),
+      [`stale-write@${written - 2}`],
+    );
+  });
+
   void test('a warning about a file is one line, without the stack frames of the program (--verbose keeps them)', { skip: process.platform === 'win32' }, async () => {
     const ws = path.join(tmp, 'ws-fifo');
     const claude = path.join(tmp, 'claude-fifo');
