@@ -12,7 +12,8 @@ const bounded = (min: number, max: number) => z.int().check(z.minimum(min), z.ma
 const lineNo = bounded(1, 1e9);
 const index = bounded(0, 1e9);
 const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
-const maxRowsPerMessage = 200_000;
+/** The most rows one message carries: a host with more to send sends several. */
+export const maxRowsPerMessage = 200_000;
 /** The most rows the webview asks for at once. */
 const maxRowsPerRequest = 2_000;
 
@@ -29,6 +30,8 @@ const laneSchema = z.object({
   status: laneStatusSchema,
   line: lineNo,
   results: list(lineNo, 10_000),
+  /** Results of the call beyond those `results` lists. */
+  moreResults: z.optional(bounded(0, 1e9)),
   callLine: z.optional(lineNo),
 });
 export type Lane = z.infer<typeof laneSchema>;
@@ -77,6 +80,8 @@ const headerSchema = z.object({
    */
   unchecked: z.optional(text(400)),
   stats: z.object({ events: index, turns: index, messages: index, calls: index, lines: index }),
+  /** Arrows the host left out: the session has more than a message carries. */
+  edgesLeftOut: z.optional(index),
 });
 export type Header = z.infer<typeof headerSchema>;
 
@@ -95,6 +100,8 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
     rows: rowsSchema,
     edges: list(edgeSchema, 1_000_000),
     findings: list(findingSchema, 100_000),
+    /** Findings the host left out: the session has more than a message carries. */
+    findingsLeftOut: z.optional(index),
   }),
   /** The session grew: new and changed rows by index, new edges. */
   z.object({
@@ -107,7 +114,7 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   /** The answer to requestRows. */
   z.object({ type: z.literal('rows'), from: index, rows: rowsSchema }),
   /** The findings now (replaces the previous list). */
-  z.object({ type: z.literal('findings'), findings: list(findingSchema, 100_000) }),
+  z.object({ type: z.literal('findings'), findings: list(findingSchema, 100_000), findingsLeftOut: z.optional(index) }),
   /** Scroll to and focus an element (a finding's quick fix). */
   z.object({ type: z.literal('reveal'), ref: refSchema }),
 ]);

@@ -3,6 +3,7 @@
 // write render with their statuses, rules and arrows; it follows the session live; a click
 // opens the transcript line; and hostile transcript text renders as text, running nothing.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
@@ -230,6 +231,33 @@ suite('session timeline', () => {
       screenshot: 'timeline-hostile.png',
     };
     await uiCheck(check);
+  });
+
+  test('a session over what the timeline carries shows what it can and says what it left out', async function () {
+    // (More findings than a message carries, 100,000, are left out and counted by the host:
+    // the builder's unit test. Here 100,001 of them kept the extension host busy for minutes.)
+    this.timeout(120_000);
+    const ws = workspaceDir();
+    // One call answered 10,001 times: its lane used to carry every result line, over the
+    // protocol's 10,000, and the webview dropped the whole message: a blank timeline.
+    const many = path.join(claudeProjectDir(), 'f6a7b8c9-0000-4000-8000-000000000006.jsonl');
+    const m = new ClaudeTranscript('f6a7b8c9-0000-4000-8000-000000000006', ws).user('Answer many times').call('msg_1', 'toolu_MANY', 'Bash', { command: 'yes' });
+    for (let i = 0; i < 10_001; i++) {
+      m.result('toolu_MANY', `answer ${i}`);
+    }
+    try {
+      fs.writeFileSync(many, m.text());
+      await findingsOf(api, many, ['duplicate-result']);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('agentGuard.showTimeline', vscode.Uri.file(many));
+      await uiCheck({ id: 'over-bounds-lane', frame, selector: '.row-batch .lane[data-status="duplicate"] .tool', text: 'Bash' });
+      const focused: TimelineCheck = { id: 'over-bounds-focus', frame, selector: '.row-batch .lane[data-status="duplicate"]', focus: true };
+      await uiCheck(focused);
+      await uiCheck({ id: 'over-bounds-results', frame, selector: '.row-batch .lane[data-status="duplicate"][title*="and 9,001 more results not listed here"]', screenshot: 'timeline-over-bounds.png' });
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(many, { force: true });
+    }
   });
 
   test('with its agent turned off, an open timeline says the session is not checked, not that it has no findings', async () => {

@@ -1,17 +1,22 @@
 import { writeOps, type NormalizedEvent, type Role, type SessionInfo, type TextEvent, type ToolCall, type ToolResult } from '../model/events';
 import type { Finding } from '../model/finding';
 import { messageToJoin } from '../engine/conversation';
-import type {
-  BatchRow,
-  LaneStatus,
-  ResultsRow,
-  TimelineDelta,
-  TimelineEdge,
-  TimelineFinding,
-  TimelineHeader,
-  TimelineLane,
-  TimelineRef,
-  TimelineRow,
+import {
+  maxEdges,
+  maxFindingsShown,
+  maxLanesPerRow,
+  maxMoreFiles,
+  maxResultsListed,
+  type BatchRow,
+  type LaneStatus,
+  type ResultsRow,
+  type TimelineDelta,
+  type TimelineEdge,
+  type TimelineFinding,
+  type TimelineHeader,
+  type TimelineLane,
+  type TimelineRef,
+  type TimelineRow,
 } from './model';
 
 /** Transcript text is unbounded; what the timeline shows of it is not. */
@@ -231,6 +236,19 @@ export class TimelineBuilder {
     return best === undefined ? undefined : { row: best };
   }
 
+  /**
+   * Places findings on the elements of their lines, in timeline order: at most
+   * `maxFindingsShown`, the most severe kept; `leftOut` says how many were not.
+   */
+  attachBounded(findings: readonly Finding[]): { findings: TimelineFinding[]; leftOut: number } {
+    if (findings.length <= maxFindingsShown) {
+      return { findings: this.attach(findings), leftOut: 0 };
+    }
+    const rank = { error: 0, warning: 1, info: 2 } as const;
+    const kept = [...findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.line - b.line).slice(0, maxFindingsShown);
+    return { findings: this.attach(kept), leftOut: findings.length - kept.length };
+  }
+
   /** Places findings on the elements of their lines, in timeline order. */
   attach(findings: readonly Finding[]): TimelineFinding[] {
     const out: TimelineFinding[] = [];
@@ -295,7 +313,7 @@ export class TimelineBuilder {
   private onCall(e: ToolCall): void {
     const msg = this.messageFor('assistant', e.messageKey);
     let rowIndex = msg.batchRow;
-    if (rowIndex === undefined) {
+    if (rowIndex === undefined || (this.rowList[rowIndex] as BatchRow).lanes.length >= maxLanesPerRow) {
       rowIndex = this.push({ kind: 'batch', line: e.at.line, turn: this.turn, message: msg.no, lanes: [] });
       msg.batchRow = rowIndex;
     } else {
@@ -310,7 +328,7 @@ export class TimelineBuilder {
       tool: clip(e.tool, maxToolChars),
       category: e.category,
       ...(first ? { path: clip(this.relative(first.path), maxPathChars) } : {}),
-      ...(e.accesses.length > 1 ? { more: e.accesses.length - 1 } : {}),
+      ...(e.accesses.length > 1 ? { more: Math.min(e.accesses.length - 1, maxMoreFiles) } : {}),
       status: earlier ? 'duplicate' : 'pending',
       line: e.at.line,
       results: [],
@@ -337,7 +355,7 @@ export class TimelineBuilder {
     for (const path of state.writes ? new Set(state.writes) : []) {
       const read = this.lastRead.get(path);
       if (read && (read.row !== ref.row || read.lane !== ref.lane)) {
-        this.edgeList.push({ kind: 'hb', from: read, to: ref });
+        this.edge({ kind: 'hb', from: read, to: ref });
       }
     }
   }
@@ -352,12 +370,16 @@ export class TimelineBuilder {
     }
     call.results++;
     const lane = this.laneOf(call.ref);
-    lane.results.push(e.at.line);
+    if (lane.results.length < maxResultsListed) {
+      lane.results.push(e.at.line);
+    } else {
+      lane.moreResults = (lane.moreResults ?? 0) + 1;
+    }
     this.touch(call.ref.row);
     if (call.results > 1) {
       lane.status = 'duplicate';
       const ref = this.stray(msg, e, 'duplicate', call);
-      this.edgeList.push({ kind: 'duplicate', from: ref, to: call.ref });
+      this.edge({ kind: 'duplicate', from: ref, to: call.ref });
       this.index(e.at.line, { ref, callId: e.callId });
       return;
     }
@@ -373,7 +395,7 @@ export class TimelineBuilder {
     } else {
       lane.status = call.duplicateId ? 'duplicate' : 'late';
       const ref = this.stray(msg, e, 'late', call);
-      this.edgeList.push({ kind: 'late', from: ref, to: call.ref });
+      this.edge({ kind: 'late', from: ref, to: call.ref });
       this.index(e.at.line, { ref, callId: e.callId });
     }
     if (!e.isError) {
@@ -390,7 +412,7 @@ export class TimelineBuilder {
   /** A result lane where an out-of-place result landed: the message's results row, if it is still the last row. */
   private stray(msg: Msg, e: ToolResult, status: LaneStatus, call: CallState | undefined): Required<TimelineRef> {
     let rowIndex = msg.strayRow;
-    if (rowIndex === undefined || rowIndex !== this.rowList.length - 1) {
+    if (rowIndex === undefined || rowIndex !== this.rowList.length - 1 || (this.rowList[rowIndex] as ResultsRow).lanes.length >= maxLanesPerRow) {
       rowIndex = this.push({ kind: 'results', line: e.at.line, turn: this.turn, message: msg.no, lanes: [] });
       msg.strayRow = rowIndex;
     } else {
@@ -412,6 +434,15 @@ export class TimelineBuilder {
     };
     row.lanes.push(lane);
     return { row: rowIndex, lane: row.lanes.length - 1 };
+  }
+
+  /** An arrow, while there are fewer than `maxEdges`; then only counted. */
+  private edge(e: TimelineEdge): void {
+    if (this.edgeList.length < maxEdges) {
+      this.edgeList.push(e);
+    } else {
+      this.head.edgesLeftOut = (this.head.edgesLeftOut ?? 0) + 1;
+    }
   }
 
   /** A result binds to the oldest call with its id that has no result yet, else the newest (as Conversation.resolve). */

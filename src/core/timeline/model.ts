@@ -37,8 +37,10 @@ export interface TimelineLane {
   status: LaneStatus;
   /** 1-based transcript line of the call (call lanes) or of the result (result lanes). */
   line: number;
-  /** Lines of the call's results, in arrival order (call lanes). */
+  /** Lines of the call's results, in arrival order (call lanes); the first `maxResultsListed`. */
   results: number[];
+  /** How many more results the call got than `results` lists. */
+  moreResults?: number;
   /** Line of the call a result lane answers. */
   callLine?: number;
 }
@@ -118,7 +120,30 @@ export interface TimelineHeader {
   cwd?: string;
   /** Counts so far. */
   stats: { events: number; turns: number; messages: number; calls: number; lines: number };
+  /** Arrows not drawn: the session has more than `maxEdges`. */
+  edgesLeftOut?: number;
 }
+
+/**
+ * What the timeline carries is bounded (its messages to the webview are validated against the
+ * protocol's bounds, and one over them is dropped whole: the timeline stayed blank). A hostile or
+ * runaway session goes over them; what is over is left out, and said to be.
+ *
+ * A row's lanes: a message with more calls (or a results row with more results) goes on in
+ * further rows, so no lane is left out.
+ */
+export const maxLanesPerRow = 10_000;
+/**
+ * Result lines a lane lists (its tooltip, its first three as links): more is a call answered a
+ * thousand times, which the lane's status and its findings already say.
+ */
+export const maxResultsListed = 1_000;
+/** Arrows the timeline keeps; the protocol carries a million. */
+export const maxEdges = 1_000_000;
+/** Findings the timeline shows; the protocol carries 100,000. The most severe are kept. */
+export const maxFindingsShown = 100_000;
+/** The protocol's bound on the files a lane says a call touches beyond its first. */
+export const maxMoreFiles = 1_000_000;
 
 /** A finding placed on the element of its line. */
 export interface TimelineFinding {

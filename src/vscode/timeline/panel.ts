@@ -7,7 +7,7 @@ import { TimelineBuilder } from '../../core/timeline/builder';
 import type { TimelineFinding, TimelineHeader, TimelineRef } from '../../core/timeline/model';
 import { amplifierWorkingFolder } from '../../io/amplifierFolder';
 import type { SessionFollow } from '../../io/liveMonitor';
-import { webviewMessageSchema, webviewStateSchema, type Header, type HostMessage } from '../../protocol/timeline';
+import { maxRowsPerMessage, webviewMessageSchema, webviewStateSchema, type Header, type HostMessage } from '../../protocol/timeline';
 import { reveal } from '../commands/open';
 import { webviewPanelIds } from '../ids';
 import { Disposable } from '../lifecycle';
@@ -318,10 +318,20 @@ class TimelinePanel extends Disposable {
     const b = this.builder;
     const target = this.focusTarget();
     const from = target ? Math.max(0, Math.min(target.row - initialRows / 4, b.total - initialRows)) : 0;
-    const findings = this.findings();
-    this.post({ type: 'init', path: this.file, header: this.header(b.header), total: b.total, from, rows: b.rows(from, from + initialRows), edges: [...b.edges], findings });
+    const { findings, leftOut } = this.findings();
+    this.post({
+      type: 'init',
+      path: this.file,
+      header: this.header(b.header),
+      total: b.total,
+      from,
+      rows: b.rows(from, from + initialRows),
+      edges: [...b.edges],
+      findings,
+      ...(leftOut > 0 ? { findingsLeftOut: leftOut } : {}),
+    });
     b.markSent();
-    this.sentFindings = JSON.stringify(findings);
+    this.sentFindings = JSON.stringify([findings, leftOut]);
     this.revealFocus();
   }
 
@@ -338,19 +348,24 @@ class TimelinePanel extends Disposable {
     }
     const delta = this.builder.takeDelta();
     if (delta) {
-      this.post({ type: 'append', header: this.header(delta.header), total: delta.total, rows: delta.rows, edges: delta.edges });
+      // Over the rows a message carries (a large session read at once), in several: one over
+      // the protocol's bounds is dropped whole by the webview. The edges go with the first.
+      const header = this.header(delta.header);
+      for (let i = 0; i === 0 || i < delta.rows.length; i += maxRowsPerMessage) {
+        this.post({ type: 'append', header, total: delta.total, rows: delta.rows.slice(i, i + maxRowsPerMessage), edges: i === 0 ? delta.edges : [] });
+      }
     }
-    const findings = this.findings();
-    const key = JSON.stringify(findings);
+    const { findings, leftOut } = this.findings();
+    const key = JSON.stringify([findings, leftOut]);
     if (key !== this.sentFindings) {
       this.sentFindings = key;
-      this.post({ type: 'findings', findings });
+      this.post({ type: 'findings', findings, ...(leftOut > 0 ? { findingsLeftOut: leftOut } : {}) });
     }
     this.revealFocus();
   }
 
-  private findings(): TimelineFinding[] {
-    return this.builder.attach(this.scope?.findingsFor(this.file) ?? []);
+  private findings(): { findings: TimelineFinding[]; leftOut: number } {
+    return this.builder.attachBounded(this.scope?.findingsFor(this.file) ?? []);
   }
 
   private focusTarget(): TimelineRef | undefined {
@@ -400,6 +415,7 @@ class TimelinePanel extends Disposable {
       live: this.follow !== undefined,
       ...this.unchecked(h),
       stats: { ...h.stats },
+      ...(h.edgesLeftOut !== undefined ? { edgesLeftOut: h.edgesLeftOut } : {}),
     };
   }
 

@@ -91,6 +91,9 @@ export class TimelineView {
   private readonly titleEl = h('strong', { class: 'title' });
   private readonly subtitleEl = h('span', { class: 'subtitle' });
   private readonly statsEl = h('span', { class: 'stats', 'aria-live': 'polite' });
+  /** What the host left out of a session too large for the timeline (see leftOutText); hidden when nothing. */
+  private readonly leftOutEl = h('span', { class: 'left-out', role: 'status' });
+  private findingsLeftOut = 0;
   // Not "live": the sessions view and the status bar call a session live when it was written in the
   // last minutes; this says the timeline follows the file, whatever the session's age.
   private readonly liveEl = h('span', { class: 'live', title: 'Follows the session: what it writes next appears here' }, 'following');
@@ -107,7 +110,8 @@ export class TimelineView {
     private readonly initialScroll: number | undefined,
   ) {
     const bar = h('header', { class: 'bar' });
-    append(bar, append(h('div', { class: 'heading' }), this.titleEl, this.subtitleEl), this.statsEl, legend(), this.nextEl, this.liveEl);
+    append(bar, append(h('div', { class: 'heading' }), this.titleEl, this.subtitleEl), this.statsEl, this.leftOutEl, legend(), this.nextEl, this.liveEl);
+    this.leftOutEl.hidden = true;
     append(this.arrows, arrowDefs(), this.arrowGroup);
     append(this.canvas, this.arrows);
     append(this.viewport, this.canvas);
@@ -138,6 +142,7 @@ export class TimelineView {
         this.widest = 1;
         this.store(m.from, m.rows);
         this.setEdges(m.edges);
+        this.findingsLeftOut = m.findingsLeftOut ?? 0;
         this.setFindings(m.findings);
         this.setHeader(m.header);
         this.layout();
@@ -178,6 +183,7 @@ export class TimelineView {
         return;
       }
       case 'findings':
+        this.findingsLeftOut = m.findingsLeftOut ?? 0;
         this.setFindings(m.findings);
         this.updateStats();
         this.schedule();
@@ -282,6 +288,9 @@ export class TimelineView {
     // A session not checked now has no findings to count: "no findings" would say it is clean.
     const verdict = this.header?.unchecked ?? (found.length > 0 ? found.join(' · ') : 'no findings');
     setText(this.statsEl, [...parts, verdict].join(' · '));
+    const leftOut = leftOutText(this.findingsLeftOut, this.header?.edgesLeftOut ?? 0);
+    setText(this.leftOutEl, leftOut);
+    this.leftOutEl.hidden = leftOut === '';
   }
 
   // ---- rendering --------------------------------------------------------------------
@@ -695,7 +704,9 @@ function laneTip(lane: Lane, findings: readonly TimelineFindingMessage[]): strin
     `${lane.tool} — ${statusText[lane.status]}: ${statusHelp[lane.status]}`,
     lane.path !== undefined ? `${lane.path}${lane.more ? ` (+${lane.more} more)` : ''}` : undefined,
     `${where}; id ${lane.callId}`,
-    lane.results.length > 0 ? `result${lane.results.length > 1 ? 's' : ''} on line ${lane.results.join(', ')}` : undefined,
+    lane.results.length > 0
+      ? `result${lane.results.length > 1 ? 's' : ''} on line ${lane.results.join(', ')}${lane.moreResults ? `, and ${plural(lane.moreResults, 'more result')} not listed here` : ''}`
+      : undefined,
     ...findings.map((f) => `${f.rule} (${f.severity}): ${f.message}`),
     'Enter or click opens the line',
   ]
@@ -772,6 +783,18 @@ function arrowDefs(): SVGElement {
 function agentLabel(agent: string): string {
   const labels: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI', amplifier: 'Amplifier' };
   return labels[agent] ?? agent;
+}
+
+/**
+ * A session over what the timeline carries (100,000 findings, a million arrows): what it does
+ * not show, said plainly, and where all of it is. Empty when nothing was left out.
+ */
+function leftOutText(findings: number, edges: number): string {
+  const parts = [
+    findings > 0 ? `${plural(findings, 'finding')} not shown (the least severe; the sessions view and agent-guard check list them all)` : undefined,
+    edges > 0 ? `${plural(edges, 'arrow')} not drawn` : undefined,
+  ].filter(Boolean);
+  return parts.length > 0 ? `Too large to show whole: ${parts.join('; ')}.` : '';
 }
 
 function plural(n: number, word: string): string {

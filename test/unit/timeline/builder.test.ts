@@ -314,6 +314,53 @@ void describe('TimelineBuilder', () => {
     assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.map((i) => i.path)));
   });
 
+  void it('a session over the protocol\'s bounds still makes valid messages, and says what it left out', () => {
+    // 10,001 results for one call, and a message of 10,001 parallel calls: every message over the
+    // protocol's bounds (10,000 result lines a lane, 10,000 lanes a row) was dropped whole by the
+    // webview, and the timeline stayed blank.
+    const t = cc().call('m1', A, 'Bash', { command: 'ls' });
+    for (let i = 0; i < 10_001; i++) {
+      t.result(A, `answer ${i}`);
+    }
+    t.say('m2', 'many at once');
+    for (let i = 0; i < 10_001; i++) {
+      t.call('m3', `toolu_P${String(i).padStart(6, '0')}`, 'Bash', { command: `echo ${i}` });
+    }
+    const { b, findings } = build(t.text());
+    const init = (fs: ReturnType<TimelineBuilder['attachBounded']>) => ({
+      type: 'init',
+      path: '/tmp/session.jsonl',
+      header: { ...b.header, file: 'session.jsonl', live: true },
+      total: b.total,
+      from: 0,
+      rows: b.rows(),
+      edges: b.edges,
+      findings: fs.findings,
+      ...(fs.leftOut > 0 ? { findingsLeftOut: fs.leftOut } : {}),
+    });
+    const parsed = hostMessageSchema.safeParse(init(b.attachBounded(findings)));
+    assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 3)));
+    // Shown: the call with its first results listed and the rest counted; every parallel call, over two rows.
+    const answered = lanes(b).find((x) => x.l.callId === A)!.l;
+    assert.equal(answered.status, 'duplicate');
+    assert.equal(answered.results.length + (answered.moreResults ?? 0), 10_001);
+    assert.ok(answered.results.length <= 10_000);
+    const parallel = b.rows().filter((r): r is BatchRow => r.kind === 'batch' && r.lanes.some((l) => l.callId.startsWith('toolu_P')));
+    assert.deepEqual(parallel.map((r) => r.lanes.length).reduce((x, y) => x + y, 0), 10_001);
+    assert.ok(parallel.every((r) => r.lanes.length <= 10_000));
+    // 100,001 findings: the most severe 100,000 are shown, and the one left out is counted.
+    const many: Finding[] = [];
+    for (let i = 0; i <= 100_000; i++) {
+      const severity = i === 0 ? 'info' : i % 2 === 0 ? 'error' : 'warning';
+      many.push({ ...findings[0]!, id: `x|${i}`, severity, line: 1 + (i % b.lastLine) });
+    }
+    const bounded = b.attachBounded(many);
+    assert.equal(bounded.leftOut, 1);
+    assert.ok(!bounded.findings.some((x) => x.severity === 'info'), 'the least severe is the one left out');
+    const withMany = hostMessageSchema.safeParse(init(bounded));
+    assert.ok(withMany.success && withMany.data.type === 'init' && withMany.data.findingsLeftOut === 1);
+  });
+
   void it('10,000 events: builds in linear work, compact, and locates every call line', () => {
     const t = new ClaudeTranscript();
     let n = 0;
