@@ -65,6 +65,8 @@ export class TranscriptParser {
   private documentBytes = 0;
   /** What adapters emit through: for a document, with its positions turned into lines and columns. */
   private emit: (e: NormalizedEvent) => void;
+  /** The formats the content is recognised among: the forced agent's, else all. */
+  private readonly candidates: readonly FormatAdapter[];
 
   constructor(private readonly opts: TranscriptParserOptions) {
     this.splitter = new LineSplitter(opts.maxLineBytes);
@@ -73,9 +75,12 @@ export class TranscriptParser {
       this.document = [];
     }
     // One agent can have several formats (Amplifier's transcript and its events log): the
-    // path decides between them, then the agent.
+    // path decides between them, else the content, among that agent's formats only. (The first
+    // of them was taken: an Amplifier transcript under an AMPLIFIER_HOME not named `.amplifier`,
+    // which its adapter does not claim, was read as an events log, and nothing in it was seen.)
     const ofAgent = opts.agent ? opts.adapters.filter((a) => a.agent === opts.agent) : [];
-    const forced = ofAgent.find((a) => a.claimsPath?.(opts.file)) ?? ofAgent[0];
+    this.candidates = ofAgent.length > 0 ? ofAgent : opts.adapters;
+    const forced = ofAgent.length === 1 ? ofAgent[0] : ofAgent.find((a) => a.claimsPath?.(opts.file));
     const byPath = forced ?? opts.adapters.find((a) => a.claimsPath?.(opts.file));
     if (byPath) {
       this.use(byPath);
@@ -312,7 +317,7 @@ export class TranscriptParser {
       this.feed(obj, raw);
       return;
     }
-    const found = this.opts.adapters.find((a) => a.sniff(obj));
+    const found = this.candidates.find((a) => a.sniff(obj));
     if (!found) {
       if (this.held.length < maxUndetectedLines) {
         this.held.push({ value: obj, raw });

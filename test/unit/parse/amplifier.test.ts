@@ -14,6 +14,7 @@ import { codexAdapter } from '../../../src/core/parse/codex/parser';
 import { geminiAdapter } from '../../../src/core/parse/gemini/parser';
 import { streamRules } from '../../../src/core/rules/registry';
 import { adapters } from '../../../src/core/parse/registry';
+import { TranscriptParser } from '../../../src/core/parse/transcript';
 import { checkFile } from '../../../src/io/checkFile';
 
 /** The directory holding package.json and test/fixtures (tests run from out/test/unit/parse). */
@@ -155,6 +156,31 @@ void describe('amplifierAdapter.sniff / claimsPath', () => {
     assert.ok(amplifierAdapter.claimsPath?.('C:\\Users\\u\\.amplifier\\projects\\C-Users-u-app\\sessions\\a2f9_reviewer\\transcript.jsonl'));
     assert.ok(!amplifierAdapter.claimsPath?.('/home/u/.amplifier/projects/-home-u-app/sessions/a2f9c4d1/events.jsonl'));
     assert.ok(!amplifierAdapter.claimsPath?.('/home/u/.amplifier/projects/-home-u-app/sessions/a2f9c4d1/transcript.jsonl.backup'));
+  });
+});
+
+void describe('Amplifier under an AMPLIFIER_HOME of any name', () => {
+  void test('read as the monitor reads it (its agent known from the folder): its transcript is a transcript, its events log a log', () => {
+    // The transcript adapter claims only …/.amplifier/…; the monitor forces the agent for any
+    // …/sessions/<id>/transcript.jsonl, and the first Amplifier format, the events log, was
+    // taken: nothing of the transcript was read live (no findings, an empty timeline).
+    const dir = '/srv/amp-home/projects/-srv-app/sessions/b8c9';
+    const lines = [
+      { role: 'user', content: 'Tidy the readme' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Looking first.' }], tool_calls: [{ id: 'call_1', tool: 'bash', arguments: { command: 'ls' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'README.md' },
+    ];
+    const events: NormalizedEvent[] = [];
+    const parser = new TranscriptParser({ file: join(dir, 'transcript.jsonl'), adapters, agent: 'amplifier', emit: (e) => events.push(e) });
+    parser.push(new TextEncoder().encode(lines.map((l) => JSON.stringify(l) + '\n').join('')));
+    parser.end();
+    assert.equal(parser.agent, 'amplifier');
+    assert.deepEqual(events.map((e) => `${e.kind} ${e.at.line}`), ['text 1', 'text 2', 'call 2', 'result 3']);
+    const log: NormalizedEvent[] = [];
+    const logParser = new TranscriptParser({ file: join(dir, 'events.jsonl'), adapters, agent: 'amplifier', emit: (e) => log.push(e) });
+    logParser.push(new TextEncoder().encode(JSON.stringify({ ts: '2026-03-01T09:00:00.000Z', lvl: 'INFO', schema: { name: 'amplifier.log', ver: '1.0.0' }, event: 'execution:start', session_id: 'b8c9', data: {} }) + '\n'));
+    logParser.end();
+    assert.deepEqual(log.map((e) => e.kind), ['session', 'execution']);
   });
 });
 
