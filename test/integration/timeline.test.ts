@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { amplifierSlug } from '../../src/core/discovery/locations';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
 import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
@@ -257,6 +258,37 @@ suite('session timeline', () => {
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       fs.rmSync(many, { force: true });
+    }
+  });
+
+  test('an Amplifier session with no working folder recorded is named by its agent and id, and says it has no folder', async () => {
+    // No events.jsonl or metadata.json beside the transcript: nothing names its working folder,
+    // and the transcript itself names neither its agent nor its id. The subtitle read "unknown".
+    const home = process.env['AMPLIFIER_HOME'];
+    assert.ok(home, 'AMPLIFIER_HOME is set: run through test/e2e/runTests.mjs');
+    const dir = path.join(home, 'projects', amplifierSlug(workspaceDir()), 'sessions', 'b8c9d0e1-0000-4000-8000-000000000008');
+    fs.mkdirSync(dir, { recursive: true });
+    const transcript = path.join(dir, 'transcript.jsonl');
+    const lines = [
+      { role: 'user', content: 'Tidy the readme' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Looking first.' }], tool_calls: [{ id: 'call_AMP1', tool: 'bash', arguments: { command: 'ls' } }] },
+      { role: 'tool', tool_call_id: 'call_AMP1', content: 'README.md' },
+    ].map((l) => JSON.stringify(l));
+    try {
+      await appendLines(transcript, lines, 10);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('agentGuard.showTimeline', vscode.Uri.file(transcript));
+      await uiCheck({
+        id: 'amplifier-no-folder',
+        frame,
+        selector: '.heading .subtitle',
+        text: 'Amplifier · session b8c9d0e1-0000-4000-8000-000000000008 · transcript.jsonl · no working folder recorded',
+        screenshot: 'timeline-amplifier-no-folder.png',
+      });
+      await uiCheck({ id: 'amplifier-no-folder-prompt', frame, selector: '.row-prompt .body', text: 'Tidy the readme' });
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,4 +1,5 @@
 import { writeOps, type NormalizedEvent, type Role, type SessionInfo, type TextEvent, type ToolCall, type ToolResult } from '../model/events';
+import type { AgentKind } from '../model/agent';
 import type { Finding } from '../model/finding';
 import { messageToJoin } from '../engine/conversation';
 import {
@@ -106,6 +107,20 @@ export class TimelineBuilder {
 
   get header(): TimelineHeader {
     return this.head;
+  }
+
+  /**
+   * What the caller knows of the session that its transcript may not say: the format it was
+   * read as, and the id its monitor names it by. An Amplifier transcript has no envelope (its
+   * id is its folder's name, its working folder is in the files beside it, when they name one),
+   * and its timeline said 'unknown' where the agent goes. The transcript's own session records
+   * win.
+   */
+  noteSession(agent: AgentKind | undefined, sessionId: string | undefined): void {
+    if (this.head.agent === 'unknown' && agent !== undefined) {
+      this.head.agent = agent;
+    }
+    this.head.sessionId ??= sessionId;
   }
 
   get total(): number {

@@ -15,6 +15,7 @@ import type { MonitorScope } from '../monitors';
 import { newNonce, timelineHtml } from './html';
 import { readEvents } from './source';
 import { Coalescer } from '../coalescer';
+import { sessionIdFromPath } from '../../core/model/sessionId';
 import { sessionTitle, tabTitle } from '../../core/model/sessionTitle';
 import { samePath } from '../../core/classify/paths';
 import { agentSettingKeys, enabledAgents, settingsPrefix } from '../../core/config/settings';
@@ -248,7 +249,12 @@ class TimelinePanel extends Disposable {
       const opts = follow
         ? { upTo: follow.consumedBytes, agent: follow.forcedAgent, end: false, cwd: follow.cwd }
         : { end: true, cwd: await amplifierWorkingFolder(this.file) };
-      await readEvents(this.file, opts, (e) => builder.add(e));
+      const agent = await readEvents(this.file, opts, (e) => builder.add(e));
+      // Named as the sessions view and the pickers name it: by the monitor's summary, else as
+      // the monitor would (the id a transcript without one has from its path).
+      const known = this.scope?.monitorOf(this.file)?.session(this.file);
+      const kind = agent ?? known?.agent;
+      builder.noteSession(kind, known?.sessionId ?? (kind !== undefined ? sessionIdFromPath(this.file, kind) : undefined));
     } catch (e) {
       this.log.warn(`[timeline] cannot read ${this.file}: ${describeError(e)}`);
     }

@@ -17,9 +17,10 @@ export interface ReadEventsOptions {
 
 /**
  * A transcript's normalized events, read again from disk (the timeline builds its model from
- * them when it opens, so the monitor need not keep any event in memory).
+ * them when it opens, so the monitor need not keep any event in memory). Returns the format it
+ * was read as (undefined: none recognised).
  */
-export async function readEvents(file: string, opts: ReadEventsOptions, emit: (e: NormalizedEvent) => void): Promise<void> {
+export async function readEvents(file: string, opts: ReadEventsOptions, emit: (e: NormalizedEvent) => void): Promise<AgentKind | undefined> {
   const parser = new TranscriptParser({ file, adapters, emit, ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
   if (opts.upTo === undefined || opts.upTo > 0) {
     const input = createReadStream(file, { highWaterMark: 1 << 20, ...(opts.upTo !== undefined ? { end: opts.upTo - 1 } : {}) });
@@ -30,4 +31,5 @@ export async function readEvents(file: string, opts: ReadEventsOptions, emit: (e
   if (opts.end) {
     parser.end();
   }
+  return parser.agent;
 }

@@ -267,7 +267,10 @@ export class TimelineView {
     // (once: a Claude Code transcript's file name is the id).
     setAttr(this.titleEl, 'title', header.sessionId !== undefined ? `${header.title ?? ''}\nSession ${header.sessionId}`.trim() : header.title ?? '');
     const id = header.sessionId !== undefined && !header.file.includes(header.sessionId) ? `session ${header.sessionId}` : undefined;
-    const subtitle = [agentLabel(header.agent), id, header.file, header.cwd].filter(Boolean).join(' · ');
+    // A session whose agent recorded no working folder (an Amplifier session whose files beside
+    // its transcript name none) says so, rather than leaving the place of the folder to guess.
+    const folder = header.cwd ?? (header.agent !== 'unknown' ? 'no working folder recorded' : undefined);
+    const subtitle = [agentLabel(header.agent), id, header.file, folder].filter(Boolean).join(' · ');
     setText(this.subtitleEl, subtitle);
     setAttr(this.subtitleEl, 'title', subtitle);
     this.liveEl.hidden = !header.live;
