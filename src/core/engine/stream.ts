@@ -39,6 +39,12 @@ export class TranscriptStream {
   private released = false;
   /** The last line reported as truncated while its newline may still come (see `settle`). */
   private heldLine: MalformedEvent | undefined;
+  /**
+   * Bytes came since the last line was last judged by `settle`: a quiet session is settled at
+   * every tick, and a long last line (complete JSON, only its newline missing) was parsed again
+   * at each.
+   */
+  private grown = true;
 
   constructor(opts: TranscriptStreamOptions) {
     this.engine = new RuleEngine({
@@ -92,6 +98,7 @@ export class TranscriptStream {
     if (this.released) {
       return;
     }
+    this.grown ||= chunk.length > 0;
     if (this.heldLine && chunk.length > 0) {
       // More of the line reported as truncated: its writer was not done with it after all.
       const held = this.heldLine;
@@ -143,9 +150,10 @@ export class TranscriptStream {
    */
   settle(): void {
     this.parser.settle();
-    if (this.heldLine || this.released) {
+    if (this.heldLine || this.released || !this.grown) {
       return;
     }
+    this.grown = false;
     const held = this.parser.heldLine();
     if (held) {
       this.heldLine = held;
