@@ -194,7 +194,7 @@ export class TranscriptParser {
       return undefined;
     } catch (e) {
       // Records run together are each read at the end, as `line()` reads them: not truncated.
-      return splitRecords(raw.text) ? undefined : truncatedLine(raw, e instanceof Error ? e.message : String(e));
+      return splitRecords(raw.text) ? undefined : truncatedLine(raw, errorMessage(e));
     }
   }
 
