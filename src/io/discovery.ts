@@ -82,6 +82,7 @@ export async function findTranscripts(target: string): Promise<Found> {
   }
   await walk(target, found, (file) => isTranscriptName(file));
   found.transcripts.sort((a, b) => a.file.localeCompare(b.file));
+  found.transcripts = oncePerFile(found.transcripts);
   found.tooDeep.sort((a, b) => a.localeCompare(b));
   return found;
 }
@@ -213,9 +214,26 @@ export async function findWorkspaceSessions(workspace: string, e: Environment, e
   for (const extra of extraFolders) {
     add(await findTranscripts(extra));
   }
-  const seen = new Set<string>();
-  found.transcripts = found.transcripts.filter((t) => (seen.has(t.file) ? false : (seen.add(t.file), true)));
+  found.transcripts = oncePerFile(found.transcripts);
   return found;
+}
+
+/**
+ * One entry per real file. A transcript reached by more than one path (a project folder that
+ * is a link to another, a link to a session beside it, an extra folder inside an agent's) was
+ * checked, and each of its findings reported, once per path. It is kept under the path that goes
+ * through no link when one was found, else under the first; in the order first found.
+ */
+function oncePerFile(transcripts: readonly FoundTranscript[]): FoundTranscript[] {
+  const byReal = new Map<string, FoundTranscript>();
+  for (const t of transcripts) {
+    const real = realPathOf(t.file) ?? t.file;
+    const kept = byReal.get(real);
+    if (kept === undefined || (kept.file !== real && t.file === real)) {
+      byReal.set(real, t);
+    }
+  }
+  return [...byReal.values()];
 }
 
 async function codexSessionsFor(spellings: readonly string[], e: Environment): Promise<Found> {

@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from 'chokidar';
+import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import {
@@ -17,7 +18,7 @@ import { errnoCode } from '../core/lib/errors';
 import { Emitter } from '../core/lib/event';
 import { describeError, nullLogger, type Logger } from '../core/lib/logger';
 import type { AgentKind } from '../core/model/agent';
-import { codexCwd, geminiProjectsOf, maxFolderDepth, skippedDirs, workspaceSpellings } from './discovery';
+import { codexCwd, geminiProjectsOf, maxFolderDepth, realPathOf, skippedDirs, workspaceSpellings } from './discovery';
 
 /**
  * How often (about once a second) a file that cannot be judged yet is asked about again;
@@ -75,6 +76,16 @@ export class SessionWatcher implements Disposable {
   private readonly roots: WatchedRoot[];
   private readonly watchers = new Map<WatchedRoot, FSWatcher>();
   private readonly known = new Map<string, AgentKind>();
+  /**
+   * One transcript reached by more than one path (a linked project folder, a link to a session
+   * beside it, an extra folder that is a link into an agent's): it is a session once, under the
+   * path it was first reported by; its other paths are aliases of that one, and an event on
+   * an alias is the session's. Reported twice, each of its findings was shown twice.
+   */
+  private readonly aliases = new Map<string, string>();
+  /** The real path of each file in `known`, and the reported path of each real path. */
+  private readonly realOf = new Map<string, string>();
+  private readonly reportedAs = new Map<string, string>();
   /** Codex rollouts of other workspaces: not read again on every change. */
   private readonly rejected = new Set<string>();
   /** Files `accepts` could not judge yet, with how often it was asked. */
@@ -275,7 +286,7 @@ export class SessionWatcher implements Disposable {
       if (p === root.path) {
         this.lostRoot(root);
       } else {
-        for (const f of [...this.known.keys()]) {
+        for (const f of [...this.known.keys(), ...this.aliases.keys()]) {
           if (f.startsWith(p + nodePath.sep)) {
             this.onUnlink(root, f);
           }
@@ -330,7 +341,7 @@ export class SessionWatcher implements Disposable {
         if (!root.skips?.has(e.name)) {
           await this.rescan(root, p, depth - 1);
         }
-      } else if (e.isFile() && namedLikeTranscript(root, p) && !this.known.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
+      } else if (e.isFile() && namedLikeTranscript(root, p) && !this.known.has(p) && !this.aliases.has(p) && !this.undecided.has(p) && !this.rejected.has(p) && !this.shelved.has(p)) {
         await this.onFile(root, p, 'add');
       }
     }
@@ -405,7 +416,7 @@ export class SessionWatcher implements Disposable {
     }
     this.watchers.delete(root);
     root.exists = false;
-    for (const [f] of [...this.known]) {
+    for (const f of [...this.known.keys(), ...this.aliases.keys()]) {
       if (f.startsWith(root.path + nodePath.sep)) {
         this.onUnlink(root, f);
       }
@@ -422,6 +433,14 @@ export class SessionWatcher implements Disposable {
     const agent = this.known.get(file);
     if (agent !== undefined) {
       this.events.fire({ type: 'change', file, agent });
+      return;
+    }
+    const reported = this.aliases.get(file);
+    if (reported !== undefined) {
+      const of = this.known.get(reported);
+      if (of !== undefined) {
+        this.events.fire({ type: 'change', file: reported, agent: of });
+      }
       return;
     }
     let ok: boolean | 'later';
@@ -461,8 +480,17 @@ export class SessionWatcher implements Disposable {
     if (!ok || this.known.has(file) || this.disposed) {
       return;
     }
+    const real = realPathOf(file) ?? file;
+    const first = this.reportedAs.get(real);
+    if (first !== undefined && first !== file && this.known.has(first)) {
+      this.aliases.set(file, first);
+      this.logger.debug(`${file} is the session ${first} by another path (both are ${real}): not followed twice`);
+      return;
+    }
     const detected = root.agent === 'claude-code' && this.opts.extraFolders?.some((x) => file.startsWith(nodePath.resolve(x))) ? (agentForPath(file) ?? 'claude-code') : root.agent;
     this.known.set(file, detected);
+    this.realOf.set(file, real);
+    this.reportedAs.set(real, file);
     this.events.fire({ type: 'add', file, agent: detected });
   }
 
@@ -473,16 +501,32 @@ export class SessionWatcher implements Disposable {
     }
   }
 
-  private onUnlink(_root: WatchedRoot, file: string): void {
+  private onUnlink(root: WatchedRoot, file: string): void {
     const agent = this.known.get(file);
     this.rejected.delete(file);
     this.undecided.delete(file);
     this.shelved.delete(file);
+    this.aliases.delete(file);
     if (agent === undefined) {
       return;
     }
     this.known.delete(file);
+    const real = this.realOf.get(file);
+    this.realOf.delete(file);
+    if (real !== undefined && this.reportedAs.get(real) === file) {
+      this.reportedAs.delete(real);
+    }
     this.events.fire({ type: 'unlink', file, agent });
+    // The path it was reported by is gone, not necessarily the file: one of its other paths
+    // that is still there is the session now (looked at as a new file: the first one taken).
+    for (const [alias, of] of [...this.aliases]) {
+      if (of === file) {
+        this.aliases.delete(alias);
+        if (existsSync(alias)) {
+          this.track(this.onFile(root, alias, 'add'));
+        }
+      }
+    }
   }
 
   dispose(): void {

@@ -280,4 +280,52 @@ void describe('session watcher', () => {
     await watcher.idle();
     assert.deepEqual([...new Set(events.map((e) => e.file))].sort(), [...wanted].sort());
   });
+  void test('a transcript reached through links (a linked project folder, a linked file beside its target) is one session, under one path, live and by check', async () => {
+    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
+    const real = path.join(root, 'disk', 'app');
+    const link = path.join(root, 'app');
+    mkdirSync(real, { recursive: true });
+    symlinkSync(real, link, 'dir');
+    // The workspace opened through its link has two spellings, and Claude Code's project folder
+    // of the one is a link to that of the other: every session in it is there under both names.
+    const claudeDir = path.join(root, 'claude');
+    const project = path.join(claudeDir, 'projects', encodeClaudeProject(real));
+    mkdirSync(project, { recursive: true });
+    symlinkSync(project, path.join(claudeDir, 'projects', encodeClaudeProject(link)), 'dir');
+    const line = (id: string): string => JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: id, cwd: real, message: { role: 'user', content: 'go' } }) + '\n';
+    const session = path.join(project, '11111111-2222-4333-8444-555555555555.jsonl');
+    writeFileSync(session, line('11111111-2222-4333-8444-555555555555'));
+    // A link to a session beside it (a folder of links to sessions also holds the sessions).
+    const other = path.join(project, '22222222-2222-4333-8444-555555555555.jsonl');
+    writeFileSync(other, line('22222222-2222-4333-8444-555555555555'));
+    symlinkSync(other, path.join(project, 'alias.jsonl'), 'file');
+    const environment = { home: root, env: { CLAUDE_CONFIG_DIR: claudeDir } };
+    const agents = { codex: false, gemini: false, amplifier: false };
+
+    const found = await findWorkspaceSessions(link, environment);
+    assert.deepEqual(found.transcripts.map((t) => realpathSync.native(t.file)).sort(), [other, session].sort(), 'check: each real file once');
+
+    const { watcher, events } = await started(root, { workspace: link, environment, agents });
+    await waitFor(() => events.length >= 2, 10_000, 'both sessions to be found');
+    // Each watcher reports a link's files in its own time: give a second name time to come.
+    await sleep(1500);
+    await watcher.idle();
+    const added = events.filter((e) => e.type === 'add').map((e) => e.file);
+    assert.deepEqual(added.map((f) => realpathSync.native(f)).sort(), [other, session].sort(), 'live: each real file added once');
+    assert.deepEqual([...watcher.files.keys()].sort(), [...added].sort());
+
+    // A write through the link is the session's change, under the name it was reported by.
+    const before = events.length;
+    appendFileSync(path.join(project, 'alias.jsonl'), line('22222222-2222-4333-8444-555555555555'));
+    await waitFor(() => events.length > before, 10_000, 'the change');
+    await sleep(500);
+    assert.ok(events.slice(before).every((e) => e.type === 'change' && added.includes(e.file)), JSON.stringify(events.slice(before)));
+
+    // The link removed: the session stays, under a path that is still there (whichever it was reported by).
+    rmSync(path.join(project, 'alias.jsonl'));
+    await sleep(1500);
+    await watcher.idle();
+    const now = [...watcher.files.keys()];
+    assert.deepEqual(now.map((f) => realpathSync.native(f)).sort(), [other, session].sort(), JSON.stringify(now));
+  });
 });
