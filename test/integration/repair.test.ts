@@ -9,12 +9,14 @@ import type { Finding } from '../../src/core/model/finding';
 import type { AgentGuardApi } from '../../src/vscode/agentGuard';
 import { ClaudeTranscript } from '../unit/support/claude';
 import { appendLines, claudeProjectDir, workspaceDir } from './support/transcripts';
+import { withMessages } from './support/messages';
 import { uiCheck, waitFor } from './support/ui';
 
 suite('repair', () => {
   let api: AgentGuardApi;
   let file: string;
   let original: string;
+  const backupsOf = (at: string): string[] => fs.readdirSync(path.dirname(at)).filter((n) => n.startsWith(path.basename(at) + '.bak-'));
 
   suiteSetup(async () => {
     api = await vscode.extensions.getExtension<AgentGuardApi>('agent-session-guard.agent-session-guard')!.activate();
@@ -49,8 +51,29 @@ suite('repair', () => {
     assert.equal(await picked, 'nothing', 'dismissing the list repairs nothing');
   });
 
+  /** Makes a session look as one that ended a while ago: its file last written ten minutes back. */
+  const ended = (at: string): void => {
+    const then = new Date(Date.now() - 10 * 60_000);
+    fs.utimesSync(at, then, then);
+  };
+
+  test('unconfirmed ({ confirm: false }), a session that looks live is refused, with the reason said, and nothing is written', async () => {
+    // Written a moment ago (suiteSetup): as far as repair can tell, the agent is still at it.
+    const f = api.findings().find((x) => x.file === file && x.rule === 'duplicate-result')!;
+    const outcome = await withMessages(async (shown) => {
+      const o = await vscode.commands.executeCommand<string>('agentGuard.repairSession', f, { confirm: false });
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0]!, /^Did not repair c3d4e5f6-0000-4000-8000-000000000003\.jsonl: the session looks live: the file was written \d+ s ago/);
+      return o;
+    }, 'showWarningMessage');
+    assert.equal(outcome, 'refused');
+    assert.equal(fs.readFileSync(file, 'utf8'), original);
+    assert.deepEqual(backupsOf(file), []);
+  });
+
   test('repairing shows the diff, keeps a byte-for-byte backup, and the findings go', async () => {
     const f = api.findings().find((x) => x.file === file && x.rule === 'duplicate-result')!;
+    ended(file);
     const outcome = await vscode.commands.executeCommand<string>('agentGuard.repairSession', f, { confirm: false });
     assert.equal(outcome, 'written');
     const diff = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'agent-guard-repair');
@@ -69,8 +92,6 @@ suite('repair', () => {
     const finding = await waitFor(() => api.findings().find((x) => x.file === at && x.rule === rule), 8000, `the ${rule} finding`);
     return { file: at, finding };
   }
-
-  const backupsOf = (at: string): string[] => fs.readdirSync(path.dirname(at)).filter((n) => n.startsWith(path.basename(at) + '.bak-'));
 
   test('a session whose pairing problem needs a person is refused as such, not called nothing to repair', async () => {
     // The call's result may be in the line that cannot be read: repair must not claim that none

@@ -85,7 +85,8 @@ async function pickRepairable(s: Services): Promise<string | undefined> {
  */
 export const repairSession = (s: Services, previews: RepairPreviews) => async (arg?: unknown, opts?: unknown): Promise<'written' | 'cancelled' | 'nothing' | 'refused'> => {
   // Automation (and the integration tests) can pass { confirm: false } to skip the dialogs;
-  // the diff is still shown and a backup is still saved.
+  // the diff is still shown and a backup is still saved. A session that looks live is then
+  // refused, and the user told why: the dialog that would let them go on is not shown.
   const ask = !(typeof opts === 'object' && opts !== null && (opts as { confirm?: unknown }).confirm === false);
   const file = asFinding(arg)?.file ?? asSessionFile(arg) ?? (typeof arg === 'string' ? arg : undefined) ?? (await pickRepairable(s));
   if (!file) {
@@ -137,7 +138,13 @@ export const repairSession = (s: Services, previews: RepairPreviews) => async (a
   try {
     const stat = await fsp.stat(file);
     const live = await liveness(file, stat, liveSeconds, plan.cwd);
-    if (isLive(live) && ask) {
+    if (isLive(live) && !ask) {
+      const why = `${describeLive(live, plan.cwd)}, and repairing a running session can lose what it writes next`;
+      s.log.warn(`[repair] not repairing ${file} unconfirmed: ${why}`);
+      void notify.warn(`Did not repair ${name}: ${why}. Stop the session first, or repair it from its diagnostic or the sessions view, where you can confirm.`);
+      return 'refused';
+    }
+    if (isLive(live)) {
       const go = await notify.warn(`Repair ${name} anyway?`, { modal: true, detail: `${describeLive(live, plan.cwd)}. Repairing a running session can lose what it writes next.` }, 'Repair Anyway');
       if (go !== 'Repair Anyway') {
         previews.delete(file);

@@ -5,13 +5,18 @@ import * as vscode from 'vscode';
 
 type Show = (message: string, ...rest: unknown[]) => Thenable<string | undefined>;
 
-/** Runs `body` with the extension's information messages (and their buttons) recorded, each answered with nothing. */
-export async function withMessages<T>(body: (shown: string[], buttons: string[][]) => Promise<T>): Promise<T> {
-  const window = vscode.window as { showInformationMessage: Show };
-  const show = window.showInformationMessage;
+type ShowKey = 'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage';
+
+/**
+ * Runs `body` with the extension's information messages (or, by `key`, its warnings or errors)
+ * and their buttons recorded, each answered with nothing.
+ */
+export async function withMessages<T>(body: (shown: string[], buttons: string[][]) => Promise<T>, key: ShowKey = 'showInformationMessage'): Promise<T> {
+  const window = vscode.window as Record<ShowKey, Show>;
+  const show = window[key];
   const shown: string[] = [];
   const buttons: string[][] = [];
-  window.showInformationMessage = (message, ...rest) => {
+  window[key] = (message, ...rest) => {
     const options = rest.find((r): r is vscode.MessageOptions => typeof r === 'object' && r !== null);
     shown.push([message, options?.detail].filter(Boolean).join('\n'));
     buttons.push(rest.filter((r): r is string => typeof r === 'string'));
@@ -20,6 +25,6 @@ export async function withMessages<T>(body: (shown: string[], buttons: string[][
   try {
     return await body(shown, buttons);
   } finally {
-    window.showInformationMessage = show;
+    window[key] = show;
   }
 }
