@@ -75,3 +75,53 @@ export function markdownCode(text: string): string {
   // No backtick can close the span early, and no line break end it (a blank line ends the paragraph).
   return '`' + text.replace(/`/g, '').replace(/[\r\n]+/g, ' ') + '`';
 }
+
+/**
+ * What the sessions view keeps about its session rows for their badges (a file decoration VS
+ * Code asks for by the row's URI): each row's transcript, by the row's URI, and what each row's
+ * badge showed when last asked, by transcript. Only the rows of the sessions there are now: a
+ * row's entries go with its session (`keepOnly`), where they had stayed for as long as the window,
+ * one more for each session any restart of the monitors had shown.
+ */
+export class SessionRows {
+  /** Keyed by the row URI's string: the URI VS Code asks a badge for names the file by `fsPath`, which on Windows lower-cases the drive letter the monitors' paths have. */
+  private readonly files = new Map<string, string>();
+  private readonly shown = new Map<string, string>();
+
+  /** The row of `file` was made, with this URI. */
+  row(uri: string, file: string): void {
+    this.files.set(uri, file);
+  }
+
+  fileOf(uri: string): string | undefined {
+    return this.files.get(uri);
+  }
+
+  /** The badge of `file`'s row was asked for, and showed what `key` says. */
+  showed(file: string, key: string): void {
+    this.shown.set(file, key);
+  }
+
+  /** The sessions whose badge is no longer what it showed (by `keyOf`); forgotten until asked for again. */
+  changed(keyOf: (file: string) => string): string[] {
+    const changed = [...this.shown].filter(([f, key]) => keyOf(f) !== key).map(([f]) => f);
+    for (const f of changed) {
+      this.shown.delete(f);
+    }
+    return changed;
+  }
+
+  /** Forgets the rows of every session but these (the sessions there are now). */
+  keepOnly(files: ReadonlySet<string>): void {
+    for (const [uri, file] of this.files) {
+      if (!files.has(file)) {
+        this.files.delete(uri);
+      }
+    }
+    for (const file of this.shown.keys()) {
+      if (!files.has(file)) {
+        this.shown.delete(file);
+      }
+    }
+  }
+}

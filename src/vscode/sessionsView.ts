@@ -4,7 +4,7 @@ import { agentLabels, type AgentKind } from '../core/model/agent';
 import type { Finding } from '../core/model/finding';
 import type { SessionSummary } from '../io/liveMonitor';
 import { commandIds, sessionRowQuery, viewIds } from './ids';
-import { findingRowText, markdownCode, sessionRowText, type SessionRowText } from './sessionRow';
+import { findingRowText, markdownCode, sessionRowText, SessionRows, type SessionRowText } from './sessionRow';
 import { Disposable } from './lifecycle';
 import type { MonitorScope } from './monitors';
 import { Coalescer } from './coalescer';
@@ -28,18 +28,14 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     // No `view.message`: VS Code hides the welcome content (the empty state, with its
     // buttons) while a tree view has a message.
     new Coalescer(() => {
+      this.rows.keepOnly(new Set(this.scope?.sessions().map((s) => s.file)));
       this.changed.fire(undefined);
       this.fireDecorations();
     }, 100),
   );
   private readonly decorationsChanged = this.register(new vscode.EventEmitter<vscode.Uri[]>());
-  /**
-   * Each session row's transcript, by its resourceUri: the URI VS Code asks a badge for names
-   * the file by `fsPath`, which on Windows lower-cases the drive letter the monitors' paths have.
-   */
-  private readonly rowFiles = new Map<string, string>();
-  /** What each session row's badge showed when VS Code last asked for it, by transcript. */
-  private readonly shown = new Map<string, string>();
+  /** The session rows' transcripts and badges, of the sessions there are now (see SessionRows). */
+  private readonly rows = new SessionRows();
 
   constructor(private readonly liveMs: () => number) {
     super();
@@ -48,7 +44,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
       vscode.window.registerFileDecorationProvider({
         onDidChangeFileDecorations: this.decorationsChanged.event,
         provideFileDecoration: (uri) => {
-          const file = uri.query === sessionRowQuery ? this.rowFiles.get(uri.toString()) : undefined;
+          const file = uri.query === sessionRowQuery ? this.rows.fileOf(uri.toString()) : undefined;
           return file !== undefined ? this.sessionDecoration(file) : undefined;
         },
       }),
@@ -62,7 +58,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   /** A session row's finding count, as a badge (see sessionRowText) coloured by the worst finding. */
   private sessionDecoration(file: string): vscode.FileDecoration | undefined {
     const row = this.badgeRow(file);
-    this.shown.set(file, badgeKey(row));
+    this.rows.showed(file, badgeKey(row));
     if (row.badge === undefined) {
       return undefined;
     }
@@ -76,10 +72,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
    * blinked out at each refresh.
    */
   private fireDecorations(): void {
-    const changed = [...this.shown].filter(([f, key]) => badgeKey(this.badgeRow(f)) !== key).map(([f]) => f);
-    for (const f of changed) {
-      this.shown.delete(f);
-    }
+    const changed = this.rows.changed((f) => badgeKey(this.badgeRow(f)));
     if (changed.length > 0) {
       this.decorationsChanged.fire(changed.map(rowUri));
     }
@@ -159,7 +152,7 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     // findings, not the Problems panel's count of its diagnostics (keyed by the bare URI).
     // Not a scheme of our own: VS Code does not decorate those in a tree view.
     item.resourceUri = rowUri(s.file);
-    this.rowFiles.set(item.resourceUri.toString(), s.file);
+    this.rows.row(item.resourceUri.toString(), s.file);
     item.contextValue = 'session';
     item.id = `session:${s.file}`;
     return item;

@@ -30,7 +30,7 @@ const updateHooksChoice = 'Preview and Update…';
 export class GuardHost extends Disposable {
   readonly quarantine: QuarantineStore;
   private readonly editorGuard: EditorGuard;
-  private readonly preview = new HooksPreview();
+  private readonly preview = this.register(new HooksPreview());
   /** The script the installed hook commands run: the shim, once written (see hookShim.ts). */
   private readonly hookScript: Promise<string>;
   /** The scope attach() last saw; a scope's readiness arriving after a newer one is ignored. */

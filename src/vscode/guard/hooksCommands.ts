@@ -21,16 +21,44 @@ interface FileChange {
   after: string | undefined;
 }
 
-/** Serves the preview documents: shown before anything is written, never saved. */
-export class HooksPreview implements vscode.TextDocumentContentProvider {
+/**
+ * Serves the preview documents: shown before anything is written, never saved. A preview's text
+ * is kept while its document is open, and dropped when VS Code closes it: each install or
+ * removal makes a new one, and they had all stayed for as long as the window.
+ */
+export class HooksPreview implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly texts = new Map<string, string>();
+  private readonly closing: vscode.Disposable;
+
+  /** `onDidClose`: the documents VS Code closes (the tests give their own). */
+  constructor(onDidClose: vscode.Event<vscode.TextDocument> = vscode.workspace.onDidCloseTextDocument) {
+    this.closing = onDidClose((d) => {
+      // A document whose language is set is closed and opened again at once, and stays open
+      // (changeHooks sets the preview's to diff): its text is still the one shown.
+      const uri = d.uri.toString();
+      if (d.uri.scheme === hooksPreviewScheme && !vscode.workspace.textDocuments.some((o) => o.uri.toString() === uri)) {
+        this.texts.delete(keyOf(d.uri));
+      }
+    });
+  }
+
   set(key: string, text: string): vscode.Uri {
     this.texts.set(key, text);
     return vscode.Uri.from({ scheme: hooksPreviewScheme, path: `/${key}.diff` });
   }
+
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.path.slice(1).replace(/\.diff$/, '')) ?? '';
+    return this.texts.get(keyOf(uri)) ?? '';
   }
+
+  dispose(): void {
+    this.closing.dispose();
+    this.texts.clear();
+  }
+}
+
+function keyOf(uri: vscode.Uri): string {
+  return uri.path.slice(1).replace(/\.diff$/, '');
 }
 
 async function plan(workspace: string, action: 'install' | 'uninstall', hookScript: string, failClosed: boolean): Promise<{ changes: FileChange[]; problems: string[] }> {

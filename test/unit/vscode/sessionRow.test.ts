@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Severity } from '../../../src/core/model/finding';
-import { findingRowText, markdownCode, sessionRowText } from '../../../src/vscode/sessionRow';
+import { findingRowText, markdownCode, sessionRowText, SessionRows } from '../../../src/vscode/sessionRow';
 
 const now = 1_000_000_000;
 const liveMs = 5 * 60_000;
@@ -54,4 +54,29 @@ void test("a transcript's session id stays one code span in the tooltip's Markdo
   assert.match(md, /^`[^`\r\n]*`$/);
   assert.equal(md, '`d4e5 ![x](https://evil.example/beacon.png) [Sign in](https://evil.example/) <img src=x>`');
   assert.equal(markdownCode('0c1f-42'), '`0c1f-42`');
+});
+
+void test("the rows' bookkeeping holds the sessions there are now: a session gone takes its row and its badge with it", () => {
+  const rows = new SessionRows();
+  const uri = (f: string): string => `file://${f}?agent-guard-session`;
+  for (const f of ['/s/a.jsonl', '/s/b.jsonl', '/s/c.jsonl']) {
+    rows.row(uri(f), f);
+    rows.showed(f, '1|1 finding|error');
+  }
+  rows.keepOnly(new Set(['/s/b.jsonl']));
+  assert.equal(rows.fileOf(uri('/s/a.jsonl')), undefined);
+  assert.equal(rows.fileOf(uri('/s/c.jsonl')), undefined);
+  assert.equal(rows.fileOf(uri('/s/b.jsonl')), '/s/b.jsonl');
+  // Only the remaining row's badge is compared: the others are not told to VS Code as changed.
+  const asked: string[] = [];
+  assert.deepEqual(
+    rows.changed((f) => (asked.push(f), '')),
+    ['/s/b.jsonl'],
+  );
+  assert.deepEqual(asked, ['/s/b.jsonl']);
+  // A badge that changed is forgotten until VS Code asks for it again.
+  assert.deepEqual(
+    rows.changed(() => ''),
+    [],
+  );
 });
