@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Logger } from '../core/lib/logger';
 import type { Finding } from '../core/model/finding';
 import type { Settings } from '../core/config/settings';
 import { registerCommands } from './commands/register';
@@ -48,15 +49,15 @@ export interface AgentGuardApi {
  * rebuilds the monitors (its restartable part) when the settings or the folders change.
  */
 export class AgentGuard extends Disposable implements Services {
-  readonly log = this.register(createLog());
+  readonly log: vscode.LogOutputChannel & Logger;
   /**
    * When this window started watching: a session written since then is current (see
    * `isCurrent`) for the status bar and the Problems panel alike.
    */
   private readonly since = Date.now();
-  readonly diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions(), (p) => this.editorPath(p)));
+  readonly diagnostics: DiagnosticsPublisher;
   private readonly view: SessionsView;
-  private readonly status = this.register(new StatusBar(this.since));
+  private readonly status: StatusBar;
   /** The open session timelines; they follow the current monitors. */
   private readonly timelines: TimelinePanels;
   private current: MonitorScope | undefined;
@@ -74,51 +75,57 @@ export class AgentGuard extends Disposable implements Services {
   private problemsSessions: Settings['problems.sessions'] = 'current';
   private readonly guard: GuardHost;
 
+  /** Throws if a part cannot be built or registered, having disposed what was (see abandon). */
   constructor(readonly context: vscode.ExtensionContext) {
     super();
-    this.view = this.register(new SessionsView(() => this.liveMs));
-    this.timelines = this.register(new TimelinePanels(context.extensionUri, this.log));
-    this.guard = this.register(new GuardHost(context, this.log, packageVersion(context), this.saves));
-    const previews = this.register(new RepairPreviews());
-    this.register(vscode.workspace.registerTextDocumentContentProvider(repairPreviewScheme, previews));
-    for (const d of registerCommands(this, this.timelines, previews)) {
-      this.register(d);
+    try {
+      this.log = this.register(createLog());
+      this.diagnostics = this.register(new DiagnosticsPublisher(() => this.hiddenSessions(), (p) => this.editorPath(p)));
+      this.status = this.register(new StatusBar(this.since));
+      this.view = this.register(new SessionsView(() => this.liveMs));
+      this.timelines = this.register(new TimelinePanels(context.extensionUri, this.log));
+      this.guard = this.register(new GuardHost(context, this.log, packageVersion(context), this.saves));
+      const previews = this.register(new RepairPreviews());
+      this.register(vscode.workspace.registerTextDocumentContentProvider(repairPreviewScheme, previews));
+      registerCommands(this, this.timelines, previews, (d) => this.register(d));
+      this.register(vscode.workspace.registerTextDocumentContentProvider(snapshotScheme, new SnapshotProvider()));
+      this.register(
+        vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new FindingActions(this.diagnostics, (f) => (f.callId !== undefined ? this.current?.monitorOf(f.file)?.knownCallLocation(f.file, f.callId)?.line : undefined)), {
+          providedCodeActionKinds: FindingActions.kinds,
+        }),
+      );
+      this.register(
+        vscode.workspace.onDidChangeConfiguration((e) => {
+          if (!affectsUs(e)) {
+            return;
+          }
+          if (needsRestart(e)) {
+            this.log.info('[config] settings changed; applying them');
+            this.restart();
+          } else {
+            // Only what the views show changed: no need to read every session again.
+            this.applyViewSettings(readSettings(this.log));
+            this.status.update(this.current, this.liveMs);
+            this.view.refresh();
+            this.diagnostics.sessionsChanged();
+          }
+        }),
+      );
+      this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.restart()));
+      this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.saved(pathOf(d.uri), d.getText(), Date.now())));
+      recordNotebookSaves(this.saves, (d) => this.register(d));
+      // Live/idle is a matter of time passing: refresh the summaries now and then.
+      const timer = setInterval(() => {
+        this.status.update(this.current, this.liveMs);
+        this.view.refresh();
+        this.diagnostics.sessionsChanged();
+      }, 30_000);
+      this.register({ dispose: () => clearInterval(timer) });
+      this.register({ dispose: () => this.disposeScope() });
+      this.restart();
+    } catch (e) {
+      this.abandon(e);
     }
-    this.register(vscode.workspace.registerTextDocumentContentProvider(snapshotScheme, new SnapshotProvider()));
-    this.register(
-      vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new FindingActions(this.diagnostics, (f) => (f.callId !== undefined ? this.current?.monitorOf(f.file)?.knownCallLocation(f.file, f.callId)?.line : undefined)), {
-        providedCodeActionKinds: FindingActions.kinds,
-      }),
-    );
-    this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!affectsUs(e)) {
-          return;
-        }
-        if (needsRestart(e)) {
-          this.log.info('[config] settings changed; applying them');
-          this.restart();
-        } else {
-          // Only what the views show changed: no need to read every session again.
-          this.applyViewSettings(readSettings(this.log));
-          this.status.update(this.current, this.liveMs);
-          this.view.refresh();
-          this.diagnostics.sessionsChanged();
-        }
-      }),
-    );
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.restart()));
-    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.saves.saved(pathOf(d.uri), d.getText(), Date.now())));
-    this.register(recordNotebookSaves(this.saves));
-    // Live/idle is a matter of time passing: refresh the summaries now and then.
-    const timer = setInterval(() => {
-      this.status.update(this.current, this.liveMs);
-      this.view.refresh();
-      this.diagnostics.sessionsChanged();
-    }, 30_000);
-    this.register({ dispose: () => clearInterval(timer) });
-    this.register({ dispose: () => this.disposeScope() });
-    this.restart();
   }
 
   scope(): MonitorScope | undefined {

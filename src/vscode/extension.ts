@@ -6,7 +6,8 @@ import { errorMessage } from '../core/lib/errors';
 
 /**
  * A composition root and nothing else: build the extension, hand its lifetime to VS Code.
- * VS Code shows no notification when an extension fails to activate, so we do.
+ * VS Code shows no notification when an extension fails to activate, so we do. A failure
+ * partway leaves nothing registered: AgentGuard disposes what it had made before it throws.
  */
 export function activate(context: vscode.ExtensionContext): AgentGuardApi {
   try {

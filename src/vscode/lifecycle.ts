@@ -22,13 +22,36 @@ export abstract class Disposable implements vscode.Disposable {
     return this.disposed;
   }
 
+  /**
+   * For a constructor that throws after registering: the caller never gets the object, so
+   * nothing else could dispose what it registered. Disposes it and throws `e` again, the error
+   * that says what went wrong (not one from the cleaning up after it).
+   */
+  protected abandon(e: unknown): never {
+    try {
+      this.dispose();
+    } catch {
+      // `e` is the one to report; everything was still disposed (see dispose).
+    }
+    throw e;
+  }
+
+  /** Disposes everything, newest first, even past one that throws; then throws the first such error. */
   dispose(): void {
     if (this.disposed) {
       return;
     }
     this.disposed = true;
+    let failed: { error: unknown } | undefined;
     for (const d of this.disposables.splice(0).reverse()) {
-      d.dispose();
+      try {
+        d.dispose();
+      } catch (e) {
+        failed ??= { error: e };
+      }
+    }
+    if (failed) {
+      throw failed.error;
     }
   }
 }

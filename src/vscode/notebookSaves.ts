@@ -24,7 +24,7 @@ const maxStates = 64;
  * save is only known to have happened (UserSaves.savedNear): a change then is never taken for
  * the user's, and the editor guard does not put the file back over it.
  */
-export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
+export function recordNotebookSaves(saves: UserSaves, own: (registration: vscode.Disposable) => void): void {
   /** Per notebook saved lately, its buffer's states since (with when each was seen). */
   const states = new Map<string, { at: number; cells: NotebookCellText[] }[]>();
   const keep = (nb: vscode.NotebookDocument, now: number, start: boolean): void => {
@@ -37,7 +37,9 @@ export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
     recent.push({ at: now, cells: notebookCells(nb) });
     states.set(path, recent.slice(-maxStates));
   };
-  const subscriptions = [
+  // Each to its owner as it is made: one that throws leaves those before it owned.
+  own({ dispose: () => states.clear() });
+  own(
     vscode.workspace.onWillSaveNotebookDocument((e) => {
       if (e.notebook.uri.scheme === 'file') {
         const now = Date.now();
@@ -45,11 +47,15 @@ export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
         saves.beginNotebookSave(pathOf(e.notebook.uri), now);
       }
     }),
+  );
+  own(
     vscode.workspace.onDidChangeNotebookDocument((e) => {
       if (e.notebook.uri.scheme === 'file' && states.has(pathOf(e.notebook.uri))) {
         keep(e.notebook, Date.now(), false);
       }
     }),
+  );
+  own(
     vscode.workspace.onDidSaveNotebookDocument((nb) => {
       if (nb.uri.scheme !== 'file') {
         return;
@@ -59,9 +65,8 @@ export function recordNotebookSaves(saves: UserSaves): vscode.Disposable {
       const path = pathOf(nb.uri);
       void readBack(saves, path, (states.get(path) ?? []).map((s) => s.cells), now);
     }),
-    vscode.workspace.onDidCloseNotebookDocument((nb) => states.delete(pathOf(nb.uri))),
-  ];
-  return vscode.Disposable.from(...subscriptions, { dispose: () => states.clear() });
+  );
+  own(vscode.workspace.onDidCloseNotebookDocument((nb) => states.delete(pathOf(nb.uri))));
 }
 
 async function readBack(saves: UserSaves, path: string, candidates: readonly NotebookCellText[][], at: number): Promise<void> {

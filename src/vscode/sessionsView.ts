@@ -39,16 +39,20 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
 
   constructor(private readonly liveMs: () => number) {
     super();
-    this.view = this.register(vscode.window.createTreeView(viewIds.sessions, { treeDataProvider: this, showCollapseAll: true }));
-    this.register(
-      vscode.window.registerFileDecorationProvider({
-        onDidChangeFileDecorations: this.decorationsChanged.event,
-        provideFileDecoration: (uri) => {
-          const file = uri.query === sessionRowQuery ? this.rows.fileOf(uri.toString()) : undefined;
-          return file !== undefined ? this.sessionDecoration(file) : undefined;
-        },
-      }),
-    );
+    try {
+      this.view = this.register(vscode.window.createTreeView(viewIds.sessions, { treeDataProvider: this, showCollapseAll: true }));
+      this.register(
+        vscode.window.registerFileDecorationProvider({
+          onDidChangeFileDecorations: this.decorationsChanged.event,
+          provideFileDecoration: (uri) => {
+            const file = uri.query === sessionRowQuery ? this.rows.fileOf(uri.toString()) : undefined;
+            return file !== undefined ? this.sessionDecoration(file) : undefined;
+          },
+        }),
+      );
+    } catch (e) {
+      this.abandon(e);
+    }
   }
 
   private badgeRow(file: string): SessionRowText {

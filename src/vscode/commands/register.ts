@@ -11,8 +11,12 @@ import { repairSession, type RepairPreviews } from './repair';
 /** The guard's commands are registered by the GuardHost, which owns what they need. */
 type GuardCommandId = (typeof commandIds)['installHooks' | 'uninstallHooks' | 'hooksStatus' | 'showQuarantine'];
 
-/** The command table: each command is a factory of its handler, given its dependencies. */
-export function registerCommands(s: Services, timelines: TimelinePanels, previews: RepairPreviews): vscode.Disposable[] {
+/**
+ * The command table: each command is a factory of its handler, given its dependencies. Each
+ * registration goes to `own` as it is made: one that throws (a command already registered)
+ * leaves those before it with their owner, not in a list the throw never returned.
+ */
+export function registerCommands(s: Services, timelines: TimelinePanels, previews: RepairPreviews, own: (registration: vscode.Disposable) => void): void {
   const table: Record<Exclude<(typeof commandIds)[keyof typeof commandIds], GuardCommandId>, (...args: unknown[]) => unknown> = {
     [commandIds.openFinding]: openFinding(s),
     [commandIds.openCall]: openCall(s),
@@ -29,5 +33,7 @@ export function registerCommands(s: Services, timelines: TimelinePanels, preview
     [commandIds.showWatchedFolders]: showWatchedFolders(s),
     [commandIds.openRuleDoc]: openRuleDoc(s),
   };
-  return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
+  for (const [id, handler] of Object.entries(table)) {
+    own(vscode.commands.registerCommand(id, handler));
+  }
 }

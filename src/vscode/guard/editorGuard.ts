@@ -35,13 +35,17 @@ export class EditorGuard extends Disposable {
     private readonly notify: (entry: QuarantineEntry, message: string, restored: boolean) => void,
   ) {
     super();
-    this.writes = new EditorWrites(mode, store, log, (path) => this.documentAt(path));
-    const w = vscode.workspace;
-    this.follow(w.onDidOpenTextDocument, w.onDidSaveTextDocument, w.onDidCloseTextDocument, w.onDidChangeTextDocument, (e) => e.document);
-    // A notebook in the notebook editor is no text document (its cells are, but they are no
-    // files: their scheme is vscode-notebook-cell): its own events.
-    this.follow(w.onDidOpenNotebookDocument, w.onDidSaveNotebookDocument, w.onDidCloseNotebookDocument, w.onDidChangeNotebookDocument, (e) => e.notebook);
-    this.register({ dispose: () => this.unsubscribe() });
+    try {
+      this.writes = new EditorWrites(mode, store, log, (path) => this.documentAt(path));
+      const w = vscode.workspace;
+      this.follow(w.onDidOpenTextDocument, w.onDidSaveTextDocument, w.onDidCloseTextDocument, w.onDidChangeTextDocument, (e) => e.document);
+      // A notebook in the notebook editor is no text document (its cells are, but they are no
+      // files: their scheme is vscode-notebook-cell): its own events.
+      this.follow(w.onDidOpenNotebookDocument, w.onDidSaveNotebookDocument, w.onDidCloseNotebookDocument, w.onDidChangeNotebookDocument, (e) => e.notebook);
+      this.register({ dispose: () => this.unsubscribe() });
+    } catch (e) {
+      this.abandon(e);
+    }
   }
 
   /** One kind of document's events: its file's disk version kept while it is open. */

@@ -66,49 +66,53 @@ export class GuardHost extends Disposable {
     saves: UserSaves,
   ) {
     super();
-    const direct = context.asAbsolutePath(nodePath.join('dist', 'hook.js'));
-    this.hookScript = writeHookShim(context.globalStorageUri.fsPath, direct, version).catch((e: unknown) => {
-      // Installing still works, but through a path the next update deletes: hooksStatus says so.
-      log.warn(`[hooks] could not write the hook shim in ${context.globalStorageUri.fsPath}, installing ${direct} directly: ${describeError(e)}`);
-      return direct;
-    });
-    this.register({
-      dispose: () => {
-        this.sessionsSubscription?.dispose();
-      },
-    });
-    this.quarantine = new QuarantineStore(context.globalStorageUri);
-    this.register(vscode.workspace.registerTextDocumentContentProvider(quarantineScheme, this.quarantine));
-    this.register(vscode.workspace.registerTextDocumentContentProvider(hooksPreviewScheme, this.preview));
-    this.editorGuard = this.register(
-      new EditorGuard('warn', this.quarantine, saves, log, (entry, message, restored) => {
-        this.notices.push({ entry, message, restored });
-        this.noticeBurst.schedule();
-      }),
-    );
-    // Each folder's own value: it is written into the hook command installed there.
-    const failClosed = (folder: vscode.WorkspaceFolder): boolean => readSettings(log, folder.uri)['guard.failClosed'];
-    const change = async (action: 'install' | 'uninstall', opts: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => {
-      const outcome = await changeHooks(action, this.preview, await this.hookScript, failClosed, log, opts);
-      if (outcome === 'written') {
-        void this.updateHooksContext();
-      }
-      return outcome;
-    };
-    this.register(vscode.commands.registerCommand(commandIds.installHooks, (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => change('install', opts ?? {})));
-    this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, (opts?: { confirm?: boolean }) => change('uninstall', opts ?? {})));
-    this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
-    this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
-    this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        for (const folder of vscode.workspace.workspaceFolders ?? []) {
-          if (e.affectsConfiguration(`${settingsPrefix}.guard.failClosed`, folder.uri)) {
-            void this.offerFailModeUpdate(folder, failClosed(folder));
-          }
+    try {
+      const direct = context.asAbsolutePath(nodePath.join('dist', 'hook.js'));
+      this.hookScript = writeHookShim(context.globalStorageUri.fsPath, direct, version).catch((e: unknown) => {
+        // Installing still works, but through a path the next update deletes: hooksStatus says so.
+        log.warn(`[hooks] could not write the hook shim in ${context.globalStorageUri.fsPath}, installing ${direct} directly: ${describeError(e)}`);
+        return direct;
+      });
+      this.register({
+        dispose: () => {
+          this.sessionsSubscription?.dispose();
+        },
+      });
+      this.quarantine = new QuarantineStore(context.globalStorageUri);
+      this.register(vscode.workspace.registerTextDocumentContentProvider(quarantineScheme, this.quarantine));
+      this.register(vscode.workspace.registerTextDocumentContentProvider(hooksPreviewScheme, this.preview));
+      this.editorGuard = this.register(
+        new EditorGuard('warn', this.quarantine, saves, log, (entry, message, restored) => {
+          this.notices.push({ entry, message, restored });
+          this.noticeBurst.schedule();
+        }),
+      );
+      // Each folder's own value: it is written into the hook command installed there.
+      const failClosed = (folder: vscode.WorkspaceFolder): boolean => readSettings(log, folder.uri)['guard.failClosed'];
+      const change = async (action: 'install' | 'uninstall', opts: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => {
+        const outcome = await changeHooks(action, this.preview, await this.hookScript, failClosed, log, opts);
+        if (outcome === 'written') {
+          void this.updateHooksContext();
         }
-      }),
-    );
-    void this.updateHooksContext();
+        return outcome;
+      };
+      this.register(vscode.commands.registerCommand(commandIds.installHooks, (opts?: { confirm?: boolean; folder?: vscode.WorkspaceFolder }) => change('install', opts ?? {})));
+      this.register(vscode.commands.registerCommand(commandIds.uninstallHooks, (opts?: { confirm?: boolean }) => change('uninstall', opts ?? {})));
+      this.register(vscode.commands.registerCommand(commandIds.hooksStatus, (opts?: { show?: boolean }) => this.showStatus(opts?.show ?? true)));
+      this.register(vscode.commands.registerCommand(commandIds.showQuarantine, () => this.showQuarantine()));
+      this.register(
+        vscode.workspace.onDidChangeConfiguration((e) => {
+          for (const folder of vscode.workspace.workspaceFolders ?? []) {
+            if (e.affectsConfiguration(`${settingsPrefix}.guard.failClosed`, folder.uri)) {
+              void this.offerFailModeUpdate(folder, failClosed(folder));
+            }
+          }
+        }),
+      );
+      void this.updateHooksContext();
+    } catch (e) {
+      this.abandon(e);
+    }
   }
 
   /**

@@ -50,16 +50,20 @@ export class TimelinePanels extends Disposable {
     private readonly log: Logger,
   ) {
     super();
-    this.register({
-      dispose: () => {
-        for (const p of [...this.panels.values()]) {
-          p.dispose();
-        }
-      },
-    });
-    // Without a serializer VS Code keeps no webview panel across a reload: the timelines the
-    // user had open were gone.
-    this.register(vscode.window.registerWebviewPanelSerializer(timelineViewType, { deserializeWebviewPanel: (panel, state) => this.revive(panel, state) }));
+    try {
+      this.register({
+        dispose: () => {
+          for (const p of [...this.panels.values()]) {
+            p.dispose();
+          }
+        },
+      });
+      // Without a serializer VS Code keeps no webview panel across a reload: the timelines the
+      // user had open were gone.
+      this.register(vscode.window.registerWebviewPanelSerializer(timelineViewType, { deserializeWebviewPanel: (panel, state) => this.revive(panel, state) }));
+    } catch (e) {
+      this.abandon(e);
+    }
   }
 
   show(file: string, focus?: TimelineFocus): void {
