@@ -328,4 +328,35 @@ void describe('session watcher', () => {
     const now = [...watcher.files.keys()];
     assert.deepEqual(now.map((f) => realpathSync.native(f)).sort(), [other, session].sort(), JSON.stringify(now));
   });
+  void test('the path a linked transcript was reported by goes while another still reaches it: the session is reported again under that one', async () => {
+    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
+    const workspace = path.join(root, 'ws');
+    mkdirSync(workspace, { recursive: true });
+    const claudeDir = path.join(root, 'claude');
+    const project = path.join(claudeDir, 'projects', encodeClaudeProject(workspace));
+    mkdirSync(project, { recursive: true });
+    // The transcript itself lives outside the watched folders; two links to it inside.
+    const stored = path.join(root, 'store', '33333333-2222-4333-8444-555555555555.jsonl');
+    mkdirSync(path.dirname(stored), { recursive: true });
+    writeFileSync(stored, JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: '33333333-2222-4333-8444-555555555555', cwd: workspace, message: { role: 'user', content: 'go' } }) + '\n');
+    const first = path.join(project, 'a.jsonl');
+    const second = path.join(project, 'b.jsonl');
+    symlinkSync(stored, first, 'file');
+    const { watcher, events } = await started(root, { workspace, environment: { home: root, env: { CLAUDE_CONFIG_DIR: claudeDir } }, agents: { codex: false, gemini: false, amplifier: false } });
+    await waitFor(() => events.length >= 1, 10_000, 'the session');
+    symlinkSync(stored, second, 'file');
+    await sleep(1500);
+    await watcher.idle();
+    assert.deepEqual(events.map((e) => [e.type, e.file]), [['add', first]], 'the second link is the same session');
+
+    rmSync(first);
+    await waitFor(() => events.length >= 3, 10_000, 'the session under its other path');
+    await watcher.idle();
+    assert.deepEqual(events.map((e) => [e.type, e.file]), [
+      ['add', first],
+      ['unlink', first],
+      ['add', second],
+    ]);
+    assert.deepEqual([...watcher.files.keys()], [second]);
+  });
 });
