@@ -79,16 +79,22 @@ export function markdownCode(text: string): string {
 /**
  * What the sessions view keeps about its session rows for their badges (a file decoration VS
  * Code asks for by the row's URI): each row's transcript, by the row's URI, and what each row's
- * badge showed when last asked, by transcript. Only the rows of the sessions there are now: a
- * row's entries go with its session (`keepOnly`), where they had stayed for as long as the window,
- * one more for each session any restart of the monitors had shown.
+ * badge showed when last asked, by transcript. Only the rows of the sessions there are now
+ * (`sync`), where they had stayed for as long as the window, one more for each session any
+ * restart of the monitors had shown.
+ *
+ * VS Code keeps each URI's decoration, the answer "none" included, until told it changed: a row
+ * whose session went and came back (a restart of the monitors reads every session again) would
+ * show what it was last given, or nothing. So `sync` names the sessions that came or went since
+ * the last one, to be told as changed with those whose badge did.
  */
 export class SessionRows {
   /** Keyed by the row URI's string: the URI VS Code asks a badge for names the file by `fsPath`, which on Windows lower-cases the drive letter the monitors' paths have. */
-  private readonly files = new Map<string, string>();
+  private files = new Map<string, string>();
   private readonly shown = new Map<string, string>();
+  private current = new Set<string>();
 
-  /** The row of `file` was made, with this URI. */
+  /** The row of `file` was made, with this URI (before the next `sync` may have seen its session). */
   row(uri: string, file: string): void {
     this.files.set(uri, file);
   }
@@ -102,6 +108,23 @@ export class SessionRows {
     this.shown.set(file, key);
   }
 
+  /**
+   * The sessions there are now, each with its row's URI: every other row is forgotten. Returns
+   * the sessions that came or went since the last call.
+   */
+  sync(sessions: readonly { file: string; uri: string }[]): string[] {
+    const now = new Set(sessions.map((s) => s.file));
+    const moved = [...[...now].filter((f) => !this.current.has(f)), ...[...this.current].filter((f) => !now.has(f))];
+    this.current = now;
+    this.files = new Map(sessions.map((s) => [s.uri, s.file]));
+    for (const file of this.shown.keys()) {
+      if (!now.has(file)) {
+        this.shown.delete(file);
+      }
+    }
+    return moved;
+  }
+
   /** The sessions whose badge is no longer what it showed (by `keyOf`); forgotten until asked for again. */
   changed(keyOf: (file: string) => string): string[] {
     const changed = [...this.shown].filter(([f, key]) => keyOf(f) !== key).map(([f]) => f);
@@ -109,19 +132,5 @@ export class SessionRows {
       this.shown.delete(f);
     }
     return changed;
-  }
-
-  /** Forgets the rows of every session but these (the sessions there are now). */
-  keepOnly(files: ReadonlySet<string>): void {
-    for (const [uri, file] of this.files) {
-      if (!files.has(file)) {
-        this.files.delete(uri);
-      }
-    }
-    for (const file of this.shown.keys()) {
-      if (!files.has(file)) {
-        this.shown.delete(file);
-      }
-    }
   }
 }

@@ -28,9 +28,9 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
     // No `view.message`: VS Code hides the welcome content (the empty state, with its
     // buttons) while a tree view has a message.
     new Coalescer(() => {
-      this.rows.keepOnly(new Set(this.scope?.sessions().map((s) => s.file)));
+      const moved = this.rows.sync((this.scope?.sessions() ?? []).map((s) => ({ file: s.file, uri: rowUri(s.file).toString() })));
       this.changed.fire(undefined);
-      this.fireDecorations();
+      this.fireDecorations(moved);
     }, 100),
   );
   private readonly decorationsChanged = this.register(new vscode.EventEmitter<vscode.Uri[]>());
@@ -71,12 +71,12 @@ export class SessionsView extends Disposable implements vscode.TreeDataProvider<
   }
 
   /**
-   * Only the rows whose badge changed since VS Code last asked for it: told that every
-   * decoration changed, VS Code drops them all and asks again, and every session's badge
-   * blinked out at each refresh.
+   * Only the rows whose badge changed since VS Code last asked for it, and those of the sessions
+   * that came or went (`moved`, see SessionRows): told that every decoration changed, VS Code
+   * drops them all and asks again, and every session's badge blinked out at each refresh.
    */
-  private fireDecorations(): void {
-    const changed = this.rows.changed((f) => badgeKey(this.badgeRow(f)));
+  private fireDecorations(moved: readonly string[]): void {
+    const changed = [...new Set([...this.rows.changed((f) => badgeKey(this.badgeRow(f))), ...moved])];
     if (changed.length > 0) {
       this.decorationsChanged.fire(changed.map(rowUri));
     }

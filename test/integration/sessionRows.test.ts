@@ -16,7 +16,7 @@ function session(file: string, id: string, lastActivity: number): SessionSummary
 }
 
 suite('sessions view rows', () => {
-  test("a session gone takes its row's badge with it, the others keep theirs", async () => {
+  test("a session gone takes its row's badge with it, the others keep theirs; one back is asked for again", async () => {
     const window = vscode.window as unknown as Record<'createTreeView' | 'registerFileDecorationProvider', unknown>;
     const createTreeView = window.createTreeView;
     const registerFileDecorationProvider = window.registerFileDecorationProvider;
@@ -42,16 +42,30 @@ suite('sessions view rows', () => {
       const finding = { severity: 'error' } as Finding;
       const scope = { sessions: () => sessions, findingsFor: () => [finding] } as unknown as MonitorScope;
       view.setScope(scope);
+      // The view's refresh (coalesced) has taken the sessions in.
+      await sleep(400);
       const [agent] = view.getChildren();
       const rows = view.getChildren(agent).map((n: SessionNode) => view.getTreeItem(n).resourceUri!);
       assert.equal(rows.length, 2);
       const badge = (uri: vscode.Uri): string | undefined => (provider!.provideFileDecoration(uri, new vscode.CancellationTokenSource().token) as vscode.FileDecoration | undefined)?.badge;
       assert.deepEqual(rows.map(badge), ['1', '1']);
 
+      const told: string[] = [];
+      provider!.onDidChangeFileDecorations!((uris) => told.push(...[uris].flat().map(String)));
       sessions = [stays];
       view.refresh();
       await sleep(400);
       assert.deepEqual(rows.map(badge), [undefined, '1']);
+      assert.deepEqual(told, [rows[0]!.toString()], 'the gone row is told as changed: VS Code drops the badge it keeps for it');
+
+      // Back (the monitors read every session again after a restart): VS Code is told to ask
+      // for its badge again, not left with the one it kept.
+      told.length = 0;
+      sessions = [gone, stays];
+      view.refresh();
+      await sleep(400);
+      assert.deepEqual(told, [rows[0]!.toString()]);
+      assert.deepEqual(rows.map(badge), ['1', '1']);
     } finally {
       view.dispose();
     }

@@ -56,14 +56,16 @@ void test("a transcript's session id stays one code span in the tooltip's Markdo
   assert.equal(markdownCode('0c1f-42'), '`0c1f-42`');
 });
 
-void test("the rows' bookkeeping holds the sessions there are now: a session gone takes its row and its badge with it", () => {
+void test("the rows' bookkeeping holds the sessions there are now: a session gone takes its row and its badge with it, and one that comes or goes is named", () => {
   const rows = new SessionRows();
   const uri = (f: string): string => `file://${f}?agent-guard-session`;
+  const of = (...files: string[]): { file: string; uri: string }[] => files.map((file) => ({ file, uri: uri(file) }));
+  assert.deepEqual(rows.sync(of('/s/a.jsonl', '/s/b.jsonl', '/s/c.jsonl')), ['/s/a.jsonl', '/s/b.jsonl', '/s/c.jsonl']);
   for (const f of ['/s/a.jsonl', '/s/b.jsonl', '/s/c.jsonl']) {
     rows.row(uri(f), f);
     rows.showed(f, '1|1 finding|error');
   }
-  rows.keepOnly(new Set(['/s/b.jsonl']));
+  assert.deepEqual(rows.sync(of('/s/b.jsonl')), ['/s/a.jsonl', '/s/c.jsonl']);
   assert.equal(rows.fileOf(uri('/s/a.jsonl')), undefined);
   assert.equal(rows.fileOf(uri('/s/c.jsonl')), undefined);
   assert.equal(rows.fileOf(uri('/s/b.jsonl')), '/s/b.jsonl');
@@ -79,4 +81,8 @@ void test("the rows' bookkeeping holds the sessions there are now: a session gon
     rows.changed(() => ''),
     [],
   );
+  // A session back (the monitors read again): named, so that VS Code asks for its badge again.
+  assert.deepEqual(rows.sync(of('/s/a.jsonl', '/s/b.jsonl')), ['/s/a.jsonl']);
+  assert.equal(rows.fileOf(uri('/s/a.jsonl')), '/s/a.jsonl');
+  assert.deepEqual(rows.sync(of('/s/a.jsonl', '/s/b.jsonl')), []);
 });
