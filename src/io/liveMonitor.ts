@@ -96,6 +96,9 @@ export interface SessionFollow extends Disposable {
  */
 const settleAfterMs = 2_000;
 
+/** The least wait before a settle is tried again (a read still running, the clock set back). */
+const minSettleRetryMs = 100;
+
 /** When a deleted transcript is looked at again (ms after the last look): soon, then less often, for about a minute. */
 const returnLookDelaysMs = [100, 300, 600, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 
@@ -150,6 +153,11 @@ interface LiveSession {
    */
   cwd: string | undefined;
   folder: Promise<void> | undefined;
+  /**
+   * Settles the session once it has been quiet for `settleAfterMs` after a read that found
+   * something new (see `settleSoon`).
+   */
+  settleTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
@@ -577,18 +585,58 @@ export class LiveMonitor implements Disposable {
 
   private tickOne(s: LiveSession, now: number): void {
     try {
-      if (!s.tail.busy && now - s.summary.lastActivity >= settleAfterMs) {
-        // Before the time-based rules: a result held for its call is then a result.
-        s.stream?.settle();
-        if (s.tail instanceof DocumentTail && s.tail.isUnsettled) {
-          // A document last seen half-written that stayed so: what the file holds is read.
-          void this.track(s.tail.settle());
-        }
-      }
+      // Before the time-based rules: a result held for its call is then a result.
+      this.settleOne(s, now);
       s.stream?.tick(now);
     } catch (e) {
       this.logger.error(`[monitor] tick failed for ${s.summary.file}: ${describeError(e)}`);
     }
+  }
+
+  /**
+   * A session quiet for `settleAfterMs`: what its parser held for lines that may still come (a
+   * Claude Code result written before its call, a last line without its newline) is read as it
+   * is, and a document last seen half-written is taken as it stands. False: not quiet yet.
+   */
+  private settleOne(s: LiveSession, now: number): boolean {
+    if (s.tail.busy || s.waking || now - s.summary.lastActivity < settleAfterMs) {
+      return false;
+    }
+    s.stream?.settle();
+    if (s.tail instanceof DocumentTail && s.tail.isUnsettled) {
+      // A document last seen half-written that stayed so: what the file holds is read.
+      void this.track(s.tail.settle());
+    }
+    return true;
+  }
+
+  /**
+   * Settles the session once it has been quiet for `settleAfterMs`, after a read that found
+   * something new. Left to the tick (15 s apart), what a parser held waited up to 17 s where
+   * the wait it needs is 2 s: a stray Claude Code result hung from a record the file does not
+   * hold took 11 s to be reported, where a stray result read at once takes milliseconds.
+   */
+  private settleSoon(s: LiveSession): void {
+    clearTimeout(s.settleTimer);
+    if (this.disposed) {
+      return;
+    }
+    const wait = Math.min(settleAfterMs, Math.max(minSettleRetryMs, s.summary.lastActivity + settleAfterMs - this.clock()));
+    s.settleTimer = setTimeout(() => {
+      s.settleTimer = undefined;
+      if (this.disposed || this.sessions.get(s.summary.file) !== s || !s.stream) {
+        // Gone, or asleep: hibernating settled it first.
+        return;
+      }
+      try {
+        if (!this.settleOne(s, this.clock())) {
+          this.settleSoon(s);
+        }
+      } catch (e) {
+        this.logger.error(`[monitor] settling ${s.summary.file} failed: ${describeError(e)}`);
+      }
+    }, wait);
+    s.settleTimer.unref?.();
   }
 
   private onFileEvent(e: SessionFileEvent): void {
@@ -629,6 +677,7 @@ export class LiveMonitor implements Disposable {
           sleptAt: 0,
           cwd: undefined,
           folder: undefined,
+          settleTimer: undefined,
         };
         this.sessions.set(e.file, s);
         void this.readFromStart(s, async () => {
@@ -776,12 +825,16 @@ export class LiveMonitor implements Disposable {
       this.findings.endGeneration(file, (f) => this.blind.owns(f.id));
     }
     const now = this.clock();
-    if (s.tail.bytesRead !== s.summary.bytes) {
+    const grew = s.tail.bytesRead !== s.summary.bytes;
+    if (grew) {
       s.summary.bytes = s.tail.bytesRead;
       if (!s.fresh) {
         s.summary.lastActivity = Math.max(s.summary.lastActivity, now);
       }
       this.sessionsChanged.fire(s.summary);
+    }
+    if (grew || (s.tail instanceof DocumentTail && s.tail.isUnsettled)) {
+      this.settleSoon(s);
     }
     this.blind.caughtUp(file, s.summary.agent);
     const wasFirst = s.fresh;
@@ -874,6 +927,7 @@ export class LiveMonitor implements Disposable {
     this.logger.info(`[monitor] ${file} was deleted`);
     const s = this.sessions.get(file);
     this.sessions.delete(file);
+    clearTimeout(s?.settleTimer);
     s?.tail.dispose();
     s?.stream?.release();
     this.findings.clearFile(file);
@@ -1172,6 +1226,7 @@ export class LiveMonitor implements Disposable {
       d.dispose();
     }
     for (const s of this.sessions.values()) {
+      clearTimeout(s.settleTimer);
       s.tail.dispose();
     }
     const closing = Promise.all([this.watcher.close(), this.tree?.dispose()]);

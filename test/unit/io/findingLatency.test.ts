@@ -1,0 +1,54 @@
+/**
+ * How long after an append its finding is reported, with real folders, real chokidar and real
+ * appends. The tick (time-based rules) is put out of reach: what an append shows must not wait
+ * for it. The bounds are loose for a loaded machine; what they catch is a finding that waits
+ * for the next tick, 15 s apart by default.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, test } from 'node:test';
+import { ClaudeTranscript } from '../support/claude';
+import { LiveEnv } from '../support/liveEnv';
+import { waitFor } from '../support/wait';
+
+/** No tick within any test's time. */
+const noTick = { watchTree: false, tickMs: 60 * 60_000 };
+
+/**
+ * What a prompt report may take under load. Held lines are read after 2 s of quiet (the
+ * monitor's settleAfterMs); an append read at once takes milliseconds.
+ */
+const promptMs = 8_000;
+
+let env: LiveEnv;
+afterEach(async () => {
+  await env?.dispose();
+});
+
+/** Appends `text` and resolves with how long `rule`'s finding on `file` then took to come. */
+async function latency(file: string, text: string, rule: string): Promise<number> {
+  const start = Date.now();
+  appendFileSync(file, text);
+  await waitFor(() => env.announced.some((f) => f.file === file && f.rule === rule), 20_000, `${rule} in ${path.basename(file)}`);
+  return Date.now() - start;
+}
+
+void test('Claude Code: a result held for a call that may still come is read once the file has been quiet for 2 s, not at the next tick', async () => {
+  env = new LiveEnv();
+  await env.start(noTick);
+  mkdirSync(env.projectDir, { recursive: true });
+  const id = 'aaaaaaaa-2222-4000-8000-000000000001';
+  const file = path.join(env.projectDir, `${id}.jsonl`);
+  const t = new ClaudeTranscript(id, env.workspace).user('go').call('m1', 'toolu_A', 'Bash', { command: 'ls' }).result('toolu_A', 'a').result('toolu_LOST', 'x');
+  const lines = t.text().trimEnd().split('\n');
+  writeFileSync(file, lines.slice(0, -1).join('\n') + '\n');
+  await waitFor(() => env.monitor!.session(file)?.bytes !== undefined && env.monitor!.session(file)!.bytes > 0, 10_000, 'the session read');
+  await env.monitor!.idle();
+  // Hung from a record the file does not hold: Claude Code writes a result a line before its
+  // call at times, so the parser waits for that record while the file is being written.
+  const lost = 'ffffffff-0000-4000-8000-000000000099';
+  const stray = JSON.stringify({ ...(JSON.parse(lines.at(-1)!) as object), parentUuid: lost, sourceToolAssistantUUID: lost }) + '\n';
+  const ms = await latency(file, stray, 'orphan-result');
+  assert.ok(ms < promptMs, `the stray result came ${ms} ms after its append`);
+});
