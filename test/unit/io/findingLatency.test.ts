@@ -5,11 +5,13 @@
  * for the next tick, 15 s apart by default.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, test } from 'node:test';
+import { amplifierSlug, geminiProjectHash } from '../../../src/core/discovery/locations';
 import { ClaudeTranscript } from '../support/claude';
 import { LiveEnv } from '../support/liveEnv';
+import { repoRoot } from '../support/repo';
 import { waitFor } from '../support/wait';
 
 /** No tick within any test's time. */
@@ -51,4 +53,39 @@ void test('Claude Code: a result held for a call that may still come is read onc
   const stray = JSON.stringify({ ...(JSON.parse(lines.at(-1)!) as object), parentUuid: lost, sourceToolAssistantUUID: lost }) + '\n';
   const ms = await latency(file, stray, 'orphan-result');
   assert.ok(ms < promptMs, `the stray result came ${ms} ms after its append`);
+});
+
+void test('Amplifier: a stray result and a missing result are reported within moments of the append, as Claude Code\u2019s are', async () => {
+  env = new LiveEnv();
+  await env.start(noTick);
+  const dir = path.join(env.root, '.amplifier', 'projects', amplifierSlug(env.workspace), 'sessions', 'sess-latency');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'transcript.jsonl');
+  const line = (m: object): string => JSON.stringify(m) + '\n';
+  const prompt = line({ role: 'user', content: 'go' });
+  writeFileSync(file, prompt);
+  await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(prompt), 10_000, 'the session read');
+  await env.monitor!.idle();
+  // Amplifier's parser holds nothing back: each of these is judged as its line is read.
+  const stray = await latency(file, line({ role: 'tool', tool_call_id: 'toolu_X', name: 'bash', content: 'stray' }), 'orphan-result');
+  appendFileSync(file, line({ role: 'assistant', content: [], tool_calls: [{ id: 'toolu_B', tool: 'bash', arguments: { command: 'ls' } }] }));
+  const missing = await latency(file, line({ role: 'assistant', content: [{ type: 'text', text: 'went on without it' }] }), 'missing-result');
+  assert.ok(stray < promptMs && missing < promptMs, `orphan-result ${stray} ms, missing-result ${missing} ms after their appends`);
+});
+
+void test('Gemini CLI: a stray result and a missing result in a JSONL session are reported within moments of the append', async () => {
+  env = new LiveEnv();
+  await env.start(noTick);
+  const chats = path.join(env.root, '.gemini', 'tmp', geminiProjectHash(env.workspace), 'chats');
+  mkdirSync(chats, { recursive: true });
+  const file = path.join(chats, 'session-2026-03-04T07-59-3f2b8c1e.jsonl');
+  // Line 7 answers the call of line 6 under another id; line 8 is the next prompt.
+  const lines = readFileSync(path.join(repoRoot(), 'test', 'fixtures', 'transcripts', 'gemini', 'orphan-result.jsonl'), 'utf8').trimEnd().split('\n');
+  const head = lines.slice(0, 6).join('\n') + '\n';
+  writeFileSync(file, head);
+  await waitFor(() => env.monitor!.session(file)?.bytes === Buffer.byteLength(head), 10_000, 'the session read');
+  await env.monitor!.idle();
+  const stray = await latency(file, lines[6]! + '\n', 'orphan-result');
+  const missing = await latency(file, lines.slice(7).join('\n') + '\n', 'missing-result');
+  assert.ok(stray < promptMs && missing < promptMs, `orphan-result ${stray} ms, missing-result ${missing} ms after their appends`);
 });
