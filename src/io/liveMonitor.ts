@@ -624,8 +624,7 @@ export class LiveMonitor implements Disposable {
     const wait = Math.min(settleAfterMs, Math.max(minSettleRetryMs, s.summary.lastActivity + settleAfterMs - this.clock()));
     s.settleTimer = setTimeout(() => {
       s.settleTimer = undefined;
-      if (this.disposed || this.sessions.get(s.summary.file) !== s || !s.stream) {
-        // Gone, or asleep: hibernating settled it first.
+      if (this.disposed || this.sessions.get(s.summary.file) !== s) {
         return;
       }
       try {

@@ -89,3 +89,28 @@ void test('Gemini CLI: a stray result and a missing result in a JSONL session ar
   const missing = await latency(file, lines.slice(7).join('\n') + '\n', 'missing-result');
   assert.ok(stray < promptMs && missing < promptMs, `orphan-result ${stray} ms, missing-result ${missing} ms after their appends`);
 });
+
+void test('Gemini CLI legacy: a session document left half-written is judged once the file has been quiet for 2 s, not at the next tick', async () => {
+  env = new LiveEnv();
+  await env.start(noTick);
+  const chats = path.join(env.root, '.gemini', 'tmp', geminiProjectHash(env.workspace), 'chats');
+  mkdirSync(chats, { recursive: true });
+  const file = path.join(chats, 'session-2026-03-20T10-00-0f0e0d0c.json');
+  const doc = JSON.stringify(
+    {
+      sessionId: '0f0e0d0c-0000-4000-8000-000000000001',
+      projectHash: geminiProjectHash(env.workspace),
+      startTime: '2026-03-20T10:00:00.000Z',
+      lastUpdated: '2026-03-20T10:00:05.000Z',
+      messages: [{ id: 'm1', timestamp: '2026-03-20T10:00:00.000Z', type: 'user', content: 'go' }],
+    },
+    null,
+    2,
+  );
+  // Gemini CLI rewrites the document in place: its writer stopped halfway, and stays so.
+  const start = Date.now();
+  writeFileSync(file, doc.slice(0, Math.floor(doc.length / 2)));
+  await waitFor(() => env.announced.some((f) => f.file === file && f.rule === 'unparseable-line'), 20_000, 'the half-written document reported');
+  const ms = Date.now() - start;
+  assert.ok(ms < promptMs, `reported ${ms} ms after it was written`);
+});
