@@ -78,6 +78,12 @@ export interface LiveMonitorOptions {
   readConcurrency?: number;
   /** How long new stale writes gather before their writers are looked up in the other transcripts (ms). */
   namingDelayMs?: number;
+  /**
+   * How long a transcript must have been quiet before what its parser holds for lines to come
+   * is read as it is (default `settleAfterMs`). Tests that check what is held before then set it
+   * longer, so that a slow machine cannot settle the session under them.
+   */
+  settleAfterMs?: number;
 }
 
 /** A live follow of one session's events (see LiveMonitor.followSession). */
@@ -193,6 +199,7 @@ export class LiveMonitor implements Disposable {
   private disposed = false;
   private closing: Promise<void> | undefined;
   private readonly hibernateAfterMs: number;
+  private readonly settleAfterMs: number;
   private freeSlots: number;
   /** Reads waiting for a slot, served in order; but a session that changed or is asked about comes first. */
   private readonly slotQueue: (() => void)[] = [];
@@ -221,6 +228,7 @@ export class LiveMonitor implements Disposable {
     // A stalled call is reported by a tick before its session may sleep.
     const stalled = opts.config?.options['stalled-call']?.['minutes'];
     const stalledMs = (typeof stalled === 'number' && stalled > 0 ? stalled : 10) * 60_000;
+    this.settleAfterMs = opts.settleAfterMs ?? settleAfterMs;
     this.hibernateAfterMs = opts.hibernateAfterMs ?? Math.max(15 * 60_000, stalledMs + 2 * (opts.tickMs ?? 15_000));
     this.watcher = new SessionWatcher({
       workspace: opts.workspace,
@@ -599,7 +607,7 @@ export class LiveMonitor implements Disposable {
    * is, and a document last seen half-written is taken as it stands. False: not quiet yet.
    */
   private settleOne(s: LiveSession, now: number): boolean {
-    if (s.tail.busy || s.waking || now - s.summary.lastActivity < settleAfterMs) {
+    if (s.tail.busy || s.waking || now - s.summary.lastActivity < this.settleAfterMs) {
       return false;
     }
     s.stream?.settle();
@@ -621,7 +629,7 @@ export class LiveMonitor implements Disposable {
     if (this.disposed) {
       return;
     }
-    const wait = Math.min(settleAfterMs, Math.max(minSettleRetryMs, s.summary.lastActivity + settleAfterMs - this.clock()));
+    const wait = Math.min(this.settleAfterMs, Math.max(minSettleRetryMs, s.summary.lastActivity + this.settleAfterMs - this.clock()));
     s.settleTimer = setTimeout(() => {
       s.settleTimer = undefined;
       if (this.disposed || this.sessions.get(s.summary.file) !== s) {
@@ -894,7 +902,7 @@ export class LiveMonitor implements Disposable {
       return new DocumentTail(
         file,
         { version: (look) => this.takeVersion(file, look), gone: () => this.sessionGone(file) },
-        { onError, onCaughtUp: () => this.caughtUp(file), settleMs: settleAfterMs },
+        { onError, onCaughtUp: () => this.caughtUp(file), settleMs: this.settleAfterMs },
       );
     }
     return new FileTail(

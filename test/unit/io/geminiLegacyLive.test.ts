@@ -176,7 +176,9 @@ void describe('Gemini CLI legacy sessions, live', () => {
 
   void test('a document caught mid-rewrite keeps the last findings; once it settles, what it holds is reported', async () => {
     env = new LiveEnv();
-    await env.start({ watchTree: false });
+    // Quiet for 30 s before it settles by itself, so a slow machine cannot settle the half
+    // document before the check that it is held; the tick a minute on settles it.
+    await env.start({ watchTree: false, settleAfterMs: 30_000 });
     mkdirSync(chatsDir(env), { recursive: true });
     const file = path.join(chatsDir(env), 'session-2026-03-20T10-00-0f0e0d0c.json');
     const app = path.join(env.workspace, 'src', 'app.ts');

@@ -80,7 +80,9 @@ void describe('live monitor', () => {
 
   void test('a result held for a call that never comes is read once the file is quiet, as check reads it at the end', async () => {
     env = new LiveEnv();
-    await env.start({ watchTree: false });
+    // Quiet for 30 s before it settles by itself, so a slow machine cannot settle it before the
+    // check of what is held; the tick a minute on settles it.
+    await env.start({ watchTree: false, settleAfterMs: 30_000 });
     mkdirSync(env.projectDir, { recursive: true });
     const file = path.join(env.projectDir, 'aaaaaaaa-1111-4000-8000-000000000001.jsonl');
     // The result hangs from a record this file never holds (the call's line was lost): Claude
@@ -105,7 +107,9 @@ void describe('live monitor', () => {
 
   void test('a last line left without its newline is reported once the file is quiet, as check reports it, and withdrawn when the rest comes', async () => {
     env = new LiveEnv();
-    await env.start({ watchTree: false });
+    // Quiet for 30 s before it settles by itself, so a slow machine cannot settle it before the
+    // check of what is held; the tick a minute on settles it.
+    await env.start({ watchTree: false, settleAfterMs: 30_000 });
     mkdirSync(env.projectDir, { recursive: true });
     const id = 'aaaaaaaa-1111-4000-8000-000000000003';
     const file = path.join(env.projectDir, `${id}.jsonl`);
