@@ -154,6 +154,43 @@ const rows: Row[] = [
     decisions: ['dirty-buffer', 'stale-write'],
   },
   { name: 'a read is never judged', s: { dirty: true }, op: 'read', action: 'allow', decisions: [] },
+  {
+    name: 'delete of a file changed since the read: stale, and the model is asked to decide again',
+    s: { seen: seenA, current: h('b'), changes: [{ at: t0, by: { kind: 'user' }, mine: false, hash: h('b') }] },
+    op: 'delete',
+    action: 'deny',
+    decisions: ['stale-write'],
+    reason: /^src\/app\.ts changed on disk after you last read it \(by the user at 14:02:07\)\. Read it again, then decide again whether to delete it\.$/,
+  },
+  {
+    // The transcript says the file was read, but not what it held, and the tree saw no change
+    // since: there is nothing to tell a change by, so the write is not taken as stale.
+    name: 'seen without a hash and no change observed: not stale',
+    s: { seen: { ...seenA, hash: undefined }, current: h('b') },
+    action: 'allow',
+    decisions: [],
+  },
+  {
+    // Codex CLI keeps a sub-agent in a rollout of its own, named by time and thread id: the
+    // model knows the sub-agent by its thread id, not by the rollout's name.
+    name: 'changed by its own Codex sub-agent: named by its thread id, not by its rollout',
+    s: {
+      seen: seenA,
+      current: h('b'),
+      changes: [
+        {
+          at: t0,
+          by: { kind: 'session', session: '/home/dev/.codex/sessions/2026/03/01/rollout-2026-03-01T14-00-00-019bce9f-0a40-79e2-8351-8818e8487fb7.jsonl', sessionId: '019bce9f-0a40-79e2-8351-8818e8487fb7' },
+          mine: false,
+          bySubAgent: true,
+          hash: h('b'),
+        },
+      ],
+    },
+    action: 'deny',
+    decisions: ['stale-write'],
+    reason: /\(by your sub-agent \(019bce9f-0a40-79e2-8351-8818e8487fb7\) at 14:02:07\)/,
+  },
 ];
 
 void describe('decide', () => {
