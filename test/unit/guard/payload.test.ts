@@ -173,6 +173,89 @@ void describe('hook payloads', () => {
     const geminiHook = event({ session_id: 'g1', transcript_path: '/g.json', cwd, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { content: 'x', file_path: `${cwd}/a.ts` } });
     assert.equal(calls(gemini, 'gemini')[0]!.inputHash, inputHash(transcriptInput(geminiHook)));
   });
+
+  void test('the common fields in either spelling, and what stands in for a missing one', () => {
+    // Copilot's camelCase event names and fields, its tool input under `toolArgs` and its call id under `toolCallId`.
+    const copilot = { cwd, sessionId: 'c', transcriptPath: '/t/c.json', toolName: 'create_file', toolArgs: { filePath: 'a.ts' }, toolCallId: 'call-1' };
+    const pre = event({ ...copilot, hookEventName: 'preToolUse' }, 'claude');
+    assert.deepEqual([pre.agent, pre.phase, pre.failed, pre.tool, pre.toolUseId, pre.transcriptPath], ['copilot', 'pre', false, 'create_file', 'call-1', '/t/c.json']);
+    assert.deepEqual(guardPaths(pre), [{ path: `${cwd}/a.ts`, op: 'create' }]);
+    const post = event({ ...copilot, hookEventName: 'postToolUse' }, 'claude');
+    assert.deepEqual([post.phase, post.failed], ['post', false]);
+    const failed = event({ ...copilot, hookEventName: 'postToolUseFailure' }, 'claude');
+    assert.deepEqual([failed.phase, failed.failed], ['post', true], 'a failure is reported after the tool ran');
+    const claudeFailed = event({ ...claudeBase, hook_event_name: 'PostToolUseFailure', tool_name: 'Edit', tool_input: {} });
+    assert.deepEqual([claudeFailed.phase, claudeFailed.failed], ['post', true]);
+    // No session id (or an empty one): the transcript names the session. An empty call id is none.
+    const write = { hook_event_name: 'PreToolUse', tool_name: 'Write', cwd, transcript_path: '/t/s.jsonl', tool_input: { file_path: 'a.ts', content: 'x' } };
+    assert.equal(event(write).sessionId, '/t/s.jsonl');
+    const empty = event({ ...write, session_id: '', tool_use_id: '' });
+    assert.deepEqual([empty.sessionId, empty.toolUseId], ['/t/s.jsonl', undefined]);
+    assert.deepEqual(parseHookPayload({ ...write, transcript_path: undefined }), { kind: 'invalid', error: 'a PreToolUse payload without session_id', phase: 'pre', tool: 'Write' });
+    // Without an event name the tool is still told (to deny a write when failing closed).
+    assert.deepEqual(parseHookPayload({ tool_name: 'Write', cwd }), { kind: 'invalid', error: 'no hook_event_name (or hookEventName) field', tool: 'Write' });
+    // A freeform tool's text stands for its input; a null input is an empty one.
+    const freeform = event({ session_id: 'c1', turn_id: 't', cwd, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: patch });
+    assert.deepEqual(freeform.toolInput, { command: patch });
+    assert.equal(guardPaths(freeform).length, 5);
+    assert.deepEqual(event({ ...write, tool_input: undefined, toolArgs: null }).toolInput, {});
+  });
+
+  void test('which agent, where the payload does not say: the hint, then the fields', () => {
+    const snake = { hook_event_name: 'PreToolUse', tool_name: 'Write', cwd, session_id: 's', tool_input: {} };
+    assert.equal(event(snake).agent, 'claude');
+    assert.equal(event(snake, 'codex').agent, 'codex', 'Codex without turn_id, by its settings file');
+    assert.equal(event(snake, 'copilot').agent, 'copilot');
+    assert.equal(event(snake, 'gemini').agent, 'gemini');
+    assert.equal(event({ ...snake, session_id: undefined, sessionId: 's' }, 'claude').agent, 'copilot', 'camelCase sessionId');
+    assert.equal(event({ ...snake, hook_event_name: undefined, hookEventName: 'PreToolUse' }, 'claude').agent, 'copilot', 'camelCase hookEventName');
+  });
+
+  void test('a Claude Code sub-agent id past 128 characters, or a transcript that is not JSONL, is not followed; a path with any slash is joined with slashes', () => {
+    const edit = { ...claudeBase, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: `${cwd}/a.ts`, old_string: 'a', new_string: 'b' } };
+    assert.equal(event({ ...edit, agent_id: 'a'.repeat(128) }).transcriptPath, `${claudeBase.transcript_path.slice(0, -'.jsonl'.length)}/subagents/agent-${'a'.repeat(128)}.jsonl`);
+    assert.equal(event({ ...edit, agent_id: 'a'.repeat(129) }).transcriptPath, claudeBase.transcript_path);
+    assert.equal(event({ ...edit, transcript_path: '/t/s1.json', agent_id: 'a1' }).transcriptPath, '/t/s1.json');
+    assert.equal(event({ ...edit, transcript_path: 'C:\\Users\\dev/proj/s1.jsonl', agent_id: 'a1' }).transcriptPath, 'C:\\Users\\dev/proj/s1/subagents/agent-a1.jsonl');
+  });
+
+  void test('Copilot apply_patch, multi_replace_string_in_file (each file once, items that are not objects skipped) and edit_notebook_file', () => {
+    const base = { cwd, sessionId: 'c', hookEventName: 'PreToolUse' };
+    const patched = event({ ...base, tool_name: 'apply_patch', tool_input: { input: patch } }, 'claude');
+    assert.deepEqual(
+      guardPaths(patched).map((p) => [p.path, p.op]),
+      [
+        [`${cwd}/src/app.ts`, 'edit'],
+        [`${cwd}/src/new.ts`, 'create'],
+        [`${cwd}/old.ts`, 'delete'],
+        [`${cwd}/src/mv.ts`, 'edit'],
+        [`${cwd}/src/moved.ts`, 'create'],
+      ],
+    );
+    const multi = event({ ...base, tool_name: 'multi_replace_string_in_file', tool_input: { replacements: [{ filePath: 'a.ts' }, null, 'b.ts', { filePath: 'a.ts' }, { filePath: 'c.ts' }] } }, 'claude');
+    assert.deepEqual(guardPaths(multi), [
+      { path: `${cwd}/a.ts`, op: 'edit' },
+      { path: `${cwd}/c.ts`, op: 'edit' },
+    ]);
+    const nb = event({ ...base, tool_name: 'edit_notebook_file', tool_input: { filePath: 'nb.ipynb', cellId: 'c1', newCode: 'x' } }, 'claude');
+    assert.deepEqual(guardPaths(nb), [{ path: `${cwd}/nb.ipynb`, op: 'edit' }]);
+  });
+
+  void test('Codex: the envelope under `patch`, a patch that deletes a file and adds it again, a Claude-style file tool; only apply_patch’s input is rewrapped', () => {
+    const base = { session_id: 'c1', turn_id: 't', cwd, hook_event_name: 'PreToolUse', tool_use_id: 'call_1' };
+    const underPatch = event({ ...base, tool_name: 'apply_patch', tool_input: { patch } });
+    assert.equal(guardPaths(underPatch).length, 5);
+    assert.deepEqual(transcriptInput(underPatch), { input: patch }, 'hashed as the rollout records it');
+    const again = '*** Begin Patch\n*** Delete File: a.ts\n*** Add File: a.ts\n+x\n*** End Patch';
+    assert.deepEqual(guardPaths(event({ ...base, tool_name: 'apply_patch', tool_input: { command: again } })), [
+      { path: `${cwd}/a.ts`, op: 'delete' },
+      { path: `${cwd}/a.ts`, op: 'create' },
+    ]);
+    assert.deepEqual(guardPaths(event({ ...base, tool_name: 'Write', tool_input: { file_path: 'a.ts', content: 'x' } })), [{ path: `${cwd}/a.ts`, op: 'write' }]);
+    // A shell command that runs apply_patch is recorded with its own input, not as a patch's.
+    const shell = event({ ...base, tool_name: 'Bash', tool_input: { command: `apply_patch <<'EOF'\n${patch}\nEOF` } });
+    assert.deepEqual(transcriptInput(shell), shell.toolInput);
+  });
 });
 
 const deny: Verdict = { action: 'deny', decision: 'stale-write', reason: 'src/a.ts changed on disk after you last read it (by the user at 14:02:07). Read it again, then redo the edit.', hits: [] };
