@@ -152,4 +152,17 @@ void describe('guard socket', { skip: process.platform === 'win32' ? 'Unix socke
     const bad = await askService(s.socketPath!, { v: 1, type: 'pre', agent: 'claude', sessionId: 's', cwd: '/p', tool: 'Edit', paths: [{ path: 'relative.ts', op: 'edit' }] }, 1000);
     assert.equal(bad.kind === 'answer' && !bad.response.ok && bad.response.error, 'paths.0.path: paths must be absolute');
   });
+
+  void test('a request line is read up to 1 MiB: many long paths are answered, a longer line is refused', async () => {
+    env = new LiveEnv();
+    const s = await start(path.join(env.root, 'gd'));
+    const call = { v: 1 as const, type: 'pre' as const, agent: 'claude' as const, sessionId: 's', cwd: env.workspace, tool: 'Edit' };
+    const long = (n: number, len: number): { path: string; op: 'edit' }[] => Array.from({ length: n }, (_, i) => ({ path: `${env!.workspace}/${String(i).padStart(len, 'x')}.ts`, op: 'edit' }));
+    // About 200 KB: well past a small buffer, well under the bound.
+    const many = await askService(s.socketPath!, { ...call, paths: long(50, 4000) }, 5000);
+    assert.equal(many.kind === 'answer' && many.response.ok && many.response.type, 'verdict');
+    // About 1.6 MB (each path within its own bound of 8192 characters).
+    const past = await askService(s.socketPath!, { ...call, paths: long(200, 8000) }, 5000);
+    assert.deepEqual(past.kind === 'answer' ? past.response : past, { v: 1, ok: false, error: 'request longer than 1048576 bytes' });
+  });
 });
