@@ -41,5 +41,8 @@ void describe('a notebook file holding the editor’s cells', () => {
     assert.equal(ipynbHoldsCells(enc('{"nbformat": 4}'), []), false, 'no cells');
     assert.equal(ipynbHoldsCells(enc('{"cells": [{"cell_type": "code", "source": 1}]}'), [{ kind: 'code', text: '1' }]), false, 'a source that is no text');
     assert.equal(ipynbHoldsCells(Uint8Array.from([0x7b, 0xff, 0x7d]), []), false, 'not UTF-8');
+    // A byte that is not UTF-8 inside a cell's text: the editor cannot hold what the file holds.
+    const broken = Uint8Array.from([...enc('{"cells": [{"cell_type": "code", "source": "a'), 0xff, ...enc('b"}]}')]);
+    assert.equal(ipynbHoldsCells(broken, [{ kind: 'code', text: 'a\ufffdb' }]), false, 'not UTF-8 in a cell');
   });
 });
