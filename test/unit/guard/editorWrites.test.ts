@@ -216,6 +216,67 @@ void describe('editor writes', () => {
     assert.equal(readFileSync(file, 'utf8'), mine, 'put back, not mixed with the agent\'s bytes');
   });
 
+  void test('a session writing over a version it never saw (the buffer clean): set aside as stale and put back; over the version it saw, or one it saw unhashed: no conflict', async () => {
+    const session = '/t/s1.jsonl';
+    const seenAs = (hash: string | undefined): GuardedTree => ({ track: () => Promise.resolve(), lastSeen: (s, p) => (s === session && p === file ? { at: 0, hash, how: 'read', source: 'hook', callId: undefined } : undefined) });
+    const bySession = (content: string): TreeChange => ({ ...changeTo(content), by: { kind: 'session', session } });
+    const g = guard('block');
+    writeFileSync(file, 'v2\n');
+    previousHash = sha('v2\n');
+    doc.text = 'v2\n';
+    await g.remember(tree, file);
+    writeFileSync(file, 'the agent\n');
+    const aside = await g.onChange(seenAs(sha('v1\n')), bySession('the agent\n'));
+    assert.equal(aside?.entry.reason, 'stale-write');
+    assert.equal(aside.restored, true);
+    assert.equal(readFileSync(file, 'utf8'), 'v2\n');
+    await g.onChange(tree, changeTo('v2\n'));
+    for (const hash of [sha('v2\n'), undefined]) {
+      writeFileSync(file, 'the agent again\n');
+      assert.equal(await g.onChange(seenAs(hash), bySession('the agent again\n')), undefined, String(hash));
+      writeFileSync(file, 'v2\n');
+      previousHash = sha('v2\n');
+      await g.remember(tree, file);
+    }
+    assert.equal(store.entries.length, 1);
+  });
+
+  void test('the user’s own save seen after they typed on (the buffer dirty again): kept as the new version, not set aside', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, saved\n');
+    writeFileSync(file, 'mine, saved\n');
+    doc.text = 'mine, saved, and typed on\n';
+    assert.equal(await g.onChange(tree, { ...changeTo('mine, saved\n'), by: { kind: 'user' } }), undefined);
+    assert.equal(store.entries.length, 0);
+    assert.equal(readFileSync(file, 'utf8'), 'mine, saved\n');
+    // The save is now what a conflicting write is put back to.
+    writeFileSync(file, 'the agent\n');
+    assert.equal((await g.onChange(tree, changeTo('the agent\n')))?.restored, true);
+    assert.equal(readFileSync(file, 'utf8'), 'mine, saved\n');
+  });
+
+  void test('after a put-back and the user’s save, an agent writing the old content again is set aside: the put-back is no longer the guard’s own write', async () => {
+    const g = guard('block');
+    await openAndEdit(g, 'mine\n', 'mine, unsaved\n');
+    writeFileSync(file, 'the agent\n');
+    assert.equal((await g.onChange(tree, changeTo('the agent\n')))?.restored, true);
+    assert.equal(await g.onChange(tree, changeTo('mine\n')), undefined, 'the put-back');
+    writeFileSync(file, 'mine, saved\n');
+    await g.onChange(tree, { ...changeTo('mine, saved\n'), by: { kind: 'user' } });
+    doc.text = 'mine, saved, and typed on\n';
+    writeFileSync(file, 'mine\n');
+    const aside = await g.onChange(tree, changeTo('mine\n'));
+    assert.equal(aside?.entry.reason, 'dirty-buffer');
+    assert.equal(readFileSync(file, 'utf8'), 'mine, saved\n');
+  });
+
+  void test('off: nothing is kept to be put back', async () => {
+    const g = new EditorWrites('off', store, nullLogger, (p) => (p === file ? doc : undefined));
+    writeFileSync(file, 'mine\n');
+    await g.remember(tree, file);
+    assert.equal(g.remembers(file), false);
+  });
+
   void test('a file saved too large to keep in memory: its older version is not put back over it', async () => {
     const g = guard('block');
     await openAndEdit(g, 'small\n', 'small, unsaved\n');
