@@ -268,4 +268,51 @@ void describe('hook ledger', () => {
     legacy.record({ kind: 'pre', at: t0 + 2000, agent: 'claude', sessionId: sid, tool: 'Edit', toolUseId: 'toolu_OK', inputHash: inputHash(edit), seq: legacy.nextSeq(), paths: [{ path: file, op: 'edit' }] });
     assert.deepEqual(bound(legacy), [`unapproved-call@${t.lineOf('toolu_AROUND')}`, `unapproved-call@${t.lineOf('toolu_DOWN')}`, `unbound-result@${t.lineOf('toolu_GHOST')}`]);
   });
+
+  void test('a call’s post-tool record leaves what its pre-tool one approved (tool, input hash, time)', () => {
+    const l = HookLedger.memory();
+    const call = { agent: 'claude' as const, sessionId: 's1', tool: 'Edit', toolUseId: 'toolu_1', paths: [{ path: file, op: 'edit' as const }] };
+    l.record({ ...call, kind: 'pre', at: 5, inputHash: 'ab'.repeat(16), seq: l.nextSeq(), verdict: { action: 'allow', hits: [] } });
+    l.record({ ...call, kind: 'post', at: 9, seq: l.nextSeq() });
+    assert.deepEqual(l.lookup('s1', 'toolu_1'), { tool: 'Edit', inputHash: 'ab'.repeat(16), at: 5 });
+  });
+
+  void test('decisionsFor: every objection to an id-less call goes to the call matched; a transcript the hooks filed under another session id still finds its own', () => {
+    const l = HookLedger.memory();
+    const args = { file_path: file, content: 'x' };
+    const hits = [
+      { decision: 'dirty-buffer' as const, action: 'deny' as const, path: file, reason: 'unsaved' },
+      { decision: 'unread-write' as const, action: 'deny' as const, path: file, reason: 'unread' },
+    ];
+    const base = { kind: 'pre' as const, at: 5, tool: 'write_file', inputHash: inputHash(args), paths: [{ path: file, op: 'write' as const }], verdict: { action: 'deny' as const, hits } };
+    l.record({ ...base, agent: 'gemini', sessionId: 'g1', transcriptPath: '/t/g1.jsonl', seq: l.nextSeq() });
+    const reasons = l.decisionsFor({ sessionId: 'g1', transcript: '/t/g1.jsonl' }, { callId: 'write_file-1', tool: 'write_file', inputHash: inputHash(args) }).map((r) => r.reason);
+    assert.deepEqual(reasons, ['unsaved', 'unread']);
+    // A sub-agent's transcript, whose hooks gave the main session's id: its session is named otherwise.
+    l.record({ ...base, agent: 'claude', sessionId: 'main', transcriptPath: '/t/main/subagents/agent-a1.jsonl', toolUseId: 'toolu_9', seq: l.nextSeq() });
+    assert.equal(l.decisionsFor({ sessionId: 'main/agent-a1', transcript: '/t/main/subagents/agent-a1.jsonl' }, { callId: 'toolu_9', tool: 'write_file' }).length, 2);
+  });
+
+  void test('a record of another ledger version is not read back', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-ledger-'));
+    try {
+      const f = path.join(dir, 'l.jsonl');
+      const entry = { kind: 'pre', at: 5, agent: 'claude', sessionId: 's1', tool: 'Edit', toolUseId: 'toolu_1', seq: 'r-1', paths: [{ path: file, op: 'edit' }], verdict: { action: 'allow', hits: [] } };
+      writeFileSync(f, JSON.stringify({ v: 2, ...entry }) + '\n');
+      assert.equal((await HookLedger.load(f)).covers('s1'), false);
+      writeFileSync(f, JSON.stringify({ v: 1, ...entry }) + '\n');
+      assert.equal((await HookLedger.load(f)).covers('s1'), true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  void test('memory holds the latest 50,000 entries', () => {
+    const l = HookLedger.memory();
+    for (let i = 0; i < 50_001; i++) {
+      l.record({ kind: 'post', at: i, agent: 'claude', sessionId: 's1', tool: 'Read', seq: l.nextSeq(), paths: [] });
+    }
+    assert.equal(l.all().length, 50_000);
+    assert.equal(l.all()[0]!.at, 1);
+  });
 });
