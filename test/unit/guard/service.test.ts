@@ -53,6 +53,18 @@ void describe('guard service', { skip: process.platform === 'win32' ? 'Unix sock
     );
   });
 
+  void test('its own write in flight, not yet reported done, is neither another session’s nor a change behind its back', async () => {
+    env = await new GuardEnv().start();
+    const file = env.file('a.ts', 'one\n');
+    const transcript = path.join(env.live.root, 's1.jsonl');
+    await env.service.handle({ v: 1, type: 'post', agent: 'claude', sessionId: 's1', transcriptPath: transcript, cwd: env.workspace, tool: 'Read', toolUseId: 'toolu_read', paths: [{ path: file, op: 'read', hash: hashText('one\n') }] });
+    assert.equal((await pre(env, 's1', file)).action, 'allow');
+    // The edit lands; the hook's report of it has not come (yet) when the session edits again.
+    env.file('a.ts', 'two\n');
+    const again = await pre(env, 's1', file);
+    assert.deepEqual([again.action, again.hits.map((h) => h.decision)], ['allow', []]);
+  });
+
   void test('a restarted service takes back a session’s last hashed read, not a failed call’s report nor a read without a hash', async () => {
     env = new GuardEnv();
     const file = env.file('a.ts', 'one\n');
