@@ -65,6 +65,17 @@ void describe('guard service', { skip: process.platform === 'win32' ? 'Unix sock
     assert.deepEqual([again.action, again.hits.map((h) => h.decision)], ['allow', []]);
   });
 
+  void test('a read that failed is no read: the write after it is of a file never read', async () => {
+    env = await new GuardEnv().start();
+    const file = env.file('a.ts', 'one\n');
+    const transcript = path.join(env.live.root, 's1.jsonl');
+    await env.service.handle({ v: 1, type: 'post', failed: true, agent: 'claude', sessionId: 's1', transcriptPath: transcript, cwd: env.workspace, tool: 'Read', toolUseId: 'toolu_read', paths: [{ path: file, op: 'read', hash: hashText('one\n') }] });
+    assert.deepEqual(
+      (await pre(env, 's1', file)).hits.map((h) => h.decision),
+      ['unread-write'],
+    );
+  });
+
   void test('a restarted service takes back a session’s last hashed read, not a failed call’s report nor a read without a hash', async () => {
     env = new GuardEnv();
     const file = env.file('a.ts', 'one\n');
