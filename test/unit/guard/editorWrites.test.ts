@@ -212,7 +212,7 @@ void describe('editor writes', () => {
     closeSync(fd);
     await judged;
     await settle(g);
-    assert.ok(store.texts().includes('the agent\n'), "the agent's version is kept whole");
+    assert.deepEqual(store.texts(), ['the agent\n'], "the agent's version is kept whole, and no part of it beside");
     assert.equal(readFileSync(file, 'utf8'), mine, 'put back, not mixed with the agent\'s bytes');
   });
 
