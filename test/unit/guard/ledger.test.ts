@@ -293,7 +293,7 @@ void describe('hook ledger', () => {
     assert.equal(l.decisionsFor({ sessionId: 'main/agent-a1', transcript: '/t/main/subagents/agent-a1.jsonl' }, { callId: 'toolu_9', tool: 'write_file' }).length, 2);
   });
 
-  void test('a record of another ledger version is not read back', async () => {
+  void test('a record of another ledger version, or a serving mark without a finite time, is not read back', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'ag-ledger-'));
     try {
       const f = path.join(dir, 'l.jsonl');
@@ -302,6 +302,10 @@ void describe('hook ledger', () => {
       assert.equal((await HookLedger.load(f)).covers('s1'), false);
       writeFileSync(f, JSON.stringify({ v: 1, ...entry }) + '\n');
       assert.equal((await HookLedger.load(f)).covers('s1'), true);
+      // A serving mark whose time is no finite number (1e400 reads as Infinity) marks nothing:
+      // the ledger, with no mark, judges every call as served.
+      writeFileSync(f, '{"v":1,"kind":"serving","run":"r1","at":1e400}\n');
+      assert.equal((await HookLedger.load(f)).servedThrough(0, 10), true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
