@@ -76,6 +76,25 @@ void describe('guard service', { skip: process.platform === 'win32' ? 'Unix sock
     );
   });
 
+  void test('the writes in flight `repair` asks for: a call the hook named by id, and one it did not (no id of ours given out)', async () => {
+    env = await new GuardEnv().start({ policy: { 'unread-write': 'off' } });
+    const transcript = path.join(env.live.root, 's1.jsonl');
+    const named = env.file('a.ts', 'a\n');
+    const unnamed = env.file('b.ts', 'b\n');
+    assert.equal((await pre(env, 's1', named)).action, 'allow');
+    const r = await env.service.handle({ v: 1, type: 'pre', agent: 'gemini', sessionId: 's1', transcriptPath: transcript, cwd: env.workspace, tool: 'write_file', paths: [{ path: unnamed, op: 'write' }] });
+    assert.equal(r.ok && r.type === 'verdict' && r.verdict.action, 'allow');
+    const asked = await env.service.handle({ v: 1, type: 'inflight', transcriptPath: transcript });
+    assert.ok(asked.ok && asked.type === 'inflight');
+    assert.deepEqual(
+      asked.writes.map((w) => [w.path, w.callId]).sort(),
+      [
+        [named, 'toolu_s1'],
+        [unnamed, undefined],
+      ],
+    );
+  });
+
   void test('a restarted service takes back a session’s last hashed read, not a failed call’s report nor a read without a hash', async () => {
     env = new GuardEnv();
     const file = env.file('a.ts', 'one\n');
