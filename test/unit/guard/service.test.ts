@@ -95,6 +95,14 @@ void describe('guard service', { skip: process.platform === 'win32' ? 'Unix sock
     );
   });
 
+  void test('a service that stops says so in the ledger: calls after it are not taken as served', async () => {
+    env = await new GuardEnv().start();
+    const started = Date.now();
+    assert.equal(env.ledger.servedThrough(started + 60_000, started + 61_000), true, 'serving until it stops');
+    await env.service.close();
+    assert.equal(env.ledger.servedThrough(started + 60_000, started + 61_000), false);
+  });
+
   void test('a restarted service takes back a session’s last hashed read, not a failed call’s report nor a read without a hash', async () => {
     env = new GuardEnv();
     const file = env.file('a.ts', 'one\n');
