@@ -130,9 +130,13 @@ export interface TimelineHeader {
  * runaway session goes over them; what is over is left out, and said to be.
  *
  * A row's lanes: a message with more calls (or a results row with more results) goes on in
- * further rows, so no lane is left out.
+ * further rows, so no lane is left out. Far below the protocol's 10,000: a row is as wide as its
+ * lanes (208 px each), and every lane and arrow of a row in view is in the DOM, so a call answered
+ * 10,000 times in one message (one row two million pixels wide, with 10,000 arrows) left the
+ * whole window unresponsive: its clicks and screenshots timed out. A hundred is far beyond any
+ * real parallel batch.
  */
-export const maxLanesPerRow = 10_000;
+export const maxLanesPerRow = 100;
 /**
  * Result lines a lane lists (its tooltip, its first three as links): more is a call answered a
  * thousand times, which the lane's status and its findings already say.

@@ -16,6 +16,13 @@ const chunkRows = 200;
  */
 const edgeChunkRows = 64;
 /**
+ * The most arrows drawn at once. A call answered 10,000 times has 10,000 arrows, all touching its
+ * row: drawn whenever that row was near the view, they left the whole window unresponsive (its
+ * clicks and screenshots timed out). Over the cap, an arrow with both ends near the view comes
+ * first; the others wait until their far end is scrolled to.
+ */
+const maxArrowsDrawn = 1_000;
+/**
  * Rows are put in the DOM and taken out in blocks of this many: the DOM changes only when
  * scrolling reaches another block, and the frames in between are plain scrolls.
  */
@@ -501,18 +508,22 @@ export class TimelineView {
       setAttr(this.arrows, 'width', width);
       setAttr(this.arrows, 'height', height);
     }
-    const paths: SVGElement[] = [];
+    const near: Edge[] = [];
+    const far: Edge[] = [];
     const seen = new Set<Edge>();
+    const within = (row: number): boolean => row >= first && row <= last;
     for (let i = first; i <= last; i++) {
       for (const e of this.edgesByRow.get(i) ?? []) {
-        if (seen.has(e)) {
-          continue;
+        if (!seen.has(e)) {
+          seen.add(e);
+          (within(e.from.row) && within(e.to.row) ? near : far).push(e);
         }
-        seen.add(e);
-        const flagged = this.flagged(e.to) || (e.kind !== 'hb' && this.flagged(e.from));
-        paths.push(svg('path', { class: `edge edge-${e.kind}${flagged ? ' flagged' : ''}`, d: edgePath(e, top), 'marker-end': `url(#arrow-${e.kind})` }));
       }
     }
+    const paths = [...near, ...far].slice(0, maxArrowsDrawn).map((e) => {
+      const flagged = this.flagged(e.to) || (e.kind !== 'hb' && this.flagged(e.from));
+      return svg('path', { class: `edge edge-${e.kind}${flagged ? ' flagged' : ''}`, d: edgePath(e, top), 'marker-end': `url(#arrow-${e.kind})` });
+    });
     this.arrowGroup.replaceChildren(...paths);
   }
 

@@ -340,14 +340,19 @@ void describe('TimelineBuilder', () => {
     });
     const parsed = hostMessageSchema.safeParse(init(b.attachBounded(findings)));
     assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 3)));
-    // Shown: the call with its first results listed and the rest counted; every parallel call, over two rows.
+    // Shown: the call with its first results listed and the rest counted; every parallel call, over rows of at most a hundred lanes.
     const answered = lanes(b).find((x) => x.l.callId === A)!.l;
     assert.equal(answered.status, 'duplicate');
     assert.equal(answered.results.length + (answered.moreResults ?? 0), 10_001);
     assert.ok(answered.results.length <= 10_000);
     const parallel = b.rows().filter((r): r is BatchRow => r.kind === 'batch' && r.lanes.some((l) => l.callId.startsWith('toolu_P')));
     assert.deepEqual(parallel.map((r) => r.lanes.length).reduce((x, y) => x + y, 0), 10_001);
-    assert.ok(parallel.every((r) => r.lanes.length <= 10_000));
+    // At most a hundred lanes a row, for the results too: a row of 10,000 lanes is two million
+    // pixels wide, every lane and arrow of it in the DOM, and left the window unresponsive.
+    assert.ok(parallel.every((r) => r.lanes.length <= 100), `parallel rows of ${parallel.map((r) => r.lanes.length).join(', ')} lanes`);
+    const results = b.rows().filter((r): r is ResultsRow => r.kind === 'results');
+    assert.equal(results.map((r) => r.lanes.length).reduce((x, y) => x + y, 0), 10_000, 'every duplicate result has its lane');
+    assert.ok(results.every((r) => r.lanes.length <= 100), `results rows of up to ${Math.max(...results.map((r) => r.lanes.length))} lanes`);
     // 100,001 findings: the most severe 100,000 are shown, and the one left out is counted.
     const many: Finding[] = [];
     for (let i = 0; i <= 100_000; i++) {
