@@ -39,6 +39,14 @@ function startWatch(
   };
 }
 
+/** The records of `watch --format jsonl` output, one a line. */
+function jsonlRecords<T>(text: string): T[] {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
 void describe('agent-guard watch', () => {
   void test('a workspace that does not exist, or is a file: a usage error, no watch started', () => {
     const file = path.join(tmp, 'a-file.txt');
@@ -74,10 +82,7 @@ void describe('agent-guard watch', () => {
         appendFileSync(live, line + '\n');
       }
       await waitFor(() => w.out.split('\n').filter(Boolean).length >= 2, 5000, 'the live finding');
-      const rows = w.out
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { rule: string; file: string; line: number; session: string; agent: string });
+      const rows = jsonlRecords<{ rule: string; file: string; line: number; session: string; agent: string }>(w.out);
       assert.deepEqual(
         rows.map((r) => `${r.rule}:${path.basename(r.file)}:${r.line}:${r.session}:${r.agent}`),
         ['orphan-result:old.jsonl:2:old:claude-code', 'missing-result:live.jsonl:2:live:claude-code'],
@@ -118,12 +123,7 @@ void describe('agent-guard watch', () => {
     }
     assert.equal(await w.exited, 'exit 0', w.err());
     assert.deepEqual(
-      w
-        .out()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { rule: string; file: string })
-        .map((r) => `${r.rule}:${path.basename(r.file)}`),
+      jsonlRecords<{ rule: string; file: string }>(w.out()).map((r) => `${r.rule}:${path.basename(r.file)}`),
       ['orphan-result:old.jsonl', 'orphan-result:new.jsonl'],
     );
   });
@@ -172,12 +172,7 @@ void describe('agent-guard watch', () => {
     }
     assert.equal(await w.exited, 'exit 0', w.err());
     assert.deepEqual(
-      w
-        .out()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { rule: string; line: number })
-        .map((x) => `${x.rule}@${x.line}`),
+      jsonlRecords<{ rule: string; line: number }>(w.out()).map((x) => `${x.rule}@${x.line}`),
       [`stale-write@${written - 2}`],
     );
   });
@@ -269,10 +264,7 @@ void describe('agent-guard watch --folder', () => {
       writeFileSync(later, doc('xb7gtb', 'replace_2'));
       await waitFor(() => w.out.split('\n').filter(Boolean).length >= 2, 15_000, () => `the finding in the document written later\n${w.out}\n${w.err}`);
       await sleep(500);
-      const rows = w.out
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { rule: string; file: string; agent: string });
+      const rows = jsonlRecords<{ rule: string; file: string; agent: string }>(w.out);
       assert.deepEqual(rows.map((r) => `${r.rule}:${path.relative(extra, r.file)}:${r.agent}`), [`write-before-read:${path.join('chats', path.basename(first))}:gemini`, `write-before-read:${path.join('chats', 'parent-id', 'xb7gtb.json')}:gemini`]);
       // What `check` reads in the folder, and nothing else.
       const checked = cli(['check', '--format', 'json', extra]);
@@ -309,10 +301,7 @@ void describe('agent-guard watch, jsonl', () => {
     }
     assert.equal(await exited, 'exit 0', w.err);
     type Row = { id?: string; gone?: true; rule: string; file: string; line: number };
-    const rows = w.out
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Row);
+    const rows = jsonlRecords<Row>(w.out);
     assert.deepEqual(rows.map((r) => (r.gone ? 'gone' : 'finding')), ['finding', 'gone', 'finding'], w.out);
     const id = rows[0]!.id;
     assert.equal(typeof id, 'string');
@@ -365,10 +354,7 @@ void describe('agent-guard watch, text', () => {
       child.kill('SIGINT');
     }
     assert.equal(await exited, 'exit 0', w.err);
-    const rows = w.out
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { rule: string; severity?: string; line: number; gone?: boolean });
+    const rows = jsonlRecords<{ rule: string; severity?: string; line: number; gone?: boolean }>(w.out);
     assert.deepEqual(
       rows.map((r) => `${r.gone ? 'gone ' : ''}${r.rule}:${r.severity ?? ''}:${r.line}`),
       ['missing-result:warning:2'],

@@ -30,6 +30,22 @@ async function started(root: string, opts: SessionWatcherOptions): Promise<{ wat
   return { watcher, events };
 }
 
+/**
+ * A workspace at `real` opened through `link` (a symbolic link to it), in a temp `root`, and
+ * Claude Code's (empty) project folder for it, named after the real path as Claude Code names it.
+ */
+function linkedWorkspace(): { root: string; real: string; link: string; claudeDir: string; project: string } {
+  const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
+  const real = path.join(root, 'disk', 'app');
+  const link = path.join(root, 'app');
+  mkdirSync(real, { recursive: true });
+  symlinkSync(real, link, 'dir');
+  const claudeDir = path.join(root, 'claude');
+  const project = path.join(claudeDir, 'projects', encodeClaudeProject(real));
+  mkdirSync(project, { recursive: true });
+  return { root, real, link, claudeDir, project };
+}
+
 void describe('session watcher', () => {
   void test('sameFile: one file named through a link and by its real path, existing or not yet', () => {
     const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sf-')));
@@ -50,15 +66,8 @@ void describe('session watcher', () => {
   });
 
   void test('a workspace opened through a symbolic link: the sessions the agents filed under its real path are found, live and by check', async () => {
-    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
-    const real = path.join(root, 'disk', 'app');
-    const link = path.join(root, 'app');
-    mkdirSync(real, { recursive: true });
-    symlinkSync(real, link, 'dir');
     // Claude Code names its project folder after the real path; Codex records the real cwd.
-    const claudeDir = path.join(root, 'claude');
-    const project = path.join(claudeDir, 'projects', encodeClaudeProject(real));
-    mkdirSync(project, { recursive: true });
+    const { root, real, link, claudeDir, project } = linkedWorkspace();
     const claudeFile = path.join(project, '11111111-2222-4333-8444-555555555555.jsonl');
     writeFileSync(claudeFile, JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: '11111111-2222-4333-8444-555555555555', cwd: real, message: { role: 'user', content: 'go' } }) + '\n');
     const codexHome = path.join(root, 'codex');
@@ -281,16 +290,9 @@ void describe('session watcher', () => {
     assert.deepEqual([...new Set(events.map((e) => e.file))].sort(), [...wanted].sort());
   });
   void test('a transcript reached through links (a linked project folder, a linked file beside its target) is one session, under one path, live and by check', async () => {
-    const root = realpathSync.native(mkdtempSync(path.join(os.tmpdir(), 'ag-sw-')));
-    const real = path.join(root, 'disk', 'app');
-    const link = path.join(root, 'app');
-    mkdirSync(real, { recursive: true });
-    symlinkSync(real, link, 'dir');
     // The workspace opened through its link has two spellings, and Claude Code's project folder
     // of the one is a link to that of the other: every session in it is there under both names.
-    const claudeDir = path.join(root, 'claude');
-    const project = path.join(claudeDir, 'projects', encodeClaudeProject(real));
-    mkdirSync(project, { recursive: true });
+    const { root, real, link, claudeDir, project } = linkedWorkspace();
     symlinkSync(project, path.join(claudeDir, 'projects', encodeClaudeProject(link)), 'dir');
     const line = (id: string): string => JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: id, cwd: real, message: { role: 'user', content: 'go' } }) + '\n';
     const session = path.join(project, '11111111-2222-4333-8444-555555555555.jsonl');
