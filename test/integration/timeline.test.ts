@@ -267,7 +267,7 @@ suite('session timeline', () => {
     }
   });
 
-  test('an Amplifier session with no working folder recorded is named by its agent and id, and says it has no folder', async () => {
+  test('an Amplifier session with no working folder recorded is named by its agent and id, and says none is recorded', async () => {
     // No events.jsonl or metadata.json beside the transcript: nothing names its working folder,
     // and the transcript itself names neither its agent nor its id. The subtitle read "unknown".
     const home = process.env['AMPLIFIER_HOME'];
